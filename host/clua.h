@@ -1,0 +1,17 @@
+/* clua: the interface between the interpreter (main.c) and the cl module. */
+#ifndef CLUA_H
+#define CLUA_H
+
+#include <lua.h>
+
+#define CLUA_VERSION "0.1.0"
+
+/* Opens the cl module (registered in package.preload["cl"] by main.c). */
+int luaopen_cl(lua_State *L);
+
+/* The folder holding clua's lua/ and kernels/ (build tree or PREFIX/share/clua).
+   main.c sets it once before any script runs; cl.root and program_file use it. */
+void clua_set_root(const char *root);
+const char *clua_root(void);
+
+#endif
