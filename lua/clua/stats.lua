@@ -1,0 +1,67 @@
+-- clua.stats: summary statistics of a list of numbers.
+local stats = {}
+
+local function sorted(xs)
+  local s = table.move(xs, 1, #xs, 1, {})
+  table.sort(s)
+  return s
+end
+
+function stats.min(xs)
+  local m = xs[1]
+  for i = 2, #xs do if xs[i] < m then m = xs[i] end end
+  return m
+end
+
+function stats.max(xs)
+  local m = xs[1]
+  for i = 2, #xs do if xs[i] > m then m = xs[i] end end
+  return m
+end
+
+function stats.sum(xs)
+  local s = 0
+  for i = 1, #xs do s = s + xs[i] end
+  return s
+end
+
+function stats.mean(xs)
+  if #xs == 0 then return nil end
+  return stats.sum(xs) / #xs
+end
+
+-- Sample standard deviation (divides by n - 1); 0 for a single value.
+function stats.stddev(xs)
+  local n = #xs
+  if n == 0 then return nil end
+  if n == 1 then return 0.0 end
+  local m, ss = stats.mean(xs), 0
+  for i = 1, n do ss = ss + (xs[i] - m) ^ 2 end
+  return math.sqrt(ss / (n - 1))
+end
+
+-- Percentile p in [0, 100], linear interpolation between closest ranks.
+local function percentile_sorted(s, p)
+  local n = #s
+  if n == 0 then return nil end
+  local h = (n - 1) * p / 100 + 1
+  local lo = math.floor(h)
+  if lo >= n then return s[n] end
+  return s[lo] + (h - lo) * (s[lo + 1] - s[lo])
+end
+
+function stats.percentile(xs, p) return percentile_sorted(sorted(xs), p) end
+function stats.median(xs) return percentile_sorted(sorted(xs), 50) end
+
+-- {n=, median=, min=, max=, mean=, stddev=}; only n=0 for an empty list.
+function stats.summary(xs)
+  local n = #xs
+  if n == 0 then return { n = 0 } end
+  local s = sorted(xs)
+  return {
+    n = n, median = percentile_sorted(s, 50), min = s[1], max = s[n],
+    mean = stats.mean(xs), stddev = stats.stddev(xs),
+  }
+end
+
+return stats
