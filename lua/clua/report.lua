@@ -1,0 +1,373 @@
+-- clua.report: one model of a results table (title, columns, rows, notes,
+-- metadata) and its renderings: aligned terminal text, CSV, JSON, Markdown;
+-- and the comparison of a table with a saved JSON of an earlier run.
+local json = require "dkjson"
+local units = require "clua.units"
+
+local report = {}
+
+local Report = {}
+Report.__index = Report
+
+local function slug(s)
+  return (tostring(s or "table"):lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", ""))
+end
+
+-- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
+-- A column is a name or {name=, unit=, format=, key=, compare=, theoretical=, divisor=}:
+--   format       a printf format ("%.2f") or function(value, row) -> string
+--                (default: units.format_number)
+--   key          true for the columns that identify a row (used by compare)
+--   compare      true for the columns that --compare shows as ratios
+--   theoretical  "memory" or "pcie": a bandwidth column, in units of `divisor`
+--                B/s (default 10^9), that gets a "% of peak" companion column
+--                when the report's theoretical bandwidth of that kind is known
+--   value        function(row) -> value, for a column computed from others
+-- `theoretical` is {memory=B/s, pcie=B/s} or device facts (clua.device).
+function report.new(spec)
+  local t = setmetatable({
+    title = spec.title or "", id = spec.id or slug(spec.title),
+    columns = {}, rows = {}, notes = {}, meta = {}, theoretical = spec.theoretical,
+  }, Report)
+  for i, c in ipairs(spec.columns or {}) do
+    t.columns[i] = type(c) == "table" and c or { name = c }
+  end
+  for k, v in pairs(spec.meta or {}) do t.meta[k] = v end
+  for _, n in ipairs(spec.notes or {}) do t:note(n) end
+  for _, r in ipairs(spec.rows or {}) do t:add(r) end
+  return t
+end
+
+-- Adds a row: a table keyed by column name, or a list in column order.
+function Report:add(row)
+  local r = {}
+  for i, c in ipairs(self.columns) do
+    local v = row[c.name]
+    if v == nil then v = row[i] end
+    r[c.name] = v
+  end
+  self.rows[#self.rows + 1] = r
+  return r
+end
+
+function Report:note(text) self.notes[#self.notes + 1] = text; return self end
+
+function Report:column(name)
+  for _, c in ipairs(self.columns) do if c.name == name then return c end end
+end
+
+local function theoretical_bps(t, which)
+  local th = t.theoretical
+  if not th then return nil end
+  if th.theoretical then return th:theoretical(which) end
+  return th[which]
+end
+
+-- The columns as rendered: each bandwidth column followed by its "% of peak"
+-- companion when the theoretical figure is known.
+function Report:resolved_columns()
+  local out = {}
+  for _, c in ipairs(self.columns) do
+    out[#out + 1] = c
+    local bps = c.theoretical and theoretical_bps(self, c.theoretical)
+    if bps then
+      local divisor = c.divisor or units.GB
+      out[#out + 1] = {
+        name = c.name .. " %", unit = c.theoretical == "pcie" and "of PCIe peak" or "of mem peak",
+        format = "%.1f", derived = true,
+        value = function(row)
+          local v = row[c.name]
+          return type(v) == "number" and v * divisor / bps * 100 or nil
+        end,
+      }
+    end
+  end
+  return out
+end
+
+local function value(c, row)
+  if c.value then return c.value(row) end
+  return row[c.name]
+end
+
+local function cell(c, row)
+  local v = value(c, row)
+  if v == nil then return "-" end
+  local f = c.format
+  if type(f) == "function" then return tostring(f(v, row)) end
+  if type(f) == "string" and type(v) == "number" then return f:format(v) end
+  return units.format_number(v)
+end
+
+local meta_order = { "recipe", "device", "platform", "driver", "clua", "date", "reps", "warmup",
+  "timing", "bandwidth", "options", "compared_with" }
+
+-- Metadata as a list of {key, value-as-text}, in a fixed order.
+function Report:meta_list()
+  local out, seen = {}, {}
+  local function put(k)
+    local v = self.meta[k]
+    if v ~= nil and not seen[k] then
+      seen[k] = true
+      if type(v) == "table" then
+        local parts = {}
+        for _, x in ipairs(v) do parts[#parts + 1] = tostring(x) end
+        v = table.concat(parts, " ")
+      end
+      out[#out + 1] = { k, tostring(v) }
+    end
+  end
+  for _, k in ipairs(meta_order) do put(k) end
+  local rest = {}
+  for k in pairs(self.meta) do if not seen[k] then rest[#rest + 1] = k end end
+  table.sort(rest)
+  for _, k in ipairs(rest) do put(k) end
+  return out
+end
+
+local function width(s) return utf8.len(s) or #s end
+
+local function pad(s, w, right)
+  local fill = (" "):rep(w - width(s))
+  return right and fill .. s or s .. fill
+end
+
+local function is_numeric(t, c)
+  for _, row in ipairs(t.rows) do
+    local v = value(c, row)
+    if v ~= nil then return type(v) == "number" end
+  end
+  return c.derived or false
+end
+
+-- Aligned text for a terminal: title, metadata, a two-line header (names,
+-- then units), rows, notes.
+function report.text(t)
+  local cols = t:resolved_columns()
+  local head, unit, body, w, right = {}, {}, {}, {}, {}
+  local any_unit = false
+  for j, c in ipairs(cols) do
+    head[j], unit[j] = c.name, c.unit or ""
+    any_unit = any_unit or unit[j] ~= ""
+    w[j] = math.max(width(head[j]), width(unit[j]))
+    right[j] = is_numeric(t, c)
+  end
+  for i, row in ipairs(t.rows) do
+    body[i] = {}
+    for j, c in ipairs(cols) do
+      body[i][j] = (cell(c, row):gsub("[\r\n]+", " "))
+      w[j] = math.max(w[j], width(body[i][j]))
+    end
+  end
+  local out = {}
+  local function line(cells)
+    local parts = {}
+    for j = 1, #cols do parts[j] = pad(cells[j], w[j], right[j]) end
+    out[#out + 1] = (table.concat(parts, "  "):gsub("%s+$", ""))
+  end
+  if t.title ~= "" then out[#out + 1] = t.title end
+  local m = {}
+  for _, kv in ipairs(t:meta_list()) do m[#m + 1] = kv[1] .. " " .. kv[2] end
+  if #m > 0 then out[#out + 1] = table.concat(m, " · ") end
+  out[#out + 1] = ""
+  line(head)
+  if any_unit then line(unit) end
+  local rule = {}
+  for j = 1, #cols do rule[j] = ("-"):rep(w[j]) end
+  line(rule)
+  for i = 1, #body do line(body[i]) end
+  for _, n in ipairs(t.notes) do out[#out + 1] = "  " .. n end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function header(c)
+  if c.unit and c.unit ~= "" then return c.name .. " (" .. c.unit .. ")" end
+  return c.name
+end
+
+local function csv_field(v)
+  if v == nil then return "" end
+  local s = type(v) == "number" and (math.type(v) == "integer" and tostring(v) or ("%.15g"):format(v))
+    or tostring(v)
+  if s:find('[,"\r\n]') or s:match("^%s") or s:match("%s$") then
+    s = '"' .. s:gsub('"', '""') .. '"'
+  end
+  return s
+end
+
+-- CSV: "# title" and "# key: value" comment lines, then a header row
+-- ("name (unit)") and the raw values (full precision, not the display format).
+function report.csv(t, opts)
+  opts = opts or {}
+  local cols = t:resolved_columns()
+  local out = {}
+  if opts.comments ~= false then
+    if t.title ~= "" then out[#out + 1] = "# " .. t.title:gsub("\n", " ") end
+    for _, kv in ipairs(t:meta_list()) do out[#out + 1] = ("# %s: %s"):format(kv[1], kv[2]:gsub("\n", " ")) end
+  end
+  local h = {}
+  for j, c in ipairs(cols) do h[j] = csv_field(header(c)) end
+  out[#out + 1] = table.concat(h, ",")
+  for _, row in ipairs(t.rows) do
+    local f = {}
+    for j, c in ipairs(cols) do f[j] = csv_field(value(c, row)) end
+    out[#out + 1] = table.concat(f, ",")
+  end
+  return table.concat(out, "\r\n") .. "\r\n"
+end
+
+local function md_escape(s) return (tostring(s):gsub("|", "\\|")) end
+
+-- Markdown: a heading, a pipe table (numbers right-aligned), metadata and notes.
+function report.markdown(t)
+  local cols = t:resolved_columns()
+  local out = {}
+  if t.title ~= "" then out[#out + 1] = "### " .. md_escape(t.title); out[#out + 1] = "" end
+  local h, a = {}, {}
+  for j, c in ipairs(cols) do
+    h[j] = md_escape(header(c))
+    a[j] = is_numeric(t, c) and "---:" or ":---"
+  end
+  out[#out + 1] = "| " .. table.concat(h, " | ") .. " |"
+  out[#out + 1] = "|" .. table.concat(a, "|") .. "|"
+  for _, row in ipairs(t.rows) do
+    local f = {}
+    for j, c in ipairs(cols) do f[j] = md_escape(cell(c, row)):gsub("[\r\n]+", " ") end
+    out[#out + 1] = "| " .. table.concat(f, " | ") .. " |"
+  end
+  local m = {}
+  for _, kv in ipairs(t:meta_list()) do m[#m + 1] = kv[1] .. ": " .. md_escape(kv[2]) end
+  if #m > 0 then out[#out + 1] = ""; out[#out + 1] = "*" .. table.concat(m, "; ") .. "*" end
+  if #t.notes > 0 then
+    out[#out + 1] = ""
+    for _, n in ipairs(t.notes) do out[#out + 1] = "- " .. md_escape(n) end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function finite(v)
+  if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then return nil end
+  return v
+end
+
+-- The table as plain data (what JSON holds): raw values, companions included.
+function Report:data()
+  local cols = self:resolved_columns()
+  local d = { title = self.title, id = self.id, columns = {}, rows = {}, notes = self.notes, meta = self.meta }
+  for j, c in ipairs(cols) do
+    d.columns[j] = { name = c.name, unit = c.unit, key = c.key or nil, compare = c.compare or nil }
+  end
+  for i, row in ipairs(self.rows) do
+    local r = {}
+    for _, c in ipairs(cols) do
+      local v = value(c, row)
+      if type(v) ~= "number" and type(v) ~= "boolean" and v ~= nil then v = tostring(v) end
+      r[c.name] = finite(v)
+    end
+    d.rows[i] = r
+  end
+  return d
+end
+
+local keyorder = { "recipe", "title", "id", "name", "unit", "key", "compare", "columns", "rows",
+  "notes", "meta", "tables" }
+
+-- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
+function report.json(t, extra)
+  local doc
+  if getmetatable(t) == Report then
+    doc = t:data()
+  else
+    doc = { tables = {} }
+    for i, x in ipairs(t) do doc.tables[i] = x:data() end
+  end
+  for k, v in pairs(extra or {}) do doc[k] = v end
+  local order = table.move(keyorder, 1, #keyorder, 1, {})
+  for _, d in ipairs(doc.tables or { doc }) do
+    for _, c in ipairs(d.columns) do order[#order + 1] = c.name end
+  end
+  return json.encode(doc, { indent = true, keyorder = order }) .. "\n"
+end
+
+-- Decodes JSON text (raises on a parse error).
+function report.decode(text)
+  local d, _, err = json.decode(text, 1, nil)
+  if err then error("report: bad JSON: " .. err, 2) end
+  return d
+end
+
+-- Reads and decodes a JSON file written by report.json / recipe --json.
+function report.load(path)
+  local f, err = io.open(path, "r")
+  if not f then error("report: cannot read " .. tostring(err), 2) end
+  local text = f:read("a")
+  f:close()
+  return report.decode(text)
+end
+
+local function key_string(v)
+  if type(v) == "number" then return ("%.10g"):format(v) end
+  return tostring(v)
+end
+
+-- A copy of `t` with, after each compared column, its ratio to the matching
+-- row of `saved` (decoded JSON: one table, or a document with `tables`, where
+-- the table of the same id is used). Rows match on the key columns (the
+-- columns marked key=true, else the first column). The compared columns are
+-- those marked compare=true, else the first numeric non-key column.
+-- ratio = this run / saved run; "-" where no saved row matches.
+function report.compare(t, saved, opts)
+  opts = opts or {}
+  local st = saved
+  if saved.tables then
+    st = nil
+    for _, x in ipairs(saved.tables) do if x.id == t.id then st = x end end
+    if not st and #saved.tables == 1 then st = saved.tables[1] end
+  end
+  local keys, cmp = {}, {}
+  for _, c in ipairs(t.columns) do
+    if c.key then keys[#keys + 1] = c.name end
+    if c.compare then cmp[#cmp + 1] = c.name end
+  end
+  if #keys == 0 and t.columns[1] then keys[1] = t.columns[1].name end
+  if #cmp == 0 then
+    for _, c in ipairs(t.columns) do
+      if not c.key and c.name ~= keys[1] and not c.value and is_numeric(t, c) then cmp[1] = c.name; break end
+    end
+  end
+  local index = {}
+  local function key_of(row)
+    local parts = {}
+    for i, k in ipairs(keys) do parts[i] = key_string(row[k]) end
+    return table.concat(parts, "\0")
+  end
+  for _, row in ipairs(st and st.rows or {}) do index[key_of(row)] = row end
+
+  local columns, is_cmp = {}, {}
+  for _, n in ipairs(cmp) do is_cmp[n] = true end
+  for _, c in ipairs(t.columns) do
+    columns[#columns + 1] = c
+    if is_cmp[c.name] then
+      local name = c.name
+      columns[#columns + 1] = {
+        name = #cmp == 1 and "vs saved" or name .. " vs saved", unit = "ratio", format = "%.3f",
+        value = function(row)
+          local old = index[key_of(row)]
+          old = old and old[name]
+          local now = row[name]
+          if type(old) == "number" and type(now) == "number" and old ~= 0 then return now / old end
+        end,
+      }
+    end
+  end
+  local out = report.new{ title = t.title, id = t.id, columns = columns, meta = t.meta,
+    notes = t.notes, theoretical = t.theoretical }
+  out.rows = t.rows
+  local sm = st and st.meta or saved.meta or {}
+  out:note(("vs saved = this run / saved run (%s%s%s)"):format(opts.file or "saved JSON",
+    sm.device and (", " .. tostring(sm.device)) or "", sm.date and (", " .. tostring(sm.date)) or ""))
+  if not st then out:note("no saved table '" .. t.id .. "' to compare with") end
+  return out
+end
+
+return report
