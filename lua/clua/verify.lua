@@ -87,7 +87,7 @@ end
 function verify.scalar(name, got, expected, tol)
   tol = tol or 0
   local err = math.abs(got - expected) / math.max(1, math.abs(expected))
-  if not (err <= tol) then
+  if err ~= err or err > tol then
     error(("verify %s: got %s, expected %s (tolerance %g)"):format(name, fmt(got), fmt(expected), tol), 0)
   end
   return err

@@ -1,0 +1,246 @@
+-- clua.plot: a sweep (x against one or more series) as a terminal chart that
+-- fits 80 columns and as an SVG file with labelled axes, units and a legend.
+local units = require "clua.units"
+
+local plot = {}
+
+local Plot = {}
+Plot.__index = Plot
+
+plot.markers = { "*", "o", "+", "x", "#", "@", "%", "&" }
+plot.colors = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f" }
+
+-- plot.new{title=, x={name=, unit=, log2=, format=}, y={name=, unit=, format=, from=},
+--          series={{name=, points={{x, y}, ...}}, ...}}
+-- x.log2 draws x on a log2 scale (size sweeps); x.format/y.format turn a value
+-- into a tick label (default: units.format_size when the unit is "bytes",
+-- else units.format_number); y.from is the bottom of the y axis (default 0,
+-- or the data's minimum when it is negative).
+function plot.new(spec)
+  local p = setmetatable({ title = spec.title or "", x = spec.x or {}, y = spec.y or {},
+    series = {} }, Plot)
+  for _, s in ipairs(spec.series or {}) do
+    for _, pt in ipairs(s.points or {}) do p:add(s.name, pt[1], pt[2]) end
+  end
+  return p
+end
+
+-- Adds the point (x, y) to the series `name` (created on first use).
+function Plot:add(name, x, y)
+  name = tostring(name or "")
+  local s
+  for _, t in ipairs(self.series) do if t.name == name then s = t end end
+  if not s then s = { name = name, points = {} }; self.series[#self.series + 1] = s end
+  if type(x) == "number" and type(y) == "number" and y == y then s.points[#s.points + 1] = { x, y } end
+  return self
+end
+
+-- A plot from a report's rows: x from column `xcol`, y from `ycol`, one
+-- series per distinct value of `bycol` (or a single series named after ycol).
+function plot.from_report(t, xcol, ycol, bycol, spec)
+  spec = spec or {}
+  local xc, yc = t:column(xcol) or {}, t:column(ycol) or {}
+  local p = plot.new{ title = spec.title or t.title,
+    x = spec.x or { name = xcol, unit = xc.unit }, y = spec.y or { name = ycol, unit = yc.unit } }
+  for _, row in ipairs(t.rows) do
+    p:add(bycol and row[bycol] or ycol, row[xcol], row[ycol])
+  end
+  return p
+end
+
+local function label_of(axis)
+  local extra = {}
+  if axis.unit and axis.unit ~= "" then extra[#extra + 1] = axis.unit end
+  if axis.log2 then extra[#extra + 1] = "log2 scale" end
+  if #extra == 0 then return axis.name or "" end
+  return ("%s (%s)"):format(axis.name or "", table.concat(extra, ", "))
+end
+
+-- Tick labels: whole numbers as integers, others with three significant digits.
+local function tick_number(v)
+  if v == math.floor(v) and math.abs(v) < 1e15 then return ("%d"):format(math.tointeger(v)) end
+  return ("%.3g"):format(v)
+end
+
+local function formatter(axis)
+  if axis.format then return axis.format end
+  if axis.unit == "bytes" or axis.unit == "B" then return units.format_size end
+  return tick_number
+end
+
+-- Data ranges, with the x transform applied (log2 when asked).
+function Plot:ranges()
+  local tx = self.x.log2 and function(v) return math.log(v, 2) end or function(v) return v end
+  local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
+  local xs, seen = {}, {}
+  for _, s in ipairs(self.series) do
+    for _, pt in ipairs(s.points) do
+      local x = tx(pt[1])
+      xmin, xmax = math.min(xmin, x), math.max(xmax, x)
+      ymin, ymax = math.min(ymin, pt[2]), math.max(ymax, pt[2])
+      if not seen[pt[1]] then seen[pt[1]] = true; xs[#xs + 1] = pt[1] end
+    end
+  end
+  if xmin > xmax then xmin, xmax, ymin, ymax = 0, 1, 0, 1 end
+  if xmax == xmin then xmin, xmax = xmin - 1, xmax + 1 end
+  local lo = self.y.from or math.min(0, ymin)
+  if ymax <= lo then ymax = lo + 1 end
+  table.sort(xs)
+  return { tx = tx, xmin = xmin, xmax = xmax, ymin = lo, ymax = ymax, xs = xs }
+end
+
+-- Round tick positions covering [lo, hi]: about n of them, steps of 1, 2 or 5 x 10^k.
+function plot.ticks(lo, hi, n)
+  n = n or 5
+  local raw = (hi - lo) / n
+  local mag = 10 ^ math.floor(math.log(raw, 10))
+  local step = mag
+  for _, m in ipairs({ 1, 2, 5, 10 }) do
+    if m * mag >= raw then step = m * mag; break end
+  end
+  local t = {}
+  local v = math.floor(lo / step + 1e-9) * step
+  while v < hi + step * 0.999 do t[#t + 1] = v; v = v + step end
+  return t
+end
+
+-- The x values to label: the data's x values (all of them if they fit, else
+-- an even selection), or round ticks on a linear axis.
+local function x_ticks(r, log2, max)
+  if log2 then
+    local xs = r.xs
+    if #xs <= max then return xs end
+    local out, stride = {}, math.ceil(#xs / max)
+    for i = 1, #xs, stride do out[#out + 1] = xs[i] end
+    return out
+  end
+  return plot.ticks(r.xmin, r.xmax, math.min(max, 6))
+end
+
+-- The chart as text, `width` columns (default 80) by `height` plot rows (default 16).
+function Plot:text(width, height)
+  width, height = width or 80, height or 16
+  local r = self:ranges()
+  local yt = plot.ticks(r.ymin, r.ymax, 4)
+  local ymax = math.max(r.ymax, yt[#yt])
+  local fy, fx = formatter(self.y), formatter(self.x)
+  local lw = 0
+  for _, v in ipairs(yt) do lw = math.max(lw, utf8.len(fy(v))) end
+  local w = width - lw - 2
+  local grid = {}
+  for i = 1, height do grid[i] = {}; for j = 1, w do grid[i][j] = " " end end
+  local function col(x) return math.floor((r.tx(x) - r.xmin) / (r.xmax - r.xmin) * (w - 1) + 0.5) + 1 end
+  local function row(y) return height - math.floor((y - r.ymin) / (ymax - r.ymin) * (height - 1) + 0.5) end
+  for k, s in ipairs(self.series) do
+    local m = plot.markers[(k - 1) % #plot.markers + 1]
+    for _, pt in ipairs(s.points) do
+      local i, j = row(pt[2]), col(pt[1])
+      if grid[i] and grid[i][j] then grid[i][j] = m end
+    end
+  end
+  local ylabel = {}
+  for _, v in ipairs(yt) do ylabel[row(v)] = fy(v) end
+  local out = {}
+  if self.title ~= "" then out[#out + 1] = self.title end
+  out[#out + 1] = label_of(self.y)
+  for i = 1, height do
+    local l = ylabel[i] or ""
+    out[#out + 1] = (" "):rep(lw - utf8.len(l)) .. l .. (ylabel[i] and " +" or " |") .. table.concat(grid[i])
+  end
+  local axis, labels = {}, {}
+  for j = 1, w do axis[j] = "-"; labels[j] = " " end
+  local last = -1
+  for _, x in ipairs(x_ticks(r, self.x.log2, w // 8)) do
+    local j, s = col(x), fx(x)
+    axis[j] = "+"
+    local a = math.max(1, math.min(j - utf8.len(s) // 2, w - utf8.len(s) + 1))
+    if a > last + 1 then
+      local k = a
+      for _, code in utf8.codes(s) do labels[k] = utf8.char(code); k = k + 1 end
+      last = k - 1
+    end
+  end
+  out[#out + 1] = (" "):rep(lw) .. " +" .. table.concat(axis)
+  out[#out + 1] = (" "):rep(lw + 2) .. (table.concat(labels):gsub("%s+$", ""))
+  local xl = label_of(self.x)
+  out[#out + 1] = (" "):rep(lw + 2 + math.max(0, (w - utf8.len(xl)) // 2)) .. xl
+  local legend = {}
+  for k, s in ipairs(self.series) do
+    legend[#legend + 1] = plot.markers[(k - 1) % #plot.markers + 1] .. " " .. s.name
+  end
+  out[#out + 1] = (" "):rep(lw + 2) .. table.concat(legend, "   ")
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function esc(s)
+  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;", ["'"] = "&apos;" }))
+end
+
+-- The chart as an SVG document (a string).
+function Plot:svg(opts)
+  opts = opts or {}
+  local W, H = opts.width or 760, opts.height or 460
+  local left, right, top, bottom = 80, 170, 46, 64
+  local pw, ph = W - left - right, H - top - bottom
+  local r = self:ranges()
+  local yt = plot.ticks(r.ymin, r.ymax, 5)
+  local ymax = math.max(r.ymax, yt[#yt])
+  local fy, fx = formatter(self.y), formatter(self.x)
+  local function px(x) return left + (r.tx(x) - r.xmin) / (r.xmax - r.xmin) * pw end
+  local function py(y) return top + ph - (y - r.ymin) / (ymax - r.ymin) * ph end
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = fmt:format(...) end
+  add('<?xml version="1.0" encoding="UTF-8"?>')
+  add('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+    .. 'font-family="sans-serif" font-size="12">', W, H, W, H)
+  add('<rect width="%d" height="%d" fill="white"/>', W, H)
+  add('<text x="%g" y="24" text-anchor="middle" font-size="15" font-weight="bold">%s</text>',
+    left + pw / 2, esc(self.title))
+  for _, v in ipairs(yt) do
+    local y = py(v)
+    add('<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/>', left, y, left + pw, y)
+    add('<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>',
+      left - 6, y, esc(fy(v)))
+  end
+  for _, x in ipairs(x_ticks(r, self.x.log2, 12)) do
+    local X = px(x)
+    add('<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#333"/>', X, top + ph, X, top + ph + 5)
+    add('<text x="%.1f" y="%g" text-anchor="middle">%s</text>', X, top + ph + 18, esc(fx(x)))
+  end
+  add('<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#333"/>', left, top, pw, ph)
+  add('<text x="%g" y="%g" text-anchor="middle">%s</text>', left + pw / 2, H - 18,
+    esc(label_of(self.x)))
+  add('<text x="18" y="%g" text-anchor="middle" transform="rotate(-90 18 %g)">%s</text>',
+    top + ph / 2, top + ph / 2, esc(label_of(self.y)))
+  for k, s in ipairs(self.series) do
+    local color = plot.colors[(k - 1) % #plot.colors + 1]
+    local pts = {}
+    local sorted = table.move(s.points, 1, #s.points, 1, {})
+    table.sort(sorted, function(a, b) return a[1] < b[1] end)
+    for i, pt in ipairs(sorted) do pts[i] = ("%.1f,%.1f"):format(px(pt[1]), py(pt[2])) end
+    add('<g class="series"><title>%s</title>', esc(s.name))
+    if #pts > 1 then
+      add('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>', color, table.concat(pts, " "))
+    end
+    for _, pt in ipairs(sorted) do
+      add('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>', px(pt[1]), py(pt[2]), color)
+    end
+    add('</g>')
+    local ly = top + 10 + (k - 1) * 20
+    add('<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"/>',
+      left + pw + 14, ly, left + pw + 38, ly, color)
+    add('<text x="%g" y="%g" dominant-baseline="middle">%s</text>', left + pw + 44, ly, esc(s.name))
+  end
+  add('</svg>')
+  return table.concat(o, "\n") .. "\n"
+end
+
+-- Writes the SVG to a file.
+function Plot:write_svg(path, opts)
+  local f = assert(io.open(path, "w"))
+  f:write(self:svg(opts))
+  f:close()
+end
+
+return plot
