@@ -1,0 +1,434 @@
+/* Host arrays: typed, bounds-checked, 0-based; fill, ramp, random, compare,
+   sum/min/max in C; slices and views over mapped buffers share memory. */
+#include "check.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+const ctype clua_types[] = {
+  {"char", 1, 1, 'i'},   {"uchar", 1, 1, 'u'},  {"short", 2, 1, 'i'},  {"ushort", 2, 1, 'u'},
+  {"int", 4, 1, 'i'},    {"uint", 4, 1, 'u'},   {"long", 8, 1, 'i'},   {"ulong", 8, 1, 'u'},
+  {"half", 2, 1, 'h'},   {"float", 4, 1, 'f'},  {"double", 8, 1, 'f'},
+  {"float2", 4, 2, 'f'}, {"float4", 4, 4, 'f'}, {"double2", 8, 2, 'f'},
+  {"int2", 4, 2, 'i'},   {"int4", 4, 4, 'i'},   {"uint2", 4, 2, 'u'},  {"uint4", 4, 4, 'u'},
+  {"uchar4", 1, 4, 'u'}, {NULL, 0, 0, 0}};
+
+const ctype *clua_find_type(const char *name) {
+  for (const ctype *t = clua_types; t->name; t++)
+    if (!strcmp(t->name, name)) return t;
+  return NULL;
+}
+
+static const ctype *check_type(lua_State *L, int idx) {
+  const char *name = luaL_checkstring(L, idx);
+  const ctype *t = clua_find_type(name);
+  if (!t) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (const ctype *u = clua_types; u->name; u++) {
+      if (u != clua_types) luaL_addstring(&b, ", ");
+      luaL_addstring(&b, u->name);
+    }
+    luaL_pushresult(&b);
+    luaL_argerror(L, idx, lua_pushfstring(L, "unknown array type '%s' (expected one of %s)", name, lua_tostring(L, -1)));
+  }
+  return t;
+}
+
+size_t clua_array_bytes(const carray *a) { return a->n * (size_t)a->type->size; }
+
+void *clua_array_ptr(lua_State *L, carray *a) {
+  if (a->released) luaL_error(L, "attempt to use a released cl.array");
+  if (!a->mem->valid) luaL_error(L, "attempt to use a view of an unmapped or released buffer");
+  return (char *)a->mem->ptr + a->offset;
+}
+
+carray *clua_checkarray(lua_State *L, int idx) {
+  carray *a = clua_check(L, idx, T_ARRAY);
+  clua_array_ptr(L, a);
+  return a;
+}
+
+static carray *push_array(lua_State *L, hostmem *m, size_t offset, const ctype *t, size_t n) {
+  carray *a = clua_new(L, sizeof *a, T_ARRAY, 1);
+  hostmem_ref(m);
+  a->mem = m;
+  a->offset = offset;
+  a->type = t;
+  a->n = n;
+  return a;
+}
+
+carray *clua_push_view(lua_State *L, hostmem *m, const ctype *t, size_t n) {
+  return push_array(L, m, 0, t, n);
+}
+
+int clua_array(lua_State *L) {
+  const ctype *t = check_type(L, 1);
+  size_t n = clua_checksize(L, 2, "length");
+  if (n > SIZE_MAX / 16 / (size_t)t->lanes) luaL_argerror(L, 2, "length too large");
+  size_t scalars = n * (size_t)t->lanes;
+  carray *a = clua_new(L, sizeof *a, T_ARRAY, 1);
+  a->released = 1;
+  a->mem = hostmem_new(L, scalars * (size_t)t->size);
+  a->released = 0;
+  a->type = t;
+  a->n = scalars;
+  return 1;
+}
+
+/* ---- element access ---- */
+
+static double get_num(const carray *a, const void *base, size_t i) {
+  const char *p = (const char *)base + i * (size_t)a->type->size;
+  switch (a->type->kind) {
+    case 'f': return a->type->size == 4 ? *(const float *)p : *(const double *)p;
+    case 'i':
+      switch (a->type->size) {
+        case 1: return *(const int8_t *)p;
+        case 2: return *(const int16_t *)p;
+        case 4: return *(const int32_t *)p;
+        default: return (double)*(const int64_t *)p;
+      }
+    default:
+      switch (a->type->size) {
+        case 1: return *(const uint8_t *)p;
+        case 2: return *(const uint16_t *)p;
+        case 4: return *(const uint32_t *)p;
+        default: return (double)*(const uint64_t *)p;
+      }
+  }
+}
+
+static void push_elem(lua_State *L, const carray *a, const void *base, size_t i) {
+  const char *p = (const char *)base + i * (size_t)a->type->size;
+  if (a->type->kind == 'f') lua_pushnumber(L, get_num(a, base, i));
+  else if (a->type->size == 8) lua_pushinteger(L, *(const int64_t *)p);  /* ulong wraps past 2^63 */
+  else lua_pushinteger(L, (lua_Integer)get_num(a, base, i));
+}
+
+/* Stores v (already checked to fit) into element i. */
+static void put_num(const carray *a, void *base, size_t i, double v, lua_Integer iv, int isint) {
+  char *p = (char *)base + i * (size_t)a->type->size;
+  if (a->type->kind == 'f') {
+    if (a->type->size == 4) *(float *)p = (float)v;
+    else *(double *)p = v;
+    return;
+  }
+  if (!isint) iv = (lua_Integer)v;
+  switch (a->type->size) {
+    case 1: *(uint8_t *)p = (uint8_t)iv; break;
+    case 2: *(uint16_t *)p = (uint16_t)iv; break;
+    case 4: *(uint32_t *)p = (uint32_t)iv; break;
+    default: *(int64_t *)p = iv; break;
+  }
+}
+
+/* Reads the Lua value at idx for an element of a. Returns NULL, or a message
+   (pushed) saying why it does not fit. */
+static const char *get_value(lua_State *L, const carray *a, int idx, double *v, lua_Integer *iv, int *isint) {
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    return lua_pushfstring(L, "a number expected for a %s value, got %s", a->type->name, luaL_typename(L, idx));
+  *v = lua_tonumber(L, idx);
+  *isint = lua_isinteger(L, idx);
+  if (*isint) *iv = lua_tointeger(L, idx);
+  if (a->type->kind == 'f') return NULL;
+  if (!*isint) {
+    if (*v != floor(*v) || !(*v >= -9.2233720368547758e18 && *v < 9.2233720368547758e18))
+      return lua_pushfstring(L, "%s values are integers, got %s", a->type->name, lua_tostring(L, idx));
+    *iv = (lua_Integer)*v;
+    *isint = 1;
+  }
+  if (a->type->size < 8) {
+    int bits = 8 * a->type->size;
+    lua_Integer lo = a->type->kind == 'i' ? -((lua_Integer)1 << (bits - 1)) : 0;
+    lua_Integer hi = a->type->kind == 'i' ? ((lua_Integer)1 << (bits - 1)) - 1 : ((lua_Integer)1 << bits) - 1;
+    if (*iv < lo || *iv > hi) return lua_pushfstring(L, "%I does not fit a %s (%I to %I)", *iv, a->type->name, lo, hi);
+  }
+  return NULL;
+}
+
+static void check_value(lua_State *L, const carray *a, int idx, double *v, lua_Integer *iv, int *isint) {
+  const char *why = get_value(L, a, idx, v, iv, isint);
+  if (why) luaL_error(L, "cl.array: %s", why);
+}
+
+const char *clua_store(lua_State *L, const ctype *t, int idx, void *dst) {
+  carray tmp = {0, NULL, 0, 1, t};
+  double v;
+  lua_Integer iv = 0;
+  int isint;
+  const char *why = get_value(L, &tmp, idx, &v, &iv, &isint);
+  if (!why) put_num(&tmp, dst, 0, v, iv, isint);
+  return why;
+}
+
+static size_t check_index(lua_State *L, const carray *a, int idx) {
+  int isnum;
+  lua_Integer i = lua_tointegerx(L, idx, &isnum);
+  if (!isnum) luaL_error(L, "cl.array: index must be an integer, got %s", luaL_typename(L, idx));
+  if (i < 0 || (size_t)i >= a->n)
+    luaL_error(L, "cl.array: index %I out of range (a %s array of %I elements, indices 0 to %I)", i,
+               a->type->name, (lua_Integer)a->n, (lua_Integer)a->n - 1);
+  return (size_t)i;
+}
+
+static int arr_index(lua_State *L) {
+  carray *a = luaL_checkudata(L, 1, T_ARRAY);
+  if (lua_type(L, 2) == LUA_TSTRING) {
+    const char *k = lua_tostring(L, 2);
+    if (!strcmp(k, "type")) lua_pushstring(L, a->type->name);
+    else if (!strcmp(k, "n")) lua_pushinteger(L, (lua_Integer)(a->n / (size_t)a->type->lanes));
+    else if (!strcmp(k, "size")) lua_pushinteger(L, (lua_Integer)clua_array_bytes(a));
+    else if (!strcmp(k, "elem_size")) lua_pushinteger(L, a->type->size);
+    else if (!strcmp(k, "lanes")) lua_pushinteger(L, a->type->lanes);
+    else if (!strcmp(k, "valid")) lua_pushboolean(L, !a->released && a->mem->valid);
+    else {
+      luaL_getmetafield(L, 1, "methods");
+      lua_getfield(L, -1, k);
+    }
+    return 1;
+  }
+  void *base = clua_array_ptr(L, a);
+  push_elem(L, a, base, check_index(L, a, 2));
+  return 1;
+}
+
+static int arr_newindex(lua_State *L) {
+  carray *a = luaL_checkudata(L, 1, T_ARRAY);
+  void *base = clua_array_ptr(L, a);
+  size_t i = check_index(L, a, 2);
+  double v;
+  lua_Integer iv = 0;
+  int isint;
+  check_value(L, a, 3, &v, &iv, &isint);
+  put_num(a, base, i, v, iv, isint);
+  return 0;
+}
+
+static int arr_len(lua_State *L) {
+  carray *a = luaL_checkudata(L, 1, T_ARRAY);
+  lua_pushinteger(L, (lua_Integer)a->n);
+  return 1;
+}
+
+static int arr_fill(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  void *base = clua_array_ptr(L, a);
+  double v;
+  lua_Integer iv = 0;
+  int isint;
+  check_value(L, a, 2, &v, &iv, &isint);
+  for (size_t i = 0; i < a->n; i++) put_num(a, base, i, v, iv, isint);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int arr_ramp(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  void *base = clua_array_ptr(L, a);
+  double start = luaL_optnumber(L, 2, 0), step = luaL_optnumber(L, 3, 1);
+  if (a->type->kind == 'f') {
+    for (size_t i = 0; i < a->n; i++) put_num(a, base, i, start + (double)i * step, 0, 0);
+  } else {
+    lua_Integer s = (lua_Integer)start, d = (lua_Integer)step;
+    if ((double)s != start || (double)d != step) luaL_error(L, "array:ramp: integer arrays take an integer start and step");
+    for (size_t i = 0; i < a->n; i++) put_num(a, base, i, 0, s + (lua_Integer)i * d, 1);  /* wraps like C */
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* splitmix64: fast, reproducible from a seed, good enough for test data */
+static uint64_t next_rand(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static int arr_random(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  void *base = clua_array_ptr(L, a);
+  uint64_t seed = (uint64_t)luaL_checkinteger(L, 2);
+  if (a->type->kind == 'f') {
+    double lo = luaL_optnumber(L, 3, 0), hi = luaL_optnumber(L, 4, 1);
+    for (size_t i = 0; i < a->n; i++) {
+      double u = (double)(next_rand(&seed) >> 11) * 0x1.0p-53;
+      put_num(a, base, i, lo + (hi - lo) * u, 0, 0);
+    }
+  } else {
+    lua_Integer lo = luaL_optinteger(L, 3, 0);
+    lua_Integer hi = luaL_optinteger(L, 4, a->type->size >= 4 ? 1000000 : (a->type->kind == 'i' ? 100 : 200));
+    if (hi < lo) luaL_error(L, "array:random: hi (%I) is below lo (%I)", hi, lo);
+    lua_pushinteger(L, lo);
+    double d;
+    lua_Integer iv;
+    int isint;
+    check_value(L, a, -1, &d, &iv, &isint);
+    lua_pushinteger(L, hi);
+    check_value(L, a, -1, &d, &iv, &isint);
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+    for (size_t i = 0; i < a->n; i++) {
+      uint64_t r = next_rand(&seed);
+      put_num(a, base, i, 0, lo + (lua_Integer)(span ? r % span : r), 1);
+    }
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int arr_copy(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  carray *b = clua_checkarray(L, 2);
+  if (a->type->size != b->type->size || a->type->kind != b->type->kind || a->n != b->n)
+    luaL_error(L, "array:copy: source is %I %s elements, destination %I %s elements; they must match",
+               (lua_Integer)b->n, b->type->name, (lua_Integer)a->n, a->type->name);
+  memmove(clua_array_ptr(L, a), clua_array_ptr(L, b), clua_array_bytes(a));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int arr_slice(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  size_t first = clua_checksize(L, 2, "first");
+  size_t n = clua_checksize(L, 3, "count");
+  if (first > a->n || n > a->n - first)
+    luaL_error(L, "array:slice: %I elements from %I run past the end of an array of %I", (lua_Integer)n,
+               (lua_Integer)first, (lua_Integer)a->n);
+  push_array(L, a->mem, a->offset + first * (size_t)a->type->size, a->type, n);
+  lua_getiuservalue(L, 1, 1);  /* a view's buffer stays alive with its slices */
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int arr_compare(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  carray *r = clua_checkarray(L, 2);
+  if (a->n != r->n)
+    luaL_error(L, "array:compare: lengths differ (%I and %I elements)", (lua_Integer)a->n, (lua_Integer)r->n);
+  int isfloat = a->type->kind == 'f' || r->type->kind == 'f';
+  double tol = luaL_optnumber(L, 3, isfloat ? 1e-5 : 0);
+  const void *pa = clua_array_ptr(L, a), *pr = clua_array_ptr(L, r);
+  double maxabs = 0, maxrel = 0;
+  size_t bad = SIZE_MAX;
+  size_t nbad = 0;
+  int exact64 = !isfloat && a->type->size == 8 && r->type->size == 8;
+  for (size_t i = 0; i < a->n; i++) {
+    double x = get_num(a, pa, i), y = get_num(r, pr, i);
+    double d = fabs(x - y);
+    int wrong;
+    if (exact64) {
+      int64_t xi = ((const int64_t *)pa)[i], yi = ((const int64_t *)pr)[i];
+      wrong = tol == 0 ? xi != yi : d > tol;
+    } else if (isnan(x) || isnan(y)) {
+      wrong = !(isnan(x) && isnan(y));
+      if (wrong) d = INFINITY;
+    } else {
+      wrong = isfloat ? d > tol * fmax(1.0, fabs(y)) : d > tol;
+    }
+    if (d > maxabs) maxabs = d;
+    double rel = y != 0 ? d / fabs(y) : d;
+    if (rel > maxrel) maxrel = rel;
+    if (wrong) {
+      if (bad == SIZE_MAX) bad = i;
+      nbad++;
+    }
+  }
+  lua_pushboolean(L, bad == SIZE_MAX);
+  lua_pushnumber(L, maxabs);
+  lua_pushnumber(L, maxrel);
+  if (bad == SIZE_MAX) lua_pushnil(L);
+  else lua_pushinteger(L, (lua_Integer)bad);
+  lua_pushinteger(L, (lua_Integer)nbad);
+  return 5;
+}
+
+static int arr_sum(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  const void *p = clua_array_ptr(L, a);
+  if (a->type->kind != 'f' && a->type->size < 8) {
+    lua_Integer s = 0;
+    for (size_t i = 0; i < a->n; i++) s += (lua_Integer)get_num(a, p, i);
+    lua_pushinteger(L, s);
+    return 1;
+  }
+  double s = 0, c = 0;  /* Kahan: the reference for float reductions */
+  for (size_t i = 0; i < a->n; i++) {
+    double y = get_num(a, p, i) - c, t = s + y;
+    c = (t - s) - y;
+    s = t;
+  }
+  lua_pushnumber(L, s);
+  return 1;
+}
+
+static int minmax(lua_State *L, int wantmax) {
+  carray *a = clua_checkarray(L, 1);
+  if (a->n == 0) return 0;
+  const void *p = clua_array_ptr(L, a);
+  size_t best = 0;
+  double bv = get_num(a, p, 0);
+  for (size_t i = 1; i < a->n; i++) {
+    double v = get_num(a, p, i);
+    if (wantmax ? v > bv : v < bv) {
+      bv = v;
+      best = i;
+    }
+  }
+  push_elem(L, a, p, best);
+  lua_pushinteger(L, (lua_Integer)best);
+  return 2;
+}
+static int arr_min(lua_State *L) { return minmax(L, 0); }
+static int arr_max(lua_State *L) { return minmax(L, 1); }
+
+static int arr_totable(lua_State *L) {
+  carray *a = clua_checkarray(L, 1);
+  size_t first = clua_optsize(L, 2, 0, "first");
+  size_t n = clua_optsize(L, 3, first <= a->n ? a->n - first : 0, "count");
+  if (first > a->n || n > a->n - first)
+    luaL_error(L, "array:totable: %I elements from %I run past the end of an array of %I", (lua_Integer)n,
+               (lua_Integer)first, (lua_Integer)a->n);
+  if (n > INT32_MAX) luaL_error(L, "array:totable: too many elements");
+  lua_createtable(L, (int)n, 0);
+  const void *p = clua_array_ptr(L, a);
+  for (size_t i = 0; i < n; i++) {
+    push_elem(L, a, p, first + i);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static int arr_release(lua_State *L) {
+  carray *a = luaL_checkudata(L, 1, T_ARRAY);
+  if (!a->released) {
+    a->released = 1;
+    hostmem_unref(a->mem);
+    a->mem = NULL;
+  }
+  return 0;
+}
+
+static int arr_tostring(lua_State *L) {
+  carray *a = luaL_checkudata(L, 1, T_ARRAY);
+  if (a->released) lua_pushfstring(L, "cl.array: %s (released)", a->type->name);
+  else
+    lua_pushfstring(L, "cl.array: %I %s%s (%p)", (lua_Integer)(a->n / (size_t)a->type->lanes), a->type->name,
+                    a->mem->mapped ? (a->mem->valid ? ", mapped view" : ", unmapped view") : "",
+                    (char *)a->mem->ptr + a->offset);
+  return 1;
+}
+
+void clua_open_array(lua_State *L) {
+  static const luaL_Reg methods[] = {
+    {"fill", arr_fill}, {"ramp", arr_ramp}, {"random", arr_random}, {"copy", arr_copy},
+    {"slice", arr_slice}, {"compare", arr_compare}, {"sum", arr_sum}, {"min", arr_min},
+    {"max", arr_max}, {"totable", arr_totable}, {"release", arr_release}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+    {"__index", arr_index}, {"__newindex", arr_newindex}, {"__len", arr_len},
+    {"__gc", arr_release}, {"__close", arr_release}, {"__tostring", arr_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_ARRAY, methods, meta);
+}

@@ -1,0 +1,198 @@
+/* Buffers: ctx:buffer(size or array, [flags]), sub-buffers, release. */
+#include "check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* user values: 1 the context, 2 the parent buffer of a sub-buffer */
+
+static const struct { const char *name; cl_mem_flags flag; } flagnames[] = {
+  {"read_write", CL_MEM_READ_WRITE}, {"read_only", CL_MEM_READ_ONLY},
+  {"write_only", CL_MEM_WRITE_ONLY}, {"alloc_host_ptr", CL_MEM_ALLOC_HOST_PTR},
+  {"copy_host_ptr", CL_MEM_COPY_HOST_PTR}, {"use_host_ptr", CL_MEM_USE_HOST_PTR},
+  {"host_read_only", CL_MEM_HOST_READ_ONLY}, {"host_write_only", CL_MEM_HOST_WRITE_ONLY},
+  {"host_no_access", CL_MEM_HOST_NO_ACCESS}};
+#define NFLAGS (sizeof flagnames / sizeof flagnames[0])
+
+cl_mem_flags clua_mem_flags(lua_State *L, int idx, const char *method, cl_mem_flags def) {
+  if (lua_isnoneornil(L, idx)) return def;
+  const char *s = luaL_checkstring(L, idx);
+  cl_mem_flags f = 0;
+  while (*s) {
+    size_t n = strcspn(s, " ,|");
+    if (n) {
+      size_t i = 0;
+      while (i < NFLAGS && !(strlen(flagnames[i].name) == n && !strncmp(flagnames[i].name, s, n))) i++;
+      if (i == NFLAGS)
+        luaL_error(L, "%s: unknown memory flag '%s' (expected read_write, read_only, write_only, "
+                      "alloc_host_ptr, copy_host_ptr, use_host_ptr, host_read_only, host_write_only, host_no_access)",
+                   method, lua_pushlstring(L, s, n));
+      f |= flagnames[i].flag;
+    }
+    s += n;
+    if (*s) s++;
+  }
+  int access = !!(f & CL_MEM_READ_WRITE) + !!(f & CL_MEM_READ_ONLY) + !!(f & CL_MEM_WRITE_ONLY);
+  if (access > 1) luaL_error(L, "%s: flags name more than one of read_write, read_only, write_only", method);
+  return f;
+}
+
+void clua_push_mem_flags(lua_State *L, cl_mem_flags f) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  int first = 1;
+  if (!(f & (CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY))) f |= CL_MEM_READ_WRITE;
+  for (size_t i = 0; i < NFLAGS; i++)
+    if (f & flagnames[i].flag) {
+      if (!first) luaL_addstring(&b, ", ");
+      luaL_addstring(&b, flagnames[i].name);
+      first = 0;
+    }
+  luaL_pushresult(&b);
+}
+
+int clua_ctx_buffer(lua_State *L) {
+  ccontext *c = clua_check(L, 1, T_CONTEXT);
+  carray *a = luaL_testudata(L, 2, T_ARRAY);
+  cl_mem_flags f = clua_mem_flags(L, 3, "ctx:buffer", 0);
+  size_t size;
+  void *host = NULL;
+  hostmem *hold = NULL;
+  if (a) {
+    host = clua_array_ptr(L, a);
+    size = clua_array_bytes(a);
+    if (!(f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR))) f |= CL_MEM_COPY_HOST_PTR;
+    if (f & CL_MEM_USE_HOST_PTR) hold = a->mem;
+  } else {
+    if (lua_type(L, 2) != LUA_TNUMBER)
+      return luaL_typeerror(L, 2, "size in bytes or cl.array");
+    size = clua_checksize(L, 2, "size");
+    if (f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR))
+      luaL_error(L, "ctx:buffer: flags use_host_ptr and copy_host_ptr need a cl.array as argument #1, not a size");
+  }
+  if (size == 0) luaL_argerror(L, 2, "buffer size must be at least 1 byte");
+  cl_device_id dev = clua_ctx_device(L, 1);
+  cl_ulong maxalloc = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxalloc, &maxalloc, NULL);
+  cbuffer *b = clua_new(L, sizeof *b, T_BUFFER, 2);
+  b->released = 1;
+  cl_int err;
+  cl_mem mem = clCreateBuffer(c->ctx, f, size, host, &err);
+  if (err != CL_SUCCESS) {
+    char name[256];
+    if (err == CL_INVALID_BUFFER_SIZE && maxalloc && size > maxalloc)
+      return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes exceeds the largest allocation %I bytes on %s",
+                          (lua_Integer)size, (lua_Integer)maxalloc, clua_device_name(dev, name, sizeof name));
+    return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes", (lua_Integer)size);
+  }
+  b->mem = mem;
+  b->size = size;
+  b->flags = f;
+  b->released = 0;
+  if (hold) {
+    hostmem_ref(hold);
+    b->host = hold;
+  }
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+static int buf_sub(lua_State *L) {
+  cbuffer *b = clua_check(L, 1, T_BUFFER);
+  size_t off = clua_checksize(L, 2, "offset");
+  size_t size = clua_checksize(L, 3, "size");
+  cl_mem_flags f = clua_mem_flags(L, 4, "buffer:sub", 0);
+  if (size == 0 || off > b->size || size > b->size - off)
+    return luaL_error(L, "buffer:sub: region of %I bytes at offset %I is outside the buffer of %I bytes",
+                      (lua_Integer)size, (lua_Integer)off, (lua_Integer)b->size);
+  cl_buffer_region r = {off, size};
+  cbuffer *s = clua_new(L, sizeof *s, T_BUFFER, 2);
+  s->released = 1;
+  cl_int err;
+  cl_mem mem = clCreateSubBuffer(b->mem, f, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+  if (err == CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, "offset %I is not a multiple of the device's base address alignment", (lua_Integer)off);
+  if (err != CL_SUCCESS) return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, NULL);
+  s->mem = mem;
+  s->size = size;
+  s->flags = f ? f : (b->flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY));
+  s->released = 0;
+  lua_getiuservalue(L, 1, 1);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 2);
+  return 1;
+}
+
+static int buf_release(lua_State *L) {
+  cbuffer *b = luaL_checkudata(L, 1, T_BUFFER);
+  if (b->released) return 0;
+  b->released = 1;
+  /* views over this buffer's mappings become unusable */
+  for (hostmem *m = b->maps; m;) {
+    hostmem *next = m->next;
+    m->valid = 0;
+    m->next = NULL;
+    hostmem_unref(m);
+    m = next;
+  }
+  b->maps = NULL;
+  clReleaseMemObject(b->mem);
+  if (b->host) hostmem_unref(b->host);
+  b->host = NULL;
+  return 0;
+}
+
+static int buf_index(lua_State *L) {
+  cbuffer *b = clua_check(L, 1, T_BUFFER);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "size")) lua_pushinteger(L, (lua_Integer)b->size);
+  else if (!strcmp(k, "flags")) clua_push_mem_flags(L, b->flags);
+  else if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
+  else if (!strcmp(k, "parent")) lua_getiuservalue(L, 1, 2);
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static void push_size(lua_State *L, size_t n) {
+  static const char *unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  double v = (double)n;
+  while (v >= 1024 && i < 4) {
+    v /= 1024;
+    i++;
+  }
+  char buf[64];
+  snprintf(buf, sizeof buf, v == (double)(size_t)v ? "%.0f %s" : "%.2f %s", v, unit[i]);
+  lua_pushstring(L, buf);
+}
+
+static int buf_tostring(lua_State *L) {
+  cbuffer *b = luaL_checkudata(L, 1, T_BUFFER);
+  if (b->released) {
+    lua_pushstring(L, "cl.buffer (released)");
+    return 1;
+  }
+  push_size(L, b->size);
+  clua_push_mem_flags(L, b->flags);
+  lua_pushfstring(L, "cl.buffer: %s, %s (%p)", lua_tostring(L, -2), lua_tostring(L, -1), (void *)b->mem);
+  return 1;
+}
+
+static int buf_eq(lua_State *L) {
+  cbuffer *a = luaL_testudata(L, 1, T_BUFFER), *b = luaL_testudata(L, 2, T_BUFFER);
+  lua_pushboolean(L, a == b);
+  return 1;
+}
+
+void clua_open_buffer(lua_State *L) {
+  static const luaL_Reg methods[] = {{"sub", buf_sub}, {"release", buf_release}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+    {"__index", buf_index}, {"__gc", buf_release}, {"__close", buf_release},
+    {"__tostring", buf_tostring}, {"__eq", buf_eq}, {NULL, NULL}};
+  clua_newtype(L, T_BUFFER, methods, meta);
+}

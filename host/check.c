@@ -1,0 +1,269 @@
+/* Error names, argument checks and the helpers every type shares. */
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct { cl_int code; const char *name; } errnames[] = {
+  {CL_SUCCESS, "CL_SUCCESS"},
+  {CL_DEVICE_NOT_FOUND, "CL_DEVICE_NOT_FOUND"},
+  {CL_DEVICE_NOT_AVAILABLE, "CL_DEVICE_NOT_AVAILABLE"},
+  {CL_COMPILER_NOT_AVAILABLE, "CL_COMPILER_NOT_AVAILABLE"},
+  {CL_MEM_OBJECT_ALLOCATION_FAILURE, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+  {CL_OUT_OF_RESOURCES, "CL_OUT_OF_RESOURCES"},
+  {CL_OUT_OF_HOST_MEMORY, "CL_OUT_OF_HOST_MEMORY"},
+  {CL_PROFILING_INFO_NOT_AVAILABLE, "CL_PROFILING_INFO_NOT_AVAILABLE"},
+  {CL_MEM_COPY_OVERLAP, "CL_MEM_COPY_OVERLAP"},
+  {CL_IMAGE_FORMAT_MISMATCH, "CL_IMAGE_FORMAT_MISMATCH"},
+  {CL_IMAGE_FORMAT_NOT_SUPPORTED, "CL_IMAGE_FORMAT_NOT_SUPPORTED"},
+  {CL_BUILD_PROGRAM_FAILURE, "CL_BUILD_PROGRAM_FAILURE"},
+  {CL_MAP_FAILURE, "CL_MAP_FAILURE"},
+  {CL_MISALIGNED_SUB_BUFFER_OFFSET, "CL_MISALIGNED_SUB_BUFFER_OFFSET"},
+  {CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
+  {CL_COMPILE_PROGRAM_FAILURE, "CL_COMPILE_PROGRAM_FAILURE"},
+  {CL_LINKER_NOT_AVAILABLE, "CL_LINKER_NOT_AVAILABLE"},
+  {CL_LINK_PROGRAM_FAILURE, "CL_LINK_PROGRAM_FAILURE"},
+  {CL_DEVICE_PARTITION_FAILED, "CL_DEVICE_PARTITION_FAILED"},
+  {CL_KERNEL_ARG_INFO_NOT_AVAILABLE, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"},
+  {CL_INVALID_VALUE, "CL_INVALID_VALUE"},
+  {CL_INVALID_DEVICE_TYPE, "CL_INVALID_DEVICE_TYPE"},
+  {CL_INVALID_PLATFORM, "CL_INVALID_PLATFORM"},
+  {CL_INVALID_DEVICE, "CL_INVALID_DEVICE"},
+  {CL_INVALID_CONTEXT, "CL_INVALID_CONTEXT"},
+  {CL_INVALID_QUEUE_PROPERTIES, "CL_INVALID_QUEUE_PROPERTIES"},
+  {CL_INVALID_COMMAND_QUEUE, "CL_INVALID_COMMAND_QUEUE"},
+  {CL_INVALID_HOST_PTR, "CL_INVALID_HOST_PTR"},
+  {CL_INVALID_MEM_OBJECT, "CL_INVALID_MEM_OBJECT"},
+  {CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR"},
+  {CL_INVALID_IMAGE_SIZE, "CL_INVALID_IMAGE_SIZE"},
+  {CL_INVALID_SAMPLER, "CL_INVALID_SAMPLER"},
+  {CL_INVALID_BINARY, "CL_INVALID_BINARY"},
+  {CL_INVALID_BUILD_OPTIONS, "CL_INVALID_BUILD_OPTIONS"},
+  {CL_INVALID_PROGRAM, "CL_INVALID_PROGRAM"},
+  {CL_INVALID_PROGRAM_EXECUTABLE, "CL_INVALID_PROGRAM_EXECUTABLE"},
+  {CL_INVALID_KERNEL_NAME, "CL_INVALID_KERNEL_NAME"},
+  {CL_INVALID_KERNEL_DEFINITION, "CL_INVALID_KERNEL_DEFINITION"},
+  {CL_INVALID_KERNEL, "CL_INVALID_KERNEL"},
+  {CL_INVALID_ARG_INDEX, "CL_INVALID_ARG_INDEX"},
+  {CL_INVALID_ARG_VALUE, "CL_INVALID_ARG_VALUE"},
+  {CL_INVALID_ARG_SIZE, "CL_INVALID_ARG_SIZE"},
+  {CL_INVALID_KERNEL_ARGS, "CL_INVALID_KERNEL_ARGS"},
+  {CL_INVALID_WORK_DIMENSION, "CL_INVALID_WORK_DIMENSION"},
+  {CL_INVALID_WORK_GROUP_SIZE, "CL_INVALID_WORK_GROUP_SIZE"},
+  {CL_INVALID_WORK_ITEM_SIZE, "CL_INVALID_WORK_ITEM_SIZE"},
+  {CL_INVALID_GLOBAL_OFFSET, "CL_INVALID_GLOBAL_OFFSET"},
+  {CL_INVALID_EVENT_WAIT_LIST, "CL_INVALID_EVENT_WAIT_LIST"},
+  {CL_INVALID_EVENT, "CL_INVALID_EVENT"},
+  {CL_INVALID_OPERATION, "CL_INVALID_OPERATION"},
+  {CL_INVALID_GL_OBJECT, "CL_INVALID_GL_OBJECT"},
+  {CL_INVALID_BUFFER_SIZE, "CL_INVALID_BUFFER_SIZE"},
+  {CL_INVALID_MIP_LEVEL, "CL_INVALID_MIP_LEVEL"},
+  {CL_INVALID_GLOBAL_WORK_SIZE, "CL_INVALID_GLOBAL_WORK_SIZE"},
+  {CL_INVALID_PROPERTY, "CL_INVALID_PROPERTY"},
+  {CL_INVALID_IMAGE_DESCRIPTOR, "CL_INVALID_IMAGE_DESCRIPTOR"},
+  {CL_INVALID_COMPILER_OPTIONS, "CL_INVALID_COMPILER_OPTIONS"},
+  {CL_INVALID_LINKER_OPTIONS, "CL_INVALID_LINKER_OPTIONS"},
+  {CL_INVALID_DEVICE_PARTITION_COUNT, "CL_INVALID_DEVICE_PARTITION_COUNT"},
+  {-69, "CL_INVALID_PIPE_SIZE"},
+  {-70, "CL_INVALID_DEVICE_QUEUE"},
+  {-71, "CL_INVALID_SPEC_ID"},
+  {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
+  {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
+  {-9999, "CL_NV_ILLEGAL_ADDRESS (an out-of-bounds access in a kernel)"},
+};
+
+const char *clua_errname(cl_int err) {
+  for (size_t i = 0; i < sizeof errnames / sizeof errnames[0]; i++)
+    if (errnames[i].code == err) return errnames[i].name;
+  return NULL;
+}
+
+int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
+                 const char *fmt, ...) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  const char *name = clua_errname(err);
+  char num[48];
+  if (!name) {
+    snprintf(num, sizeof num, "OpenCL error %d", (int)err);
+    name = num;
+  }
+  lua_pushfstring(L, "%s: %s failed: %s", method, call, name);
+  luaL_addvalue(&b);
+  if (fmt) {
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    luaL_addstring(&b, " (");
+    luaL_addstring(&b, detail);
+    luaL_addstring(&b, ")");
+  }
+  luaL_pushresult(&b);
+  luaL_where(L, 1);
+  lua_insert(L, -2);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+void *clua_test(lua_State *L, int idx, const char *tname) {
+  int *p = luaL_testudata(L, idx, tname);
+  if (p && *p) luaL_error(L, "attempt to use a released %s", tname);
+  return p;
+}
+
+void *clua_check(lua_State *L, int idx, const char *tname) {
+  int *p = luaL_testudata(L, idx, tname);
+  if (!p) {
+    const char *got = luaL_typename(L, idx);
+    if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s", tname, got));
+  }
+  if (*p) luaL_error(L, "attempt to use a released %s", tname);
+  return p;
+}
+
+void *clua_new(lua_State *L, size_t size, const char *tname, int nuv) {
+  void *p = lua_newuserdatauv(L, size, nuv);
+  memset(p, 0, size);
+  luaL_setmetatable(L, tname);
+  return p;
+}
+
+size_t clua_checksize(lua_State *L, int idx, const char *what) {
+  int isnum;
+  lua_Integer v = lua_tointegerx(L, idx, &isnum);
+  if (!isnum) {
+    if (lua_type(L, idx) == LUA_TNUMBER)
+      return (size_t)luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer, got %s", what, lua_tostring(L, idx)));
+    return (size_t)luaL_argerror(L, idx, lua_pushfstring(L, "%s expected (an integer), got %s", what, luaL_typename(L, idx)));
+  }
+  if (v < 0)
+    return (size_t)luaL_argerror(L, idx, lua_pushfstring(L, "%s must not be negative, got %I", what, v));
+  return (size_t)v;
+}
+
+size_t clua_optsize(lua_State *L, int idx, size_t def, const char *what) {
+  return lua_isnoneornil(L, idx) ? def : clua_checksize(L, idx, what);
+}
+
+size_t clua_field_size(lua_State *L, int t, const char *k, size_t def) {
+  if (lua_isnoneornil(L, t)) return def;
+  lua_getfield(L, t, k);
+  size_t v = def;
+  if (!lua_isnil(L, -1)) {
+    int isnum;
+    lua_Integer i = lua_tointegerx(L, -1, &isnum);
+    if (!isnum) luaL_error(L, "option '%s' must be an integer, got %s", k, luaL_typename(L, -1));
+    if (i < 0) luaL_error(L, "option '%s' must not be negative, got %I", k, i);
+    v = (size_t)i;
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+int clua_field_bool(lua_State *L, int t, const char *k, int def) {
+  if (lua_isnoneornil(L, t)) return def;
+  lua_getfield(L, t, k);
+  int v = lua_isnil(L, -1) ? def : lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+const char *clua_field_string(lua_State *L, int t, const char *k, const char *def) {
+  if (lua_isnoneornil(L, t)) return def;
+  lua_getfield(L, t, k);
+  const char *v = def;
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option '%s' must be a string, got %s", k, luaL_typename(L, -1));
+    v = lua_tostring(L, -1);  /* kept alive by the options table */
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out) {
+  *out = NULL;
+  if (lua_isnoneornil(L, t)) { lua_pushnil(L); return 0; }
+  int tt = lua_getfield(L, t, "wait");
+  if (tt == LUA_TNIL) return 0;  /* leaves nil */
+  if (tt == LUA_TUSERDATA && luaL_testudata(L, -1, T_EVENT)) {
+    cevent *e = clua_check(L, -1, T_EVENT);
+    cl_event *list = lua_newuserdatauv(L, sizeof(cl_event), 0);
+    list[0] = e->ev;
+    lua_remove(L, -2);
+    *out = list;
+    return 1;
+  }
+  if (tt != LUA_TTABLE) luaL_error(L, "%s: option 'wait' must be an event or a list of events, got %s", method, luaL_typename(L, -1));
+  lua_Integer n = luaL_len(L, -1);
+  if (n == 0) { lua_pop(L, 1); lua_pushnil(L); return 0; }
+  cl_event *list = lua_newuserdatauv(L, sizeof(cl_event) * (size_t)n, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, -2, i);
+    cevent *e = luaL_testudata(L, -1, T_EVENT);
+    if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
+    if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
+    list[i - 1] = e->ev;
+    lua_pop(L, 1);
+  }
+  lua_remove(L, -2);
+  *out = list;
+  return (cl_uint)n;
+}
+
+void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  const luaL_Reg *meta) {
+  luaL_newmetatable(L, tname);
+  luaL_setfuncs(L, meta, 0);
+  if (methods) {
+    /* with an __index function, the methods live in the "methods" field */
+    int has_index = lua_getfield(L, -1, "__index") != LUA_TNIL;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_setfield(L, -2, has_index ? "methods" : "__index");
+  }
+  lua_pop(L, 1);
+}
+
+/* ---- host memory ---- */
+
+hostmem *hostmem_new(lua_State *L, size_t size) {
+  hostmem *m = calloc(1, sizeof *m);
+  void *p = NULL;
+  /* 4 KiB alignment: what pageable transfers and use_host_ptr like best */
+  if (!m || posix_memalign(&p, 4096, size ? size : 1) != 0) {
+    free(m);
+    luaL_error(L, "cl.array: out of host memory allocating %I bytes", (lua_Integer)size);
+  }
+  memset(p, 0, size);
+  m->refs = 1;
+  m->valid = 1;
+  m->ptr = p;
+  m->size = size;
+  return m;
+}
+
+hostmem *hostmem_wrap_mapped(lua_State *L, void *ptr, size_t size) {
+  hostmem *m = calloc(1, sizeof *m);
+  if (!m) luaL_error(L, "out of host memory");
+  m->refs = 1;
+  m->mapped = 1;
+  m->valid = 1;
+  m->ptr = ptr;
+  m->size = size;
+  return m;
+}
+
+void hostmem_ref(hostmem *m) { m->refs++; }
+
+void hostmem_unref(hostmem *m) {
+  if (--m->refs > 0) return;
+  if (!m->mapped) free(m->ptr);
+  free(m);
+}

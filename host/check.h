@@ -1,0 +1,179 @@
+/* Shared by every file of the cl module: OpenCL headers, the userdata types,
+   error names and argument helpers. */
+#ifndef CLUA_CHECK_H
+#define CLUA_CHECK_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <stddef.h>
+#include <lua.h>
+#include <lauxlib.h>
+
+/* Metatable names, also the names used in messages and tostring. */
+#define T_PLATFORM "cl.platform"
+#define T_DEVICE   "cl.device"
+#define T_CONTEXT  "cl.context"
+#define T_QUEUE    "cl.queue"
+#define T_BUFFER   "cl.buffer"
+#define T_PROGRAM  "cl.program"
+#define T_KERNEL   "cl.kernel"
+#define T_EVENT    "cl.event"
+#define T_ARRAY    "cl.array"
+#define T_SCALAR   "cl.scalar"
+#define T_LOCAL    "cl.local"
+
+/* Host memory shared by an array, its slices and pending transfers. It is freed
+   when the last holder lets go, so a collected array never frees memory the
+   device still reads or writes. Mapped memory belongs to its buffer: `valid`
+   drops to 0 at unmap or when the buffer is released. */
+typedef struct hostmem {
+  int refs;
+  int mapped;            /* 1: ptr is a mapping of `buffer`, not ours to free */
+  int valid;
+  void *ptr;
+  size_t size;
+  void *owner;           /* mapped: the cbuffer it maps */
+  struct hostmem *next;  /* the buffer's list of live mappings */
+} hostmem;
+
+hostmem *hostmem_new(lua_State *L, size_t size);
+hostmem *hostmem_wrap_mapped(lua_State *L, void *ptr, size_t size);
+void hostmem_ref(hostmem *m);
+void hostmem_unref(hostmem *m);
+
+/* Array element types. */
+typedef struct {
+  const char *name;
+  int size;      /* bytes of one scalar */
+  int lanes;     /* 1, 2 or 4 */
+  char kind;     /* 'i' signed, 'u' unsigned, 'f' floating, 'h' half bits */
+} ctype;
+extern const ctype clua_types[];
+const ctype *clua_find_type(const char *name);
+
+/* Every userdata struct starts with `released`, so one check serves all. */
+typedef struct {
+  int released;
+  hostmem *mem;
+  size_t offset;        /* bytes into mem */
+  size_t n;             /* scalar elements */
+  const ctype *type;
+} carray;
+
+typedef struct { int released; cl_platform_id id; int index; } cplatform;
+typedef struct { int released; cl_device_id id; } cdevice;
+typedef struct { int released; cl_context ctx; } ccontext;
+typedef struct pending { cl_event ev; hostmem *mem; } pending;
+typedef struct {
+  int released;
+  cl_command_queue q;
+  cl_device_id dev;
+  pending *pend;        /* non-blocking transfers still using host memory */
+  int npend, cappend;
+} cqueue;
+typedef struct {
+  int released;
+  cl_mem mem;
+  size_t size;
+  cl_mem_flags flags;
+  hostmem *maps;        /* live mappings, invalidated at release */
+  hostmem *host;        /* use_host_ptr memory, held while the buffer lives */
+} cbuffer;
+/* Parses a flags string ("read_only alloc_host_ptr"); raises naming method. */
+cl_mem_flags clua_mem_flags(lua_State *L, int idx, const char *method, cl_mem_flags def);
+void clua_push_mem_flags(lua_State *L, cl_mem_flags f);
+typedef struct {
+  int released;
+  cl_program prog;
+} cprogram;
+typedef struct {
+  int released;
+  cl_kernel k;
+  cl_uint nargs;
+  unsigned char *argset;  /* nargs flags */
+  cl_uint unset;          /* arguments not set yet */
+  cl_device_id wgdev;     /* cache of CL_KERNEL_WORK_GROUP_SIZE for one device */
+  size_t wgsize;
+  char *argkind;          /* per argument: 'g' global/constant pointer, 'l' local, 's' scalar, '?' unknown */
+  char **argtype;         /* declared type names (NULL when unknown) */
+  char **argname;
+} ckernel;
+typedef struct { int released; cl_event ev; int user; } cevent;
+
+/* Errors. */
+const char *clua_errname(cl_int err);
+/* Raises "METHOD: CALL failed: CL_NAME (detail)"; detail may be NULL. */
+int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
+                 const char *fmt, ...);
+/* Fetches a userdata of type tname at idx, raising if it is of another type or
+   was released. */
+void *clua_check(lua_State *L, int idx, const char *tname);
+/* Same, NULL when the value is not of that type (released objects raise). */
+void *clua_test(lua_State *L, int idx, const char *tname);
+/* A new userdata with metatable tname and nuv user values, zeroed. */
+void *clua_new(lua_State *L, size_t size, const char *tname, int nuv);
+/* A non-negative integer that fits size_t. */
+size_t clua_checksize(lua_State *L, int idx, const char *what);
+size_t clua_optsize(lua_State *L, int idx, size_t def, const char *what);
+/* Options-table fields. */
+size_t clua_field_size(lua_State *L, int t, const char *k, size_t def);
+int clua_field_bool(lua_State *L, int t, const char *k, int def);
+const char *clua_field_string(lua_State *L, int t, const char *k, const char *def);
+/* Reads opts.wait (a list of events) into a malloc'd array left on the Lua
+   stack as a userdata; returns the count. */
+cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out);
+/* Pushes a new cl.event owning ev (or nil when ev is NULL). */
+void clua_push_event(lua_State *L, cl_event ev);
+/* Converts an event-returning enqueue: pushes the event. */
+
+/* Registration of each type (defined in its own file). */
+void clua_open_device(lua_State *L);
+void clua_open_context(lua_State *L);
+void clua_open_queue(lua_State *L);
+void clua_open_buffer(lua_State *L);
+void clua_open_program(lua_State *L);
+void clua_open_kernel(lua_State *L);
+void clua_open_event(lua_State *L);
+void clua_open_array(lua_State *L);
+
+/* Module functions defined in the type files, gathered by cl.c. */
+int clua_platforms(lua_State *L);
+int clua_devices(lua_State *L);
+int clua_device(lua_State *L);
+int clua_context(lua_State *L);
+int clua_array(lua_State *L);
+int clua_wait(lua_State *L);
+int clua_nvml(lua_State *L);
+void clua_push_device(lua_State *L, cl_device_id id);
+const char *clua_device_name(cl_device_id id, char *buf, size_t len);
+
+/* Context methods defined next to the type they create. */
+int clua_ctx_queue(lua_State *L);
+int clua_ctx_buffer(lua_State *L);
+int clua_ctx_program(lua_State *L);
+int clua_ctx_program_file(lua_State *L);
+int clua_ctx_user_event(lua_State *L);
+/* The context's first device (for messages and defaults). */
+cl_device_id clua_ctx_device(lua_State *L, int ctxidx);
+
+/* Defines a metatable with methods (which are also the __index table unless
+   index is given) and a shared release function for __gc/__close/release. */
+void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
+                  const luaL_Reg *meta);
+
+/* Host arrays, for the queue and buffer code. */
+carray *clua_checkarray(lua_State *L, int idx);
+void *clua_array_ptr(lua_State *L, carray *a);  /* raises if invalid */
+size_t clua_array_bytes(const carray *a);
+/* Stores the Lua number at idx as one scalar of type t at dst. Returns NULL,
+   or (pushed) why the value does not fit. */
+const char *clua_store(lua_State *L, const ctype *t, int idx, void *dst);
+carray *clua_push_view(lua_State *L, hostmem *m, const ctype *t, size_t n);
+
+/* Queue housekeeping: drop completed pending transfers. */
+void clua_queue_sweep(cqueue *q);
+int clua_queue_launch(lua_State *L);
+
+#endif

@@ -1,0 +1,552 @@
+/* Platforms and devices: enumeration, the info table, the default device, NVML. */
+#include "check.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CL_DEVICE_GPU_OVERLAP_NV
+#define CL_DEVICE_GPU_OVERLAP_NV 0x4004
+#define CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV 0x4005
+#define CL_DEVICE_INTEGRATED_MEMORY_NV 0x4006
+#endif
+#define CL_DEVICE_PCI_BUS_ID_NV 0x4008
+#define CL_DEVICE_PCI_SLOT_ID_NV 0x4009
+#define CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
+
+/* The platform list, malloc'd (the caller frees it). */
+static cl_uint get_platforms(lua_State *L, cl_platform_id **out) {
+  cl_uint n = 0;
+  *out = NULL;
+  cl_int err = clGetPlatformIDs(0, NULL, &n);
+  if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && n == 0)) return 0;
+  if (err != CL_SUCCESS) clua_clerror(L, "cl.platforms", "clGetPlatformIDs", err, NULL);
+  cl_platform_id *ids = malloc(sizeof *ids * n);
+  if (!ids) luaL_error(L, "cl.platforms: out of memory");
+  err = clGetPlatformIDs(n, ids, NULL);
+  if (err != CL_SUCCESS) {
+    free(ids);
+    clua_clerror(L, "cl.platforms", "clGetPlatformIDs", err, NULL);
+  }
+  *out = ids;
+  return n;
+}
+
+static void push_platform(lua_State *L, cl_platform_id id, int index) {
+  cplatform *p = clua_new(L, sizeof *p, T_PLATFORM, 0);
+  p->id = id;
+  p->index = index;
+}
+
+static void no_platform(lua_State *L) {
+  luaL_error(L, "no OpenCL platform found: install an OpenCL driver "
+                "(on Debian: apt-get install pocl-opencl-icd for the CPU, or your GPU vendor's ICD)");
+}
+
+int clua_platforms(lua_State *L) {
+  cl_platform_id *ids, pl[64];
+  cl_uint n = get_platforms(L, &ids);
+  if (n > 64) n = 64;
+  for (cl_uint i = 0; i < n; i++) pl[i] = ids[i];
+  free(ids);
+  lua_createtable(L, (int)n, 0);
+  for (cl_uint i = 0; i < n; i++) {
+    push_platform(L, pl[i], (int)i);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+void clua_push_device(lua_State *L, cl_device_id id) {
+  cdevice *d = clua_new(L, sizeof *d, T_DEVICE, 1);
+  d->id = id;
+}
+
+static int platform_devices(lua_State *L) {
+  cplatform *p = clua_check(L, 1, T_PLATFORM);
+  cl_uint n = 0;
+  cl_int err = clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+  lua_newtable(L);
+  if (err == CL_DEVICE_NOT_FOUND) return 1;
+  if (err != CL_SUCCESS) return clua_clerror(L, "platform:devices", "clGetDeviceIDs", err, NULL);
+  cl_device_id *ids = lua_newuserdatauv(L, sizeof *ids * n, 0);
+  err = clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, n, ids, NULL);
+  if (err != CL_SUCCESS) return clua_clerror(L, "platform:devices", "clGetDeviceIDs", err, NULL);
+  for (cl_uint i = 0; i < n; i++) {
+    clua_push_device(L, ids[i]);
+    lua_rawseti(L, -3, i + 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+static void push_platform_string(lua_State *L, cl_platform_id id, cl_platform_info what) {
+  char buf[1024];
+  if (clGetPlatformInfo(id, what, sizeof buf, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[sizeof buf - 1] = 0;
+  lua_pushstring(L, buf);
+}
+
+static int platform_index(lua_State *L) {
+  cplatform *p = clua_check(L, 1, T_PLATFORM);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "name")) push_platform_string(L, p->id, CL_PLATFORM_NAME);
+  else if (!strcmp(k, "vendor")) push_platform_string(L, p->id, CL_PLATFORM_VENDOR);
+  else if (!strcmp(k, "version")) push_platform_string(L, p->id, CL_PLATFORM_VERSION);
+  else if (!strcmp(k, "profile")) push_platform_string(L, p->id, CL_PLATFORM_PROFILE);
+  else if (!strcmp(k, "extensions")) push_platform_string(L, p->id, CL_PLATFORM_EXTENSIONS);
+  else if (!strcmp(k, "index")) lua_pushinteger(L, p->index);
+  else if (!strcmp(k, "devices")) lua_pushcfunction(L, platform_devices);
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int platform_tostring(lua_State *L) {
+  cplatform *p = clua_check(L, 1, T_PLATFORM);
+  char buf[256];
+  if (clGetPlatformInfo(p->id, CL_PLATFORM_NAME, sizeof buf, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[sizeof buf - 1] = 0;
+  lua_pushfstring(L, "cl.platform %d: %s", p->index, buf);
+  return 1;
+}
+
+static int platform_eq(lua_State *L) {
+  cplatform *a = luaL_testudata(L, 1, T_PLATFORM), *b = luaL_testudata(L, 2, T_PLATFORM);
+  lua_pushboolean(L, a && b && a->id == b->id);
+  return 1;
+}
+
+/* ---- device info ---- */
+
+const char *clua_device_name(cl_device_id id, char *buf, size_t len) {
+  if (clGetDeviceInfo(id, CL_DEVICE_NAME, len, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[len - 1] = 0;
+  return buf;
+}
+
+static int has_ext(const char *exts, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = exts; (p = strstr(p, name)) != NULL; p += n)
+    if ((p == exts || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return 1;
+  return 0;
+}
+
+enum { S, U, UL, SZ, B, SZA };
+static const struct { const char *key; cl_device_info what; int kind; } dinfo[] = {
+  {"name", CL_DEVICE_NAME, S},
+  {"vendor", CL_DEVICE_VENDOR, S},
+  {"driver_version", CL_DRIVER_VERSION, S},
+  {"version", CL_DEVICE_VERSION, S},
+  {"opencl_c_version", CL_DEVICE_OPENCL_C_VERSION, S},
+  {"profile", CL_DEVICE_PROFILE, S},
+  {"compute_units", CL_DEVICE_MAX_COMPUTE_UNITS, U},
+  {"max_clock_mhz", CL_DEVICE_MAX_CLOCK_FREQUENCY, U},
+  {"vendor_id", CL_DEVICE_VENDOR_ID, U},
+  {"address_bits", CL_DEVICE_ADDRESS_BITS, U},
+  {"mem_base_addr_align", CL_DEVICE_MEM_BASE_ADDR_ALIGN, U},
+  {"global_mem_cacheline_size", CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, U},
+  {"global_mem_size", CL_DEVICE_GLOBAL_MEM_SIZE, UL},
+  {"global_mem_cache_size", CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, UL},
+  {"local_mem_size", CL_DEVICE_LOCAL_MEM_SIZE, UL},
+  {"constant_mem_size", CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, UL},
+  {"max_constant_args", CL_DEVICE_MAX_CONSTANT_ARGS, U},
+  {"max_mem_alloc_size", CL_DEVICE_MAX_MEM_ALLOC_SIZE, UL},
+  {"max_work_group_size", CL_DEVICE_MAX_WORK_GROUP_SIZE, SZ},
+  {"max_work_item_dimensions", CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, U},
+  {"max_work_item_sizes", CL_DEVICE_MAX_WORK_ITEM_SIZES, SZA},
+  {"max_parameter_size", CL_DEVICE_MAX_PARAMETER_SIZE, SZ},
+  {"timer_resolution_ns", CL_DEVICE_PROFILING_TIMER_RESOLUTION, SZ},
+  {"image_support", CL_DEVICE_IMAGE_SUPPORT, B},
+  {"host_unified_memory", CL_DEVICE_HOST_UNIFIED_MEMORY, B},
+  {"available", CL_DEVICE_AVAILABLE, B},
+  {"compiler_available", CL_DEVICE_COMPILER_AVAILABLE, B},
+  {"error_correction", CL_DEVICE_ERROR_CORRECTION_SUPPORT, B},
+  {"image2d_max_width", CL_DEVICE_IMAGE2D_MAX_WIDTH, SZ},
+  {"image2d_max_height", CL_DEVICE_IMAGE2D_MAX_HEIGHT, SZ},
+};
+
+static void set_string(lua_State *L, cl_device_id id, cl_device_info what, const char *key) {
+  size_t n = 0;
+  if (clGetDeviceInfo(id, what, 0, NULL, &n) != CL_SUCCESS) return;
+  char *buf = malloc(n + 1);
+  if (!buf) return;
+  if (clGetDeviceInfo(id, what, n, buf, NULL) == CL_SUCCESS) {
+    buf[n] = 0;
+    size_t len = strlen(buf);
+    while (len && buf[len - 1] == ' ') buf[--len] = 0;  /* some drivers pad */
+    lua_pushstring(L, buf);
+    lua_setfield(L, -2, key);
+  }
+  free(buf);
+}
+
+static void set_uint(lua_State *L, cl_device_id id, cl_device_info what, const char *key) {
+  cl_uint v;
+  if (clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS) {
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, key);
+  }
+}
+
+static void push_info(lua_State *L, cl_device_id id) {
+  lua_newtable(L);
+  for (size_t i = 0; i < sizeof dinfo / sizeof dinfo[0]; i++) {
+    const char *key = dinfo[i].key;
+    cl_device_info what = dinfo[i].what;
+    switch (dinfo[i].kind) {
+      case S: set_string(L, id, what, key); break;
+      case U: set_uint(L, id, what, key); break;
+      case UL: {
+        cl_ulong v;
+        if (clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS) {
+          lua_pushinteger(L, (lua_Integer)v);
+          lua_setfield(L, -2, key);
+        }
+        break;
+      }
+      case SZ: {
+        size_t v;
+        if (clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS) {
+          lua_pushinteger(L, (lua_Integer)v);
+          lua_setfield(L, -2, key);
+        }
+        break;
+      }
+      case B: {
+        cl_bool v;
+        if (clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS) {
+          lua_pushboolean(L, v);
+          lua_setfield(L, -2, key);
+        }
+        break;
+      }
+      case SZA: {
+        size_t v[8];
+        size_t got = 0;
+        if (clGetDeviceInfo(id, what, sizeof v, v, &got) == CL_SUCCESS) {
+          lua_newtable(L);
+          for (size_t j = 0; j < got / sizeof v[0]; j++) {
+            lua_pushinteger(L, (lua_Integer)v[j]);
+            lua_rawseti(L, -2, (lua_Integer)j + 1);
+          }
+          lua_setfield(L, -2, key);
+        }
+        break;
+      }
+    }
+  }
+  cl_device_type t = 0;
+  clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+  lua_pushstring(L, (t & CL_DEVICE_TYPE_GPU) ? "GPU" : (t & CL_DEVICE_TYPE_CPU) ? "CPU"
+                    : (t & CL_DEVICE_TYPE_ACCELERATOR) ? "ACCELERATOR"
+                    : (t & CL_DEVICE_TYPE_CUSTOM) ? "CUSTOM" : "DEFAULT");
+  lua_setfield(L, -2, "type");
+
+  static const struct { const char *key; cl_device_info what; } vw[] = {
+    {"char", CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR}, {"short", CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT},
+    {"int", CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT}, {"long", CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG},
+    {"float", CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT}, {"double", CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE},
+    {"half", CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF}};
+  lua_newtable(L);
+  for (size_t i = 0; i < sizeof vw / sizeof vw[0]; i++) set_uint(L, id, vw[i].what, vw[i].key);
+  lua_setfield(L, -2, "preferred_vector_width");
+
+  cl_platform_id plat = NULL;
+  clGetDeviceInfo(id, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+  char pname[256];
+  if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL) != CL_SUCCESS) pname[0] = 0;
+  pname[sizeof pname - 1] = 0;
+  lua_pushstring(L, pname);
+  lua_setfield(L, -2, "platform");
+
+  /* extensions as a list, and what they tell */
+  size_t n = 0;
+  char *exts = NULL;
+  if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &n) == CL_SUCCESS && (exts = malloc(n + 1))) {
+    if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, n, exts, NULL) != CL_SUCCESS) n = 0;
+    exts[n] = 0;
+  }
+  lua_newtable(L);
+  int k = 0;
+  for (char *p = exts; p && *p;) {
+    while (*p == ' ') p++;
+    char *e = p;
+    while (*e && *e != ' ') e++;
+    if (e > p) {
+      lua_pushlstring(L, p, (size_t)(e - p));
+      lua_rawseti(L, -2, ++k);
+    }
+    p = e;
+  }
+  lua_setfield(L, -2, "extensions");
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  lua_pushboolean(L, fp != 0 || (exts && has_ext(exts, "cl_khr_fp64")));
+  lua_setfield(L, -2, "double_support");
+
+  if (exts && has_ext(exts, "cl_nv_device_attribute_query")) {
+    cl_uint major = 0, minor = 0;
+    clGetDeviceInfo(id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof major, &major, NULL);
+    clGetDeviceInfo(id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof minor, &minor, NULL);
+    lua_pushfstring(L, "%d.%d", (int)major, (int)minor);
+    lua_setfield(L, -2, "compute_capability");
+    set_uint(L, id, CL_DEVICE_WARP_SIZE_NV, "warp_size");
+    set_uint(L, id, CL_DEVICE_REGISTERS_PER_BLOCK_NV, "registers_per_block");
+    static const struct { const char *key; cl_device_info what; } nvb[] = {
+      {"gpu_overlap", CL_DEVICE_GPU_OVERLAP_NV}, {"kernel_exec_timeout", CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV},
+      {"integrated_memory", CL_DEVICE_INTEGRATED_MEMORY_NV}};
+    for (size_t i = 0; i < 3; i++) {
+      cl_bool v;
+      if (clGetDeviceInfo(id, nvb[i].what, sizeof v, &v, NULL) == CL_SUCCESS) {
+        lua_pushboolean(L, v);
+        lua_setfield(L, -2, nvb[i].key);
+      }
+    }
+    set_uint(L, id, CL_DEVICE_PCI_BUS_ID_NV, "pci_bus_id");
+    set_uint(L, id, CL_DEVICE_PCI_SLOT_ID_NV, "pci_slot_id");
+    set_uint(L, id, CL_DEVICE_PCI_DOMAIN_ID_NV, "pci_domain_id");
+  }
+  free(exts);
+}
+
+static int device_index(lua_State *L) {
+  cdevice *d = clua_check(L, 1, T_DEVICE);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "info") || !strcmp(k, "name") || !strcmp(k, "platform") || !strcmp(k, "type")) {
+    lua_getiuservalue(L, 1, 1);  /* cached info table */
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      push_info(L, d->id);
+      lua_pushvalue(L, -1);
+      lua_setiuservalue(L, 1, 1);
+    }
+    if (strcmp(k, "info")) lua_getfield(L, -1, k);
+    return 1;
+  }
+  luaL_getmetafield(L, 1, "methods");
+  lua_getfield(L, -1, k);
+  return 1;
+}
+
+static int device_tostring(lua_State *L) {
+  cdevice *d = clua_check(L, 1, T_DEVICE);
+  char name[256];
+  cl_platform_id plat = NULL;
+  clGetDeviceInfo(d->id, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+  char pname[256];
+  if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL) != CL_SUCCESS) pname[0] = 0;
+  pname[sizeof pname - 1] = 0;
+  lua_pushfstring(L, "cl.device: %s (%s)", clua_device_name(d->id, name, sizeof name), pname);
+  return 1;
+}
+
+static int device_eq(lua_State *L) {
+  cdevice *a = luaL_testudata(L, 1, T_DEVICE), *b = luaL_testudata(L, 2, T_DEVICE);
+  lua_pushboolean(L, a && b && a->id == b->id);
+  return 1;
+}
+
+/* ---- every device, and the default one ---- */
+
+typedef struct { cl_device_id id; int p, d; cl_device_type type; } devref;
+
+/* Pushes a list of {device, p, d} and returns the count. */
+static int all_devices(lua_State *L, devref **out) {
+  cl_platform_id *plats;
+  cl_uint np = get_platforms(L, &plats);
+  cl_platform_id pl[64];
+  if (np > 64) np = 64;
+  for (cl_uint i = 0; i < np; i++) pl[i] = plats[i];
+  free(plats);
+  int total = 0, cap = 16;
+  devref *list = malloc(sizeof *list * (size_t)cap);
+  if (!list) luaL_error(L, "out of memory");
+  for (cl_uint p = 0; p < np; p++) {
+    cl_uint n = 0;
+    if (clGetDeviceIDs(pl[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n) != CL_SUCCESS || n == 0) continue;
+    cl_device_id ids[64];
+    if (n > 64) n = 64;
+    if (clGetDeviceIDs(pl[p], CL_DEVICE_TYPE_ALL, n, ids, NULL) != CL_SUCCESS) continue;
+    for (cl_uint d = 0; d < n; d++) {
+      if (total == cap) {
+        devref *bigger = realloc(list, sizeof *list * (size_t)(cap *= 2));
+        if (!bigger) { free(list); luaL_error(L, "out of memory"); }
+        list = bigger;
+      }
+      list[total].id = ids[d];
+      list[total].p = (int)p;
+      list[total].d = (int)d;
+      list[total].type = 0;
+      clGetDeviceInfo(ids[d], CL_DEVICE_TYPE, sizeof list[total].type, &list[total].type, NULL);
+      total++;
+    }
+  }
+  *out = list;
+  return total;
+}
+
+int clua_devices(lua_State *L) {
+  devref *list;
+  int n = all_devices(L, &list);
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) {
+    clua_push_device(L, list[i].id);
+    lua_rawseti(L, -2, i + 1);
+  }
+  free(list);
+  return 1;
+}
+
+static int contains_ci(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] && (hay[i] | 32) == (needle[i] | 32)) i++;
+    if (i == n) return 1;
+  }
+  return n == 0;
+}
+
+/* cl.device([sel]): sel or CLUA_DEVICE, else the first GPU, else the first device. */
+int clua_device(lua_State *L) {
+  const char *sel = luaL_optstring(L, 1, NULL);
+  const char *from = "argument";
+  if (lua_type(L, 1) == LUA_TNUMBER) sel = lua_tostring(L, 1);
+  if (!sel || !*sel) {
+    sel = getenv("CLUA_DEVICE");
+    from = "CLUA_DEVICE";
+    if (sel && !*sel) sel = NULL;
+  }
+  devref *list;
+  int n = all_devices(L, &list);
+  if (n == 0) {
+    free(list);
+    no_platform(L);
+  }
+  int pick = -1;
+  if (!sel) {
+    for (int i = 0; i < n && pick < 0; i++)
+      if (list[i].type & CL_DEVICE_TYPE_GPU) pick = i;
+    if (pick < 0) pick = 0;
+  } else {
+    int p, d;
+    char tail;
+    if (sscanf(sel, "%d:%d%c", &p, &d, &tail) == 2) {
+      for (int i = 0; i < n; i++)
+        if (list[i].p == p && list[i].d == d) pick = i;
+    } else {
+      for (int i = 0; i < n && pick < 0; i++) {
+        char name[512], pname[512];
+        cl_platform_id plat = NULL;
+        clGetDeviceInfo(list[i].id, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+        if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL) != CL_SUCCESS) pname[0] = 0;
+        pname[sizeof pname - 1] = 0;
+        clua_device_name(list[i].id, name, sizeof name);
+        if (contains_ci(name, sel) || contains_ci(pname, sel)) pick = i;
+      }
+    }
+  }
+  if (pick < 0) {
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "cl.device: no OpenCL device matches '%s' (from %s); the devices are:", sel, from);
+    luaL_addvalue(&b);
+    for (int i = 0; i < n; i++) {
+      char name[512];
+      lua_pushfstring(L, "\n  %d:%d  %s", list[i].p, list[i].d, clua_device_name(list[i].id, name, sizeof name));
+      luaL_addvalue(&b);
+    }
+    free(list);
+    luaL_pushresult(&b);
+    return lua_error(L);
+  }
+  cl_device_id id = list[pick].id;
+  free(list);
+  clua_push_device(L, id);
+  return 1;
+}
+
+/* ---- NVML, opened at run time where the NVIDIA driver has it ---- */
+
+typedef int (*nvml_fn0)(void);
+typedef int (*nvml_bybus)(const char *, void **);
+typedef int (*nvml_byidx)(unsigned, void **);
+typedef int (*nvml_uint)(void *, unsigned *);
+typedef int (*nvml_clock)(void *, int, unsigned *);
+typedef int (*nvml_name)(void *, char *, unsigned);
+typedef int (*nvml_count)(unsigned *);
+
+int clua_nvml(lua_State *L) {
+  cdevice *d = clua_check(L, 1, T_DEVICE);
+  static void *lib;
+  static int inited;
+  if (!lib) lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    lua_pushnil(L);
+    lua_pushstring(L, "NVML not available (libnvidia-ml.so.1 not found)");
+    return 2;
+  }
+  nvml_fn0 init = (nvml_fn0)dlsym(lib, "nvmlInit_v2");
+  nvml_bybus bybus = (nvml_bybus)dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+  nvml_byidx byidx = (nvml_byidx)dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+  nvml_count count_fn = (nvml_count)dlsym(lib, "nvmlDeviceGetCount_v2");
+  nvml_clock maxclock = (nvml_clock)dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+  nvml_uint buswidth = (nvml_uint)dlsym(lib, "nvmlDeviceGetMemoryBusWidth");
+  nvml_uint pgen = (nvml_uint)dlsym(lib, "nvmlDeviceGetMaxPcieLinkGeneration");
+  nvml_uint pwidth = (nvml_uint)dlsym(lib, "nvmlDeviceGetMaxPcieLinkWidth");
+  nvml_uint cgen = (nvml_uint)dlsym(lib, "nvmlDeviceGetCurrPcieLinkGeneration");
+  nvml_uint cwidth = (nvml_uint)dlsym(lib, "nvmlDeviceGetCurrPcieLinkWidth");
+  nvml_name name = (nvml_name)dlsym(lib, "nvmlDeviceGetName");
+  if (!init || !byidx || !maxclock) {
+    lua_pushnil(L);
+    lua_pushstring(L, "NVML lacks the functions clua needs");
+    return 2;
+  }
+  if (!inited) {
+    if (init() != 0) {
+      lua_pushnil(L);
+      lua_pushstring(L, "nvmlInit failed");
+      return 2;
+    }
+    inited = 1;
+  }
+  void *h = NULL;
+  cl_uint bus, slot, domain = 0;
+  if (bybus && clGetDeviceInfo(d->id, CL_DEVICE_PCI_BUS_ID_NV, sizeof bus, &bus, NULL) == CL_SUCCESS &&
+      clGetDeviceInfo(d->id, CL_DEVICE_PCI_SLOT_ID_NV, sizeof slot, &slot, NULL) == CL_SUCCESS) {
+    clGetDeviceInfo(d->id, CL_DEVICE_PCI_DOMAIN_ID_NV, sizeof domain, &domain, NULL);
+    char busid[32];
+    snprintf(busid, sizeof busid, "%08x:%02x:%02x.0", domain, bus, slot >> 3);
+    if (bybus(busid, &h) != 0) h = NULL;
+  }
+  unsigned ndev = 0;
+  if (!h && count_fn && count_fn(&ndev) == 0 && ndev == 1 && byidx(0, &h) != 0)
+    h = NULL;  /* one NVIDIA GPU: it must be this one */
+  if (!h) {
+    lua_pushnil(L);
+    lua_pushstring(L, "NVML knows no GPU matching this device");
+    return 2;
+  }
+  lua_newtable(L);
+  unsigned v;
+  char nm[96];
+  if (maxclock(h, 2 /* NVML_CLOCK_MEM */, &v) == 0) { lua_pushinteger(L, v); lua_setfield(L, -2, "memory_clock_mhz"); }
+  if (buswidth && buswidth(h, &v) == 0) { lua_pushinteger(L, v); lua_setfield(L, -2, "bus_width"); }
+  if (pgen && pgen(h, &v) == 0) { lua_pushinteger(L, v); lua_setfield(L, -2, "pcie_gen"); }
+  if (pwidth && pwidth(h, &v) == 0) { lua_pushinteger(L, v); lua_setfield(L, -2, "pcie_width"); }
+  if (cgen && cgen(h, &v) == 0) { lua_pushinteger(L, v); lua_setfield(L, -2, "pcie_gen_current"); }
+  if (cwidth && cwidth(h, &v) == 0) { lua_pushinteger(L, v); lua_setfield(L, -2, "pcie_width_current"); }
+  if (name && name(h, nm, sizeof nm) == 0) { nm[sizeof nm - 1] = 0; lua_pushstring(L, nm); lua_setfield(L, -2, "gpu_name"); }
+  return 1;
+}
+
+void clua_open_device(lua_State *L) {
+  static const luaL_Reg pmeta[] = {
+    {"__index", platform_index}, {"__tostring", platform_tostring}, {"__eq", platform_eq}, {NULL, NULL}};
+  clua_newtype(L, T_PLATFORM, NULL, pmeta);
+  static const luaL_Reg dmethods[] = {{"nvml", clua_nvml}, {NULL, NULL}};
+  static const luaL_Reg dmeta[] = {
+    {"__index", device_index}, {"__tostring", device_tostring}, {"__eq", device_eq}, {NULL, NULL}};
+  clua_newtype(L, T_DEVICE, dmethods, dmeta);
+}

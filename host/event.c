@@ -1,0 +1,195 @@
+/* Events: wait, status, profiling times; user events; cl.wait(list). */
+#include "check.h"
+
+#include <string.h>
+
+void clua_push_event(lua_State *L, cl_event ev) {
+  if (!ev) {
+    lua_pushnil(L);
+    return;
+  }
+  cevent *e = clua_new(L, sizeof *e, T_EVENT, 0);
+  e->ev = ev;
+}
+
+static int ev_release(lua_State *L) {
+  cevent *e = luaL_checkudata(L, 1, T_EVENT);
+  if (!e->released) {
+    e->released = 1;
+    /* a user event dropped while commands wait on it would hold them forever */
+    if (e->user) {
+      cl_int st = CL_COMPLETE;
+      clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+      if (st > CL_COMPLETE) clSetUserEventStatus(e->ev, -1);
+    }
+    clReleaseEvent(e->ev);
+  }
+  return 0;
+}
+
+static int wait_events(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
+  cl_int err = clWaitForEvents(n, list);
+  if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+    for (cl_uint i = 0; i < n; i++) {
+      cl_int st = 0;
+      clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+      if (st < 0) {
+        const char *name = clua_errname(st);
+        return clua_clerror(L, method, "clWaitForEvents", err, "event %d ended with %s", (int)i + 1,
+                            name ? name : "an error");
+      }
+    }
+  }
+  if (err != CL_SUCCESS) return clua_clerror(L, method, "clWaitForEvents", err, NULL);
+  return 0;
+}
+
+static int ev_wait(lua_State *L) {
+  cevent *e = clua_check(L, 1, T_EVENT);
+  wait_events(L, "event:wait", 1, &e->ev);
+  lua_settop(L, 1);
+  return 1;
+}
+
+int clua_wait(lua_State *L) {
+  if (luaL_testudata(L, 1, T_EVENT)) return ev_wait(L);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_newtable(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "wait");
+  cl_event *list;
+  cl_uint n = clua_waitlist(L, lua_gettop(L), "cl.wait", &list);
+  if (n) wait_events(L, "cl.wait", n, list);
+  return 0;
+}
+
+static int ev_complete(lua_State *L) {
+  cevent *e = clua_check(L, 1, T_EVENT);
+  if (!e->user) return luaL_error(L, "event:complete: only user events can be completed");
+  cl_int st = CL_COMPLETE;
+  if (!lua_isnoneornil(L, 2)) {
+    if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "complete")) st = CL_COMPLETE;
+    else {
+      lua_Integer v = luaL_checkinteger(L, 2);
+      if (v > 0) luaL_argerror(L, 2, "\"complete\" or a negative error code expected");
+      st = (cl_int)v;
+    }
+  }
+  cl_int err = clSetUserEventStatus(e->ev, st);
+  if (err != CL_SUCCESS) return clua_clerror(L, "event:complete", "clSetUserEventStatus", err, "a user event can be completed once");
+  lua_settop(L, 1);
+  return 1;
+}
+
+int clua_ctx_user_event(lua_State *L) {
+  ccontext *c = clua_check(L, 1, T_CONTEXT);
+  cl_int err;
+  cl_event ev = clCreateUserEvent(c->ctx, &err);
+  if (err != CL_SUCCESS) return clua_clerror(L, "ctx:user_event", "clCreateUserEvent", err, NULL);
+  clua_push_event(L, ev);
+  ((cevent *)lua_touserdata(L, -1))->user = 1;
+  return 1;
+}
+
+static const char *status_name(cl_int st) {
+  switch (st) {
+    case CL_QUEUED: return "queued";
+    case CL_SUBMITTED: return "submitted";
+    case CL_RUNNING: return "running";
+    case CL_COMPLETE: return "complete";
+    default: return clua_errname(st);
+  }
+}
+
+static const char *command_name(cl_command_type t) {
+  switch (t) {
+    case CL_COMMAND_NDRANGE_KERNEL: return "ndrange_kernel";
+    case CL_COMMAND_TASK: return "task";
+    case CL_COMMAND_READ_BUFFER: return "read_buffer";
+    case CL_COMMAND_WRITE_BUFFER: return "write_buffer";
+    case CL_COMMAND_COPY_BUFFER: return "copy_buffer";
+    case CL_COMMAND_READ_BUFFER_RECT: return "read_buffer_rect";
+    case CL_COMMAND_WRITE_BUFFER_RECT: return "write_buffer_rect";
+    case CL_COMMAND_COPY_BUFFER_RECT: return "copy_buffer_rect";
+    case CL_COMMAND_FILL_BUFFER: return "fill_buffer";
+    case CL_COMMAND_MAP_BUFFER: return "map_buffer";
+    case CL_COMMAND_UNMAP_MEM_OBJECT: return "unmap";
+    case CL_COMMAND_MARKER: return "marker";
+    case CL_COMMAND_BARRIER: return "barrier";
+    case CL_COMMAND_USER: return "user";
+    default: return "other";
+  }
+}
+
+static int profile(lua_State *L, cevent *e, cl_profiling_info what, cl_ulong *out) {
+  if (e->user) return luaL_error(L, "event: user events have no profiling times");
+  wait_events(L, "event:wait", 1, &e->ev);
+  cl_int err = clGetEventProfilingInfo(e->ev, what, sizeof *out, out, NULL);
+  if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
+    return clua_clerror(L, "event", "clGetEventProfilingInfo", err, "the queue was made without profiling");
+  if (err != CL_SUCCESS) return clua_clerror(L, "event", "clGetEventProfilingInfo", err, NULL);
+  return 0;
+}
+
+static int ev_index(lua_State *L) {
+  cevent *e = clua_check(L, 1, T_EVENT);
+  const char *k = luaL_checkstring(L, 2);
+  cl_ulong t, t2;
+  if (!strcmp(k, "status")) {
+    cl_int st = 0;
+    cl_int err = clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    if (err != CL_SUCCESS) return clua_clerror(L, "event.status", "clGetEventInfo", err, NULL);
+    const char *name = status_name(st);
+    if (name) lua_pushstring(L, name);
+    else lua_pushinteger(L, st);
+  } else if (!strcmp(k, "command")) {
+    cl_command_type ct = 0;
+    clGetEventInfo(e->ev, CL_EVENT_COMMAND_TYPE, sizeof ct, &ct, NULL);
+    lua_pushstring(L, command_name(ct));
+  } else if (!strcmp(k, "queued")) {
+    profile(L, e, CL_PROFILING_COMMAND_QUEUED, &t);
+    lua_pushinteger(L, (lua_Integer)t);
+  } else if (!strcmp(k, "submit")) {
+    profile(L, e, CL_PROFILING_COMMAND_SUBMIT, &t);
+    lua_pushinteger(L, (lua_Integer)t);
+  } else if (!strcmp(k, "start")) {
+    profile(L, e, CL_PROFILING_COMMAND_START, &t);
+    lua_pushinteger(L, (lua_Integer)t);
+  } else if (!strcmp(k, "end")) {
+    profile(L, e, CL_PROFILING_COMMAND_END, &t);
+    lua_pushinteger(L, (lua_Integer)t);
+  } else if (!strcmp(k, "duration")) {
+    profile(L, e, CL_PROFILING_COMMAND_START, &t);
+    profile(L, e, CL_PROFILING_COMMAND_END, &t2);
+    lua_pushinteger(L, (lua_Integer)(t2 - t));
+  } else if (!strcmp(k, "user")) {
+    lua_pushboolean(L, e->user);
+  } else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int ev_tostring(lua_State *L) {
+  cevent *e = luaL_checkudata(L, 1, T_EVENT);
+  if (e->released) {
+    lua_pushstring(L, "cl.event (released)");
+    return 1;
+  }
+  cl_command_type ct = 0;
+  cl_int st = 0;
+  clGetEventInfo(e->ev, CL_EVENT_COMMAND_TYPE, sizeof ct, &ct, NULL);
+  clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+  const char *sn = status_name(st);
+  lua_pushfstring(L, "cl.event: %s, %s (%p)", command_name(ct), sn ? sn : "error", (void *)e->ev);
+  return 1;
+}
+
+void clua_open_event(lua_State *L) {
+  static const luaL_Reg methods[] = {
+    {"wait", ev_wait}, {"complete", ev_complete}, {"set_status", ev_complete}, {"release", ev_release}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+    {"__index", ev_index}, {"__gc", ev_release}, {"__close", ev_release}, {"__tostring", ev_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_EVENT, methods, meta);
+}

@@ -1,0 +1,441 @@
+/* Kernels: arguments typed from the kernel's argument info, typed wrappers
+   (cl.float(x), cl.local(bytes)), kernel info, and queue:launch. */
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* user values: 1 the program, 2 the table of argument values kept alive */
+
+typedef struct { const ctype *type; unsigned char bytes[8]; } cscalar;
+typedef struct { size_t size; } clocal;
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static void free_kernel_info(ckernel *k) {
+  for (cl_uint i = 0; i < k->nargs; i++) {
+    if (k->argtype) free(k->argtype[i]);
+    if (k->argname) free(k->argname[i]);
+  }
+  free(k->argtype);
+  free(k->argname);
+  free(k->argset);
+  free(k->argkind);
+  k->argtype = k->argname = NULL;
+  k->argset = NULL;
+  k->argkind = NULL;
+}
+
+static void read_arg_info(ckernel *k) {
+  for (cl_uint i = 0; i < k->nargs; i++) {
+    k->argkind[i] = '?';
+    cl_kernel_arg_address_qualifier aq;
+    char buf[256];
+    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) != CL_SUCCESS) continue;
+    k->argkind[i] = aq == CL_KERNEL_ARG_ADDRESS_LOCAL ? 'l'
+                    : (aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT) ? 'g' : 's';
+    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
+      buf[sizeof buf - 1] = 0;
+      k->argtype[i] = dupstr(buf);
+      if (k->argkind[i] == 's' && strchr(buf, '*')) k->argkind[i] = 'g';
+      if (!strncmp(buf, "image", 5) || !strcmp(buf, "sampler_t")) k->argkind[i] = '?';
+    }
+    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
+      buf[sizeof buf - 1] = 0;
+      k->argname[i] = dupstr(buf);
+    }
+  }
+}
+
+int clua_program_kernel(lua_State *L) {
+  cprogram *p = clua_check(L, 1, T_PROGRAM);
+  const char *name = luaL_checkstring(L, 2);
+  ckernel *k = clua_new(L, sizeof *k, T_KERNEL, 2);
+  k->released = 1;
+  cl_int err;
+  cl_kernel ker = clCreateKernel(p->prog, name, &err);
+  if (err == CL_INVALID_KERNEL_NAME) {
+    size_t n = 0;
+    char names[1024] = "";
+    clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, &n);
+    names[sizeof names - 1] = 0;
+    return clua_clerror(L, "program:kernel", "clCreateKernel", err, "no kernel '%s' in the program; it has: %s", name, names);
+  }
+  if (err == CL_INVALID_PROGRAM_EXECUTABLE)
+    return clua_clerror(L, "program:kernel", "clCreateKernel", err, "build the program first (program:build())");
+  if (err != CL_SUCCESS) return clua_clerror(L, "program:kernel", "clCreateKernel", err, "kernel '%s'", name);
+  k->k = ker;
+  k->released = 0;
+  clGetKernelInfo(ker, CL_KERNEL_NUM_ARGS, sizeof k->nargs, &k->nargs, NULL);
+  size_t n = k->nargs ? k->nargs : 1;
+  k->argset = calloc(n, 1);
+  k->argkind = calloc(n, 1);
+  k->argtype = calloc(n, sizeof(char *));
+  k->argname = calloc(n, sizeof(char *));
+  if (!k->argset || !k->argkind || !k->argtype || !k->argname) return luaL_error(L, "program:kernel: out of memory");
+  k->unset = k->nargs;
+  read_arg_info(k);
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, 2);
+  return 1;
+}
+
+static ckernel *check_kernel(lua_State *L, int idx) { return clua_check(L, idx, T_KERNEL); }
+
+static const char *kname(ckernel *k, char *buf, size_t len) {
+  if (clGetKernelInfo(k->k, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[len - 1] = 0;
+  return buf;
+}
+
+/* "argument 2 (n, uint)" */
+static const char *argdesc(lua_State *L, ckernel *k, cl_uint i) {
+  if (k->argname[i] && k->argtype[i]) return lua_pushfstring(L, "argument %d (%s %s)", (int)i, k->argtype[i], k->argname[i]);
+  return lua_pushfstring(L, "argument %d", (int)i);
+}
+
+/* A scalar type from a declared type name, NULL when not a plain scalar. */
+static const ctype *scalar_type(const char *tn) {
+  static const struct { const char *cname; const char *name; } alias[] = {
+    {"unsigned int", "uint"}, {"unsigned char", "uchar"}, {"unsigned short", "ushort"},
+    {"unsigned long", "ulong"}, {"size_t", "ulong"}, {"ptrdiff_t", "long"}, {"intptr_t", "long"},
+    {"uintptr_t", "ulong"}, {"bool", "uchar"}};
+  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+    if (!strcmp(tn, alias[i].cname)) tn = alias[i].name;
+  const ctype *t = clua_find_type(tn);
+  return t && t->lanes == 1 && t->kind != 'h' ? t : NULL;
+}
+
+/* Sets argument i from the value at idx. */
+static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
+  cl_int err;
+  char kn[128];
+  const char *call = "clSetKernelArg";
+  if (i >= k->nargs)
+    luaL_error(L, "kernel:arg: kernel '%s' has %d arguments (0 to %d), no argument %d", kname(k, kn, sizeof kn),
+               (int)k->nargs, (int)k->nargs - 1, (int)i);
+  char kind = k->argkind[i];
+  cbuffer *b;
+  cscalar *s;
+  clocal *loc;
+  if ((b = luaL_testudata(L, idx, T_BUFFER))) {
+    if (b->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (kind == 's' || kind == 'l')
+      luaL_error(L, "kernel:arg: %s of '%s' takes %s, got a cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn),
+                 kind == 'l' ? "cl.local(bytes)" : "a number");
+    err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
+  } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
+    if (kind == 's' || kind == 'g')
+      luaL_error(L, "kernel:arg: %s of '%s' is not a __local pointer; cl.local() does not fit it", argdesc(L, k, i),
+                 kname(k, kn, sizeof kn));
+    err = clSetKernelArg(k->k, i, loc->size, NULL);
+  } else if ((s = luaL_testudata(L, idx, T_SCALAR))) {
+    if (kind == 'g' || kind == 'l')
+      luaL_error(L, "kernel:arg: %s of '%s' is a pointer; pass a %s, not a cl.%s", argdesc(L, k, i),
+                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.local(bytes)" : "cl.buffer", s->type->name);
+    const ctype *want = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
+    if (want && want->size != s->type->size)
+      luaL_error(L, "kernel:arg: %s of '%s' takes %d bytes, got a cl.%s of %d", argdesc(L, k, i),
+                 kname(k, kn, sizeof kn), want->size, s->type->name, s->type->size);
+    err = clSetKernelArg(k->k, i, (size_t)s->type->size, s->bytes);
+  } else if (lua_type(L, idx) == LUA_TNUMBER) {
+    if (kind == 'g' || kind == 'l')
+      luaL_error(L, "kernel:arg: %s of '%s' is a pointer; pass a %s, not a number", argdesc(L, k, i),
+                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.local(bytes)" : "cl.buffer");
+    const ctype *t = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
+    if (!t)
+      luaL_error(L, "kernel:arg: %s of '%s': its type is unknown here; pass a typed value such as cl.int(x) or cl.float(x)",
+                 argdesc(L, k, i), kname(k, kn, sizeof kn));
+    unsigned char bytes[8];
+    const char *why = clua_store(L, t, idx, bytes);
+    if (why) luaL_error(L, "kernel:arg: %s of '%s': %s", argdesc(L, k, i), kname(k, kn, sizeof kn), why);
+    err = clSetKernelArg(k->k, i, (size_t)t->size, bytes);
+  } else {
+    luaL_error(L, "kernel:arg: %s of '%s': a cl.buffer, number, typed value (cl.int(x)) or cl.local(bytes) expected, got %s",
+               argdesc(L, k, i), kname(k, kn, sizeof kn), luaL_typename(L, idx));
+    return;
+  }
+  if (err != CL_SUCCESS) clua_clerror(L, "kernel:arg", call, err, "%s of '%s'", argdesc(L, k, i), kname(k, kn, sizeof kn));
+  if (!k->argset[i]) {
+    k->argset[i] = 1;
+    k->unset--;
+  }
+  /* keep buffers alive while the kernel may use them */
+  lua_getiuservalue(L, kidx, 2);
+  lua_pushvalue(L, idx);
+  lua_rawseti(L, -2, (lua_Integer)i + 1);
+  lua_pop(L, 1);
+}
+
+static int k_arg(lua_State *L) {
+  ckernel *k = check_kernel(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  if (i < 0 || (lua_Integer)(cl_uint)i != i) luaL_argerror(L, 2, "argument index must be 0 or more");
+  luaL_checkany(L, 3);
+  set_arg(L, 1, k, (cl_uint)i, 3);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int k_args(lua_State *L) {
+  ckernel *k = check_kernel(L, 1);
+  int n = lua_gettop(L) - 1;
+  char kn[128];
+  if ((cl_uint)n != k->nargs)
+    luaL_error(L, "kernel:args: kernel '%s' takes %d arguments, got %d", kname(k, kn, sizeof kn), (int)k->nargs, n);
+  for (int i = 0; i < n; i++) set_arg(L, 1, k, (cl_uint)i, i + 2);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static cl_device_id kernel_device(lua_State *L, int kidx, int devidx) {
+  if (!lua_isnoneornil(L, devidx)) return ((cdevice *)clua_check(L, devidx, T_DEVICE))->id;
+  lua_getiuservalue(L, kidx, 1);     /* program */
+  lua_getiuservalue(L, -1, 1);       /* context */
+  cl_device_id d = clua_ctx_device(L, lua_gettop(L));
+  lua_pop(L, 2);
+  return d;
+}
+
+static int k_info(lua_State *L) {
+  ckernel *k = check_kernel(L, 1);
+  cl_device_id d = kernel_device(L, 1, 2);
+  size_t wg = 0, mult = 0, cwg[3] = {0, 0, 0};
+  cl_ulong lmem = 0, pmem = 0;
+  cl_int err = clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  if (err != CL_SUCCESS) return clua_clerror(L, "kernel:info", "clGetKernelWorkGroupInfo", err, NULL);
+  clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof mult, &mult, NULL);
+  clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+  clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem, NULL);
+  clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof cwg, cwg, NULL);
+  lua_createtable(L, 0, 5);
+  lua_pushinteger(L, (lua_Integer)wg);
+  lua_setfield(L, -2, "work_group_size");
+  lua_pushinteger(L, (lua_Integer)mult);
+  lua_setfield(L, -2, "preferred_work_group_size_multiple");
+  lua_pushinteger(L, (lua_Integer)lmem);
+  lua_setfield(L, -2, "local_mem_size");
+  lua_pushinteger(L, (lua_Integer)pmem);
+  lua_setfield(L, -2, "private_mem_size");
+  lua_createtable(L, 3, 0);
+  for (int i = 0; i < 3; i++) {
+    lua_pushinteger(L, (lua_Integer)cwg[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "compile_work_group_size");
+  return 1;
+}
+
+static int k_arg_info(lua_State *L) {
+  ckernel *k = check_kernel(L, 1);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  if (i < 0 || (cl_uint)i >= k->nargs) luaL_argerror(L, 2, lua_pushfstring(L, "index 0 to %d expected", (int)k->nargs - 1));
+  lua_createtable(L, 0, 4);
+  if (k->argname[i]) { lua_pushstring(L, k->argname[i]); lua_setfield(L, -2, "name"); }
+  if (k->argtype[i]) { lua_pushstring(L, k->argtype[i]); lua_setfield(L, -2, "type"); }
+  char kind = k->argkind[i];
+  lua_pushstring(L, kind == 'g' ? "global" : kind == 'l' ? "local" : kind == 's' ? "private" : "unknown");
+  lua_setfield(L, -2, "address");
+  lua_pushboolean(L, k->argset[i]);
+  lua_setfield(L, -2, "set");
+  return 1;
+}
+
+static int k_release(lua_State *L) {
+  ckernel *k = luaL_checkudata(L, 1, T_KERNEL);
+  if (!k->released) {
+    k->released = 1;
+    clReleaseKernel(k->k);
+    free_kernel_info(k);
+  }
+  return 0;
+}
+
+static int k_index(lua_State *L) {
+  ckernel *k = check_kernel(L, 1);
+  const char *key = luaL_checkstring(L, 2);
+  char kn[128];
+  if (!strcmp(key, "name")) lua_pushstring(L, kname(k, kn, sizeof kn));
+  else if (!strcmp(key, "nargs")) lua_pushinteger(L, k->nargs);
+  else if (!strcmp(key, "program")) lua_getiuservalue(L, 1, 1);
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, key);
+  }
+  return 1;
+}
+
+static int k_tostring(lua_State *L) {
+  ckernel *k = luaL_checkudata(L, 1, T_KERNEL);
+  char kn[128];
+  if (k->released) lua_pushstring(L, "cl.kernel (released)");
+  else lua_pushfstring(L, "cl.kernel: %s, %d arguments (%p)", kname(k, kn, sizeof kn), (int)k->nargs, (void *)k->k);
+  return 1;
+}
+
+/* ---- launch ---- */
+
+/* Reads a work size (number or list of 1..3) at idx into out; returns dims. */
+static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what) {
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    out[0] = clua_checksize(L, idx, what);
+    return 1;
+  }
+  if (!lua_istable(L, idx)) luaL_typeerror(L, idx, "number or list of 1 to 3 numbers");
+  lua_Integer n = luaL_len(L, idx);
+  if (n < 1 || n > 3) luaL_argerror(L, idx, lua_pushfstring(L, "%s must have 1 to 3 dimensions, got %I", what, n));
+  for (lua_Integer i = 0; i < n; i++) {
+    lua_geti(L, idx, i + 1);
+    int ok;
+    lua_Integer v = lua_tointegerx(L, -1, &ok);
+    if (!ok || v < 0) luaL_argerror(L, idx, lua_pushfstring(L, "%s[%I] must be a non-negative integer", what, i + 1));
+    out[i] = (size_t)v;
+    lua_pop(L, 1);
+  }
+  return (cl_uint)n;
+}
+
+int clua_queue_launch(lua_State *L) {
+  cqueue *q = clua_check(L, 1, T_QUEUE);
+  if (q->npend) clua_queue_sweep(q);
+  ckernel *k = check_kernel(L, 2);
+  char kn[128], dn[128];
+  size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
+  cl_uint dims = work_size(L, 3, g, "global size");
+  int haslocal = !lua_isnoneornil(L, 4);
+  if (haslocal) {
+    cl_uint ld = work_size(L, 4, l, "local size");
+    if (ld != dims)
+      luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
+  }
+  int opts = lua_isnoneornil(L, 5) ? 0 : 5;
+  if (opts) luaL_checktype(L, 5, LUA_TTABLE);
+  if (k->unset) {
+    for (cl_uint i = 0; i < k->nargs; i++)
+      if (!k->argset[i])
+        luaL_error(L, "queue:launch: %s of kernel '%s' is not set", argdesc(L, k, i), kname(k, kn, sizeof kn));
+  }
+  size_t total = 1;
+  for (cl_uint i = 0; i < dims; i++) {
+    if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);
+    total *= l[i];
+  }
+  if (haslocal) {
+    if (k->wgdev != q->dev) {
+      size_t wg = 0;
+      cl_int err = clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+      if (err != CL_SUCCESS) return clua_clerror(L, "queue:launch", "clGetKernelWorkGroupInfo", err, NULL);
+      k->wgdev = q->dev;
+      k->wgsize = wg;
+    }
+    for (cl_uint i = 0; i < dims; i++) {
+      if (l[i] == 0) luaL_error(L, "queue:launch: local size %d is 0", (int)i + 1);
+      if (g[i] % l[i])
+        return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
+                            "global size %I in dimension %d is not a multiple of the local size %I",
+                            (lua_Integer)g[i], (int)i + 1, (lua_Integer)l[i]);
+    }
+    if (total > k->wgsize)
+      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
+                          "local size %I exceeds the kernel's maximum %I on %s", (lua_Integer)total,
+                          (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
+  }
+  cl_event *wl = NULL;
+  cl_uint nw = 0;
+  if (opts) {
+    if (lua_getfield(L, 5, "offset") != LUA_TNIL) {
+      cl_uint od = work_size(L, lua_gettop(L), off, "offset");
+      if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
+    }
+    lua_pop(L, 1);
+    nw = clua_waitlist(L, 5, "queue:launch", &wl);
+  }
+  cl_event ev;
+  cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl, &ev);
+  if (err != CL_SUCCESS) {
+    if (err == CL_INVALID_WORK_ITEM_SIZE)
+      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
+                          "a local size exceeds the device's max work-item size on %s", clua_device_name(q->dev, dn, sizeof dn));
+    if (err == CL_INVALID_KERNEL_ARGS)
+      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid", kname(k, kn, sizeof kn));
+    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
+  }
+  clua_push_event(L, ev);
+  return 1;
+}
+
+/* ---- typed values ---- */
+
+static int make_scalar(lua_State *L) {
+  const ctype *t = lua_touserdata(L, lua_upvalueindex(1));
+  luaL_checktype(L, 1, LUA_TNUMBER);
+  cscalar *s = clua_new(L, sizeof *s, T_SCALAR, 0);
+  s->type = t;
+  const char *why = clua_store(L, t, 1, s->bytes);
+  if (why) luaL_error(L, "cl.%s: %s", t->name, why);
+  return 1;
+}
+
+static int make_local(lua_State *L) {
+  size_t n = clua_checksize(L, 1, "bytes");
+  if (n == 0) luaL_argerror(L, 1, "local memory size must be at least 1 byte");
+  clocal *c = clua_new(L, sizeof *c, T_LOCAL, 0);
+  c->size = n;
+  return 1;
+}
+
+static int scalar_tostring(lua_State *L) {
+  cscalar *s = luaL_checkudata(L, 1, T_SCALAR);
+  double v = 0;
+  lua_Integer iv = 0;
+  const unsigned char *b = s->bytes;
+  switch (s->type->kind == 'f' ? -s->type->size : s->type->size) {
+    case -4: { float f; memcpy(&f, b, 4); v = f; break; }
+    case -8: memcpy(&v, b, 8); break;
+    default: memcpy(&iv, b, (size_t)s->type->size); break;  /* little-endian hosts */
+  }
+  if (s->type->kind == 'f') lua_pushfstring(L, "cl.%s(%f)", s->type->name, v);
+  else lua_pushfstring(L, "cl.%s(%I)", s->type->name, iv);
+  return 1;
+}
+
+static int local_tostring(lua_State *L) {
+  clocal *c = luaL_checkudata(L, 1, T_LOCAL);
+  lua_pushfstring(L, "cl.local(%I)", (lua_Integer)c->size);
+  return 1;
+}
+
+void clua_open_kernel(lua_State *L) {
+  static const luaL_Reg methods[] = {
+    {"arg", k_arg}, {"args", k_args}, {"info", k_info}, {"arg_info", k_arg_info}, {"release", k_release}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+    {"__index", k_index}, {"__gc", k_release}, {"__close", k_release}, {"__tostring", k_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_KERNEL, methods, meta);
+  static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_SCALAR, NULL, smeta);
+  static const luaL_Reg lmeta[] = {{"__tostring", local_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_LOCAL, NULL, lmeta);
+}
+
+/* Adds cl.int, cl.float, ... and cl.local to the module table on top. */
+void clua_open_scalars(lua_State *L) {
+  for (const ctype *t = clua_types; t->name; t++) {
+    if (t->lanes != 1 || t->kind == 'h') continue;
+    lua_pushlightuserdata(L, (void *)t);
+    lua_pushcclosure(L, make_scalar, 1);
+    lua_setfield(L, -2, t->name);
+  }
+  lua_pushlightuserdata(L, (void *)clua_find_type("ulong"));
+  lua_pushcclosure(L, make_scalar, 1);
+  lua_setfield(L, -2, "size_t");
+  lua_pushcfunction(L, make_local);
+  lua_setfield(L, -2, "local");
+}

@@ -1,0 +1,351 @@
+/* Programs: from source or files, built with options and defines; build logs
+   with line numbers mapped back to the kernel files. */
+#include "check.h"
+#include "clua.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* user values: 1 the context, 2 the list of pieces {name, first, lines},
+   3 the last build log */
+
+static int count_lines(const char *s, size_t n) {
+  int lines = 0;
+  for (size_t i = 0; i < n; i++) lines += s[i] == '\n';
+  if (n && s[n - 1] != '\n') lines++;
+  return lines;
+}
+
+/* Creates the program from the concatenated source on top of the stack and the
+   pieces table below it. */
+static int make_program(lua_State *L, int ctxidx, const char *method) {
+  ccontext *c = clua_check(L, ctxidx, T_CONTEXT);
+  size_t len;
+  const char *src = lua_tolstring(L, -1, &len);
+  cprogram *p = clua_new(L, sizeof *p, T_PROGRAM, 3);
+  p->released = 1;
+  cl_int err;
+  cl_program prog = clCreateProgramWithSource(c->ctx, 1, &src, &len, &err);
+  if (err != CL_SUCCESS) return clua_clerror(L, method, "clCreateProgramWithSource", err, NULL);
+  p->prog = prog;
+  p->released = 0;
+  lua_pushvalue(L, ctxidx);
+  lua_setiuservalue(L, -2, 1);
+  lua_pushvalue(L, -3);
+  lua_setiuservalue(L, -2, 2);
+  return 1;
+}
+
+static void add_piece(lua_State *L, int pieces, const char *name, int first, int lines) {
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, name);
+  lua_setfield(L, -2, "name");
+  lua_pushinteger(L, first);
+  lua_setfield(L, -2, "first");
+  lua_pushinteger(L, lines);
+  lua_setfield(L, -2, "lines");
+  lua_rawseti(L, pieces, luaL_len(L, pieces) + 1);
+}
+
+int clua_ctx_program(lua_State *L) {
+  clua_check(L, 1, T_CONTEXT);
+  size_t len;
+  const char *src = luaL_checklstring(L, 2, &len);
+  const char *name = luaL_optstring(L, 3, "<source>");
+  lua_newtable(L);
+  add_piece(L, lua_gettop(L), name, 1, count_lines(src, len));
+  lua_pushvalue(L, 2);
+  return make_program(L, 1, "ctx:program");
+}
+
+/* Reads a kernel file: as given, else under clua's kernels/ folder. */
+static void push_file(lua_State *L, const char *path, const char **found) {
+  FILE *f = fopen(path, "rb");
+  if (!f && path[0] != '/' && clua_root()) {
+    lua_pushfstring(L, "%s/kernels/%s", clua_root(), path);
+    f = fopen(lua_tostring(L, -1), "rb");
+    if (f) *found = lua_tostring(L, -1);  /* stays on the stack below the contents */
+    else lua_pop(L, 1);
+  }
+  if (!f) luaL_error(L, "ctx:program_file: cannot open kernel file '%s'%s%s%s", path,
+                     clua_root() && path[0] != '/' ? " (also looked in " : "",
+                     clua_root() && path[0] != '/' ? clua_root() : "",
+                     clua_root() && path[0] != '/' ? "/kernels)" : "");
+  if (!*found) {
+    lua_pushstring(L, path);
+    *found = lua_tostring(L, -1);
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) luaL_addlstring(&b, chunk, n);
+  fclose(f);
+  luaL_pushresult(&b);
+}
+
+int clua_ctx_program_file(lua_State *L) {
+  clua_check(L, 1, T_CONTEXT);
+  int nfiles = lua_gettop(L) - 1;
+  if (nfiles < 1) luaL_checkstring(L, 2);
+  lua_newtable(L);
+  int pieces = lua_gettop(L);
+  lua_newtable(L);  /* the sources, in order, joined below */
+  int srcs = lua_gettop(L), nsrc = 0, line = 1;
+  for (int i = 0; i < nfiles; i++) {
+    const char *path = luaL_checkstring(L, 2 + i);
+    const char *found = NULL;
+    push_file(L, path, &found);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    int lines = count_lines(s, len);
+    add_piece(L, pieces, found, line, lines);
+    line += lines;
+    int newline = len && s[len - 1] != '\n';
+    lua_rawseti(L, srcs, ++nsrc);
+    lua_pop(L, 1);  /* the path */
+    if (newline) {
+      lua_pushliteral(L, "\n");
+      lua_rawseti(L, srcs, ++nsrc);
+    }
+  }
+  luaL_checkstack(L, nsrc, "too many kernel files");
+  for (int i = 1; i <= nsrc; i++) lua_rawgeti(L, srcs, i);
+  lua_concat(L, nsrc);
+  lua_remove(L, srcs);
+  return make_program(L, 1, "ctx:program_file");
+}
+
+/* ---- build ---- */
+
+static void push_log(lua_State *L, cprogram *p, cl_device_id dev) {
+  size_t n = 0;
+  clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+  char *buf = malloc(n + 1);
+  if (!buf) luaL_error(L, "out of memory");
+  if (clGetProgramBuildInfo(p->prog, dev, CL_PROGRAM_BUILD_LOG, n, buf, NULL) != CL_SUCCESS) n = 0;
+  buf[n] = 0;
+  while (n && (buf[n - 1] == '\n' || buf[n - 1] == 0 || buf[n - 1] == ' ')) buf[--n] = 0;
+  lua_pushstring(L, buf);
+  free(buf);
+}
+
+/* Rewrites "<source>:12:" (and the like) in the log on top of the stack into
+   "file.cl:12:" using the pieces table at `pieces`. */
+static void map_log(lua_State *L, int pieces) {
+  static const char *tokens[] = {"<source>", "<kernel>", "<stdin>", "<program source>", "input.cl", "<input>"};
+  const char *log = lua_tostring(L, -1);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  const char *p = log;
+  while (*p) {
+    size_t tk = 0;
+    int hit = -1;
+    for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
+      tk = strlen(tokens[i]);
+      if (!strncmp(p, tokens[i], tk) && p[tk] == ':' && p[tk + 1] >= '0' && p[tk + 1] <= '9') {
+        hit = (int)i;
+        break;
+      }
+    }
+    if (hit < 0) {
+      luaL_addchar(&b, *p++);
+      continue;
+    }
+    const char *num = p + tk + 1;
+    long line = strtol(num, (char **)&p, 10);
+    const char *name = tokens[hit];
+    long local = line;
+    lua_Integer n = luaL_len(L, pieces);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, pieces, i);
+      lua_getfield(L, -1, "first");
+      lua_getfield(L, -2, "lines");
+      long first = (long)lua_tointeger(L, -2), lines = (long)lua_tointeger(L, -1);
+      lua_pop(L, 2);
+      if (line >= first && line < first + (lines ? lines : 1) + (i == n)) {
+        lua_getfield(L, -1, "name");
+        name = lua_tostring(L, -1);
+        lua_pop(L, 2);  /* the string stays alive in the pieces table */
+        local = line - first + 1;
+        break;
+      }
+      lua_pop(L, 1);
+    }
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, ":%ld", local);
+    luaL_addstring(&b, name);
+    luaL_addstring(&b, tmp);
+  }
+  luaL_pushresult(&b);
+  lua_remove(L, -2);
+}
+
+/* Builds options into a string on the stack. */
+static void push_options(lua_State *L, int optidx, int defidx) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (!lua_isnoneornil(L, optidx)) {
+    luaL_addstring(&b, luaL_checkstring(L, optidx));
+    luaL_addchar(&b, ' ');
+  }
+  if (!lua_isnoneornil(L, defidx)) {
+    luaL_checktype(L, defidx, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, defidx)) {
+      if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "program:build: define names must be strings");
+      const char *k = lua_tostring(L, -2);
+      if (lua_isboolean(L, -1)) {
+        if (lua_toboolean(L, -1)) {
+          lua_pushfstring(L, "-D%s ", k);
+          luaL_addvalue(&b);
+        }
+      } else if (lua_type(L, -1) == LUA_TNUMBER || lua_type(L, -1) == LUA_TSTRING) {
+        lua_pushfstring(L, "-D%s=%s ", k, luaL_tolstring(L, -1, NULL));
+        lua_remove(L, -2);
+        luaL_addvalue(&b);
+      } else {
+        luaL_error(L, "program:build: define %s must be a number, string or boolean, got %s", k, luaL_typename(L, -1));
+      }
+      lua_pop(L, 1);
+    }
+  }
+  luaL_addstring(&b, "-cl-kernel-arg-info");
+  const char *root = clua_root();
+  if (root && !strchr(root, ' ')) {
+    lua_pushfstring(L, " -I %s/kernels", root);
+    luaL_addvalue(&b);
+  }
+  const char *env = getenv("CLUA_BUILD_OPTIONS");
+  if (env && *env) {
+    luaL_addchar(&b, ' ');
+    luaL_addstring(&b, env);
+  }
+  luaL_pushresult(&b);
+}
+
+/* Returns 1 on success; on failure leaves the mapped log on the stack. */
+static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
+  push_options(L, 2, 3);
+  const char *opts = lua_tostring(L, -1);
+  lua_getiuservalue(L, 1, 1);
+  cl_device_id dev = clua_ctx_device(L, lua_gettop(L));
+  lua_pop(L, 1);
+  cl_int err = clBuildProgram(p->prog, 0, NULL, opts, NULL, NULL);
+  *errp = err;
+  push_log(L, p, dev);
+  lua_getiuservalue(L, 1, 2);
+  lua_insert(L, -2);
+  map_log(L, lua_gettop(L) - 1);
+  lua_remove(L, -2);
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, 1, 3);
+  if (err == CL_SUCCESS) {
+    const char *show = getenv("CLUA_BUILD_LOG");
+    const char *log = lua_tostring(L, -1);
+    if (show && !strcmp(show, "1") && *log) fprintf(stderr, "%s\n", log);
+    lua_pop(L, 1);
+    return 1;
+  }
+  if (!*lua_tostring(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "(the compiler gave no log; options were: %s)", opts);
+  }
+  return 0;
+}
+
+static int prog_build(lua_State *L) {
+  cprogram *p = clua_check(L, 1, T_PROGRAM);
+  cl_int err;
+  if (do_build(L, p, &err)) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  const char *name = clua_errname(err);
+  return luaL_error(L, "program:build: clBuildProgram failed: %s\n%s", name ? name : "error", lua_tostring(L, -1));
+}
+
+static int prog_try_build(lua_State *L) {
+  cprogram *p = clua_check(L, 1, T_PROGRAM);
+  cl_int err;
+  if (do_build(L, p, &err)) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  lua_insert(L, -2);
+  return 2;
+}
+
+static int prog_kernels(lua_State *L) {
+  cprogram *p = clua_check(L, 1, T_PROGRAM);
+  size_t n = 0;
+  cl_int err = clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n);
+  if (err != CL_SUCCESS) return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "build the program first");
+  char *buf = malloc(n + 1);
+  if (!buf) return luaL_error(L, "out of memory");
+  clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, buf, NULL);
+  buf[n] = 0;
+  lua_newtable(L);
+  int k = 0;
+  for (char *s = buf; *s;) {
+    size_t len = strcspn(s, ";");
+    if (len) {
+      lua_pushlstring(L, s, len);
+      lua_rawseti(L, -2, ++k);
+    }
+    s += len;
+    if (*s) s++;
+  }
+  free(buf);
+  return 1;
+}
+
+static int prog_release(lua_State *L) {
+  cprogram *p = luaL_checkudata(L, 1, T_PROGRAM);
+  if (!p->released) {
+    p->released = 1;
+    clReleaseProgram(p->prog);
+  }
+  return 0;
+}
+
+static int prog_index(lua_State *L) {
+  clua_check(L, 1, T_PROGRAM);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "log")) lua_getiuservalue(L, 1, 3);
+  else if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
+  else if (!strcmp(k, "name")) {
+    lua_getiuservalue(L, 1, 2);
+    lua_rawgeti(L, -1, 1);
+    lua_getfield(L, -1, "name");
+  } else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int prog_tostring(lua_State *L) {
+  cprogram *p = luaL_checkudata(L, 1, T_PROGRAM);
+  if (p->released) lua_pushstring(L, "cl.program (released)");
+  else {
+    lua_getiuservalue(L, 1, 2);
+    lua_rawgeti(L, -1, 1);
+    lua_getfield(L, -1, "name");
+    lua_pushfstring(L, "cl.program: %s (%p)", lua_tostring(L, -1), (void *)p->prog);
+  }
+  return 1;
+}
+
+int clua_program_kernel(lua_State *L);
+
+void clua_open_program(lua_State *L) {
+  static const luaL_Reg methods[] = {
+    {"build", prog_build}, {"try_build", prog_try_build}, {"kernel", clua_program_kernel},
+    {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+    {"__index", prog_index}, {"__gc", prog_release}, {"__close", prog_release}, {"__tostring", prog_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_PROGRAM, methods, meta);
+}

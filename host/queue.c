@@ -1,0 +1,443 @@
+/* Command queues: transfers, copies, fills, rectangular copies, maps, markers,
+   barriers; kernels are launched by clua_queue_launch (kernel.c). */
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* user values: 1 the context */
+
+int clua_ctx_queue(lua_State *L) {
+  ccontext *c = clua_check(L, 1, T_CONTEXT);
+  int opts = 0;
+  cl_device_id dev;
+  if (luaL_testudata(L, 2, T_DEVICE)) {
+    dev = ((cdevice *)clua_check(L, 2, T_DEVICE))->id;
+    opts = 3;
+  } else {
+    dev = clua_ctx_device(L, 1);
+    opts = 2;
+  }
+  if (!lua_isnoneornil(L, opts)) luaL_checktype(L, opts, LUA_TTABLE);
+  cl_command_queue_properties props = 0;
+  if (clua_field_bool(L, opts, "profiling", 1)) props |= CL_QUEUE_PROFILING_ENABLE;
+  if (clua_field_bool(L, opts, "out_of_order", 0)) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+  cqueue *q = clua_new(L, sizeof *q, T_QUEUE, 1);
+  q->released = 1;
+  cl_int err;
+  cl_command_queue cq = clCreateCommandQueue(c->ctx, dev, props, &err);
+  if (err == CL_INVALID_QUEUE_PROPERTIES)
+    return clua_clerror(L, "ctx:queue", "clCreateCommandQueue", err, "the device does not support %s",
+                        (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? "out-of-order queues" : "these properties");
+  if (err == CL_INVALID_DEVICE)
+    return clua_clerror(L, "ctx:queue", "clCreateCommandQueue", err, "the device is not in this context");
+  if (err != CL_SUCCESS) return clua_clerror(L, "ctx:queue", "clCreateCommandQueue", err, NULL);
+  q->q = cq;
+  q->dev = dev;
+  q->released = 0;
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* ---- pending non-blocking transfers ---- */
+
+static void drop_pending(cqueue *q, int i) {
+  clReleaseEvent(q->pend[i].ev);
+  hostmem_unref(q->pend[i].mem);
+  q->pend[i] = q->pend[--q->npend];
+}
+
+void clua_queue_sweep(cqueue *q) {
+  for (int i = q->npend - 1; i >= 0; i--) {
+    cl_int st = CL_QUEUED;
+    clGetEventInfo(q->pend[i].ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    if (st <= CL_COMPLETE) drop_pending(q, i);
+  }
+}
+
+static void add_pending(lua_State *L, cqueue *q, cl_event ev, hostmem *m) {
+  if (q->npend == q->cappend) {
+    int cap = q->cappend ? q->cappend * 2 : 16;
+    pending *p = realloc(q->pend, sizeof *p * (size_t)cap);
+    if (!p) {
+      clWaitForEvents(1, &ev);  /* cannot track it: make it safe now */
+      luaL_error(L, "queue: out of memory");
+    }
+    q->pend = p;
+    q->cappend = cap;
+  }
+  clRetainEvent(ev);
+  hostmem_ref(m);
+  q->pend[q->npend].ev = ev;
+  q->pend[q->npend].mem = m;
+  q->npend++;
+}
+
+static void drain(cqueue *q) {
+  if (q->npend) {
+    cl_event evs[1];
+    for (int i = q->npend - 1; i >= 0; i--) {
+      evs[0] = q->pend[i].ev;
+      clWaitForEvents(1, evs);
+      drop_pending(q, i);
+    }
+  }
+}
+
+static cqueue *check_queue(lua_State *L) {
+  cqueue *q = clua_check(L, 1, T_QUEUE);
+  if (q->npend) clua_queue_sweep(q);
+  return q;
+}
+
+static int q_release(lua_State *L) {
+  cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
+  if (q->released) return 0;
+  q->released = 1;
+  clFinish(q->q);
+  drain(q);
+  free(q->pend);
+  q->pend = NULL;
+  clReleaseCommandQueue(q->q);
+  return 0;
+}
+
+static int q_finish(lua_State *L) {
+  cqueue *q = check_queue(L);
+  cl_int err = clFinish(q->q);
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:finish", "clFinish", err, NULL);
+  drain(q);
+  return 0;
+}
+
+static int q_flush(lua_State *L) {
+  cqueue *q = check_queue(L);
+  cl_int err = clFlush(q->q);
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:flush", "clFlush", err, NULL);
+  return 0;
+}
+
+static cbuffer *check_buffer(lua_State *L, int idx) { return clua_check(L, idx, T_BUFFER); }
+
+static void check_opts(lua_State *L, int idx) {
+  if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
+}
+
+/* Raises unless [off, off+size) lies in a buffer of bsize bytes. */
+static void check_range(lua_State *L, const char *method, const char *what, size_t off, size_t size, size_t bsize) {
+  if (off > bsize || size > bsize - off)
+    luaL_error(L, "%s: %I bytes at offset %I run past the end of the %s (%I bytes)", method,
+               (lua_Integer)size, (lua_Integer)off, what, (lua_Integer)bsize);
+}
+
+/* q:write(buf, array, opts) and q:read(buf, array, opts) */
+static int transfer(lua_State *L, int write) {
+  const char *method = write ? "queue:write" : "queue:read";
+  cqueue *q = check_queue(L);
+  cbuffer *b = check_buffer(L, 2);
+  carray *a = clua_checkarray(L, 3);
+  check_opts(L, 4);
+  size_t abytes = clua_array_bytes(a);
+  size_t off = clua_field_size(L, 4, "offset", 0);
+  size_t size = clua_field_size(L, 4, "size", abytes);
+  int blocking = clua_field_bool(L, 4, "blocking", 1);
+  if (size > abytes)
+    luaL_error(L, "%s: size %I bytes exceeds the host array (%I bytes)", method, (lua_Integer)size, (lua_Integer)abytes);
+  check_range(L, method, "buffer", off, size, b->size);
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 4, method, &wl);
+  cl_event ev = NULL;
+  void *p = clua_array_ptr(L, a);
+  cl_int err = write ? clEnqueueWriteBuffer(q->q, b->mem, blocking, off, size, p, nw, wl, &ev)
+                     : clEnqueueReadBuffer(q->q, b->mem, blocking, off, size, p, nw, wl, &ev);
+  if (err != CL_SUCCESS)
+    return clua_clerror(L, method, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", err,
+                        "%I bytes at offset %I", (lua_Integer)size, (lua_Integer)off);
+  if (!blocking) add_pending(L, q, ev, a->mem);
+  clua_push_event(L, ev);
+  return 1;
+}
+static int q_write(lua_State *L) { return transfer(L, 1); }
+static int q_read(lua_State *L) { return transfer(L, 0); }
+
+static int q_copy(lua_State *L) {
+  cqueue *q = check_queue(L);
+  cbuffer *s = check_buffer(L, 2), *d = check_buffer(L, 3);
+  check_opts(L, 4);
+  size_t so = clua_field_size(L, 4, "src_offset", 0), dof = clua_field_size(L, 4, "dst_offset", 0);
+  size_t def = so <= s->size ? s->size - so : 0;
+  if (dof <= d->size && d->size - dof < def) def = d->size - dof;
+  size_t size = clua_field_size(L, 4, "size", def);
+  check_range(L, "queue:copy", "source buffer", so, size, s->size);
+  check_range(L, "queue:copy", "destination buffer", dof, size, d->size);
+  if (size == 0) luaL_error(L, "queue:copy: nothing to copy (size 0)");
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 4, "queue:copy", &wl);
+  cl_event ev;
+  cl_int err = clEnqueueCopyBuffer(q->q, s->mem, d->mem, so, dof, size, nw, wl, &ev);
+  if (err == CL_MEM_COPY_OVERLAP)
+    return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "source and destination regions overlap");
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "%I bytes", (lua_Integer)size);
+  clua_push_event(L, ev);
+  return 1;
+}
+
+static int q_fill(lua_State *L) {
+  cqueue *q = check_queue(L);
+  cbuffer *b = check_buffer(L, 2);
+  check_opts(L, 4);
+  unsigned char pat[128];
+  size_t psize;
+  if (luaL_testudata(L, 3, T_ARRAY)) {
+    carray *a = clua_checkarray(L, 3);
+    psize = clua_array_bytes(a);
+    if (psize == 0 || psize > 128 || (psize & (psize - 1)))
+      luaL_error(L, "queue:fill: a pattern must be 1, 2, 4, ..., 128 bytes, got %I", (lua_Integer)psize);
+    memcpy(pat, clua_array_ptr(L, a), psize);
+  } else {
+    luaL_checktype(L, 3, LUA_TNUMBER);
+    const char *tn = clua_field_string(L, 4, "type", lua_isinteger(L, 3) ? "int" : "float");
+    const ctype *t = clua_find_type(tn);
+    if (!t || t->lanes != 1) luaL_error(L, "queue:fill: option 'type' must be a scalar array type, got '%s'", tn);
+    const char *why = clua_store(L, t, 3, pat);
+    if (why) luaL_error(L, "queue:fill: %s", why);
+    psize = (size_t)t->size;
+  }
+  size_t off = clua_field_size(L, 4, "offset", 0);
+  size_t size = clua_field_size(L, 4, "size", off <= b->size ? b->size - off : 0);
+  check_range(L, "queue:fill", "buffer", off, size, b->size);
+  if (off % psize || size % psize)
+    luaL_error(L, "queue:fill: offset %I and size %I must be multiples of the pattern size %I", (lua_Integer)off,
+               (lua_Integer)size, (lua_Integer)psize);
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 4, "queue:fill", &wl);
+  cl_event ev;
+  cl_int err = clEnqueueFillBuffer(q->q, b->mem, pat, psize, off, size, nw, wl, &ev);
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:fill", "clEnqueueFillBuffer", err, NULL);
+  clua_push_event(L, ev);
+  return 1;
+}
+
+/* ---- rectangular copies ---- */
+
+/* Reads opts[k] = {x, y, z} into out, which holds the defaults. */
+static void triple(lua_State *L, int t, const char *k, size_t out[3]) {
+  if (lua_getfield(L, t, k) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, -1)) luaL_error(L, "option '%s' must be a list {x, y, z}, got %s", k, luaL_typename(L, -1));
+  for (int i = 0; i < 3; i++) {
+    if (lua_geti(L, -1, i + 1) != LUA_TNIL) {
+      int ok;
+      lua_Integer v = lua_tointegerx(L, -1, &ok);
+      if (!ok || v < 0) luaL_error(L, "option '%s'[%d] must be a non-negative integer", k, i + 1);
+      out[i] = (size_t)v;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* Checks a rectangle (origin, region, pitches) inside `total` bytes; fills in
+   default pitches. */
+static void check_rect(lua_State *L, const char *method, const char *what, const size_t o[3], const size_t r[3],
+                       size_t *rp, size_t *sp, size_t total) {
+  if (*rp == 0) *rp = r[0];
+  if (*sp == 0) *sp = *rp * r[1];
+  if (*rp < r[0]) luaL_error(L, "%s: %s row pitch %I is less than the region's width %I bytes", method, what, (lua_Integer)*rp, (lua_Integer)r[0]);
+  if (*sp < *rp * r[1]) luaL_error(L, "%s: %s slice pitch %I is less than row pitch × height %I", method, what, (lua_Integer)*sp, (lua_Integer)(*rp * r[1]));
+  double last = (double)(o[2] + r[2] - 1) * (double)*sp + (double)(o[1] + r[1] - 1) * (double)*rp + (double)(o[0] + r[0]);
+  if (last > (double)total)
+    luaL_error(L, "%s: the rectangle runs past the end of the %s (%I bytes needed, %I there)", method, what,
+               (lua_Integer)last, (lua_Integer)total);
+}
+
+static void get_region(lua_State *L, int t, const char *method, size_t r[3]) {
+  r[0] = 0;
+  r[1] = r[2] = 1;
+  if (lua_getfield(L, t, "region") != LUA_TTABLE)
+    luaL_error(L, "%s: option 'region' {width_bytes, height, depth} is required", method);
+  lua_pop(L, 1);
+  triple(L, t, "region", r);
+  if (!r[0] || !r[1] || !r[2]) luaL_error(L, "%s: region sizes must be at least 1", method);
+}
+
+static int rect_transfer(lua_State *L, int write) {
+  const char *method = write ? "queue:write_rect" : "queue:read_rect";
+  cqueue *q = check_queue(L);
+  cbuffer *b = check_buffer(L, 2);
+  carray *a = clua_checkarray(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  size_t r[3], bo[3] = {0, 0, 0}, ho[3] = {0, 0, 0};
+  get_region(L, 4, method, r);
+  triple(L, 4, "buffer_origin", bo);
+  triple(L, 4, "host_origin", ho);
+  size_t brp = clua_field_size(L, 4, "buffer_row_pitch", 0), bsp = clua_field_size(L, 4, "buffer_slice_pitch", 0);
+  size_t hrp = clua_field_size(L, 4, "host_row_pitch", 0), hsp = clua_field_size(L, 4, "host_slice_pitch", 0);
+  check_rect(L, method, "buffer", bo, r, &brp, &bsp, b->size);
+  check_rect(L, method, "host array", ho, r, &hrp, &hsp, clua_array_bytes(a));
+  int blocking = clua_field_bool(L, 4, "blocking", 1);
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 4, method, &wl);
+  cl_event ev;
+  void *p = clua_array_ptr(L, a);
+  cl_int err = write ? clEnqueueWriteBufferRect(q->q, b->mem, blocking, bo, ho, r, brp, bsp, hrp, hsp, p, nw, wl, &ev)
+                     : clEnqueueReadBufferRect(q->q, b->mem, blocking, bo, ho, r, brp, bsp, hrp, hsp, p, nw, wl, &ev);
+  if (err != CL_SUCCESS)
+    return clua_clerror(L, method, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect", err, NULL);
+  if (!blocking) add_pending(L, q, ev, a->mem);
+  clua_push_event(L, ev);
+  return 1;
+}
+static int q_write_rect(lua_State *L) { return rect_transfer(L, 1); }
+static int q_read_rect(lua_State *L) { return rect_transfer(L, 0); }
+
+static int q_copy_rect(lua_State *L) {
+  const char *method = "queue:copy_rect";
+  cqueue *q = check_queue(L);
+  cbuffer *s = check_buffer(L, 2), *d = check_buffer(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  size_t r[3], so[3] = {0, 0, 0}, dof[3] = {0, 0, 0};
+  get_region(L, 4, method, r);
+  triple(L, 4, "src_origin", so);
+  triple(L, 4, "dst_origin", dof);
+  size_t srp = clua_field_size(L, 4, "src_row_pitch", 0), ssp = clua_field_size(L, 4, "src_slice_pitch", 0);
+  size_t drp = clua_field_size(L, 4, "dst_row_pitch", 0), dsp = clua_field_size(L, 4, "dst_slice_pitch", 0);
+  check_rect(L, method, "source buffer", so, r, &srp, &ssp, s->size);
+  check_rect(L, method, "destination buffer", dof, r, &drp, &dsp, d->size);
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 4, method, &wl);
+  cl_event ev;
+  cl_int err = clEnqueueCopyBufferRect(q->q, s->mem, d->mem, so, dof, r, srp, ssp, drp, dsp, nw, wl, &ev);
+  if (err != CL_SUCCESS) return clua_clerror(L, method, "clEnqueueCopyBufferRect", err, NULL);
+  clua_push_event(L, ev);
+  return 1;
+}
+
+/* ---- maps ---- */
+
+static int q_map(lua_State *L) {
+  cqueue *q = check_queue(L);
+  cbuffer *b = check_buffer(L, 2);
+  check_opts(L, 3);
+  const char *mode = clua_field_string(L, 3, "map", "read_write");
+  cl_map_flags mf;
+  if (!strcmp(mode, "read")) mf = CL_MAP_READ;
+  else if (!strcmp(mode, "write")) mf = CL_MAP_WRITE;
+  else if (!strcmp(mode, "read_write")) mf = CL_MAP_READ | CL_MAP_WRITE;
+  else if (!strcmp(mode, "write_invalidate")) mf = CL_MAP_WRITE_INVALIDATE_REGION;
+  else return luaL_error(L, "queue:map: option 'map' must be read, write, read_write or write_invalidate, got '%s'", mode);
+  const char *tn = clua_field_string(L, 3, "type", "uchar");
+  const ctype *t = clua_find_type(tn);
+  if (!t) return luaL_error(L, "queue:map: unknown array type '%s'", tn);
+  size_t off = clua_field_size(L, 3, "offset", 0);
+  size_t size = clua_field_size(L, 3, "size", off <= b->size ? b->size - off : 0);
+  check_range(L, "queue:map", "buffer", off, size, b->size);
+  if (size == 0 || size % (size_t)t->size)
+    return luaL_error(L, "queue:map: size %I is not a positive multiple of the %s size (%d bytes)", (lua_Integer)size, t->name, t->size);
+  int blocking = clua_field_bool(L, 3, "blocking", 1);
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 3, "queue:map", &wl);
+  cl_event ev;
+  cl_int err;
+  void *p = clEnqueueMapBuffer(q->q, b->mem, blocking, mf, off, size, nw, wl, &ev, &err);
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:map", "clEnqueueMapBuffer", err, "%I bytes at offset %I", (lua_Integer)size, (lua_Integer)off);
+  hostmem *m = hostmem_wrap_mapped(L, p, size);  /* one reference: the buffer's list */
+  m->owner = b;
+  m->next = b->maps;
+  b->maps = m;
+  carray *v = clua_push_view(L, m, t, size / (size_t)t->size);
+  (void)v;
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, -2, 1);  /* the view keeps its buffer */
+  clua_push_event(L, ev);
+  return 2;
+}
+
+static int q_unmap(lua_State *L) {
+  cqueue *q = check_queue(L);
+  carray *v = clua_check(L, 2, T_ARRAY);
+  check_opts(L, 3);
+  hostmem *m = v->mem;
+  if (!m->mapped) return luaL_argerror(L, 2, "a view returned by queue:map expected, got a plain array");
+  if (!m->valid) return luaL_error(L, "queue:unmap: this view was already unmapped (or its buffer released)");
+  cbuffer *b = m->owner;
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 3, "queue:unmap", &wl);
+  cl_event ev;
+  cl_int err = clEnqueueUnmapMemObject(q->q, b->mem, m->ptr, nw, wl, &ev);
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:unmap", "clEnqueueUnmapMemObject", err, NULL);
+  for (hostmem **pp = &b->maps; *pp; pp = &(*pp)->next)
+    if (*pp == m) {
+      *pp = m->next;
+      m->next = NULL;
+      m->valid = 0;
+      hostmem_unref(m);
+      break;
+    }
+  clua_push_event(L, ev);
+  return 1;
+}
+
+static int marker_or_barrier(lua_State *L, int barrier) {
+  const char *method = barrier ? "queue:barrier" : "queue:marker";
+  cqueue *q = check_queue(L);
+  cl_event *wl = NULL;
+  cl_uint nw = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    lua_newtable(L);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, "wait");
+    nw = clua_waitlist(L, lua_gettop(L), method, &wl);
+  }
+  cl_event ev;
+  cl_int err = barrier ? clEnqueueBarrierWithWaitList(q->q, nw, wl, &ev) : clEnqueueMarkerWithWaitList(q->q, nw, wl, &ev);
+  if (err != CL_SUCCESS) return clua_clerror(L, method, barrier ? "clEnqueueBarrierWithWaitList" : "clEnqueueMarkerWithWaitList", err, NULL);
+  clua_push_event(L, ev);
+  return 1;
+}
+static int q_marker(lua_State *L) { return marker_or_barrier(L, 0); }
+static int q_barrier(lua_State *L) { return marker_or_barrier(L, 1); }
+
+static int q_index(lua_State *L) {
+  cqueue *q = clua_check(L, 1, T_QUEUE);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
+  else if (!strcmp(k, "device")) clua_push_device(L, q->dev);
+  else if (!strcmp(k, "pending")) lua_pushinteger(L, q->npend);
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int q_tostring(lua_State *L) {
+  cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
+  if (q->released) {
+    lua_pushstring(L, "cl.queue (released)");
+    return 1;
+  }
+  char name[256];
+  cl_command_queue_properties p = 0;
+  clGetCommandQueueInfo(q->q, CL_QUEUE_PROPERTIES, sizeof p, &p, NULL);
+  lua_pushfstring(L, "cl.queue: %s%s%s (%p)", clua_device_name(q->dev, name, sizeof name),
+                  (p & CL_QUEUE_PROFILING_ENABLE) ? ", profiling" : "",
+                  (p & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? ", out of order" : "", (void *)q->q);
+  return 1;
+}
+
+void clua_open_queue(lua_State *L) {
+  static const luaL_Reg methods[] = {
+    {"write", q_write}, {"read", q_read}, {"copy", q_copy}, {"fill", q_fill},
+    {"write_rect", q_write_rect}, {"read_rect", q_read_rect}, {"copy_rect", q_copy_rect},
+    {"map", q_map}, {"unmap", q_unmap}, {"launch", clua_queue_launch},
+    {"marker", q_marker}, {"barrier", q_barrier}, {"finish", q_finish}, {"flush", q_flush},
+    {"release", q_release}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+    {"__index", q_index}, {"__gc", q_release}, {"__close", q_release}, {"__tostring", q_tostring}, {NULL, NULL}};
+  clua_newtype(L, T_QUEUE, methods, meta);
+}
