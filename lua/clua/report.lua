@@ -313,7 +313,7 @@ end
 -- A copy of `t` with, after each compared column, its ratio to the matching
 -- row of `saved` (decoded JSON: one table, or a document with `tables`, where
 -- the table of the same id is used). Rows match on the key columns (the
--- columns marked key=true, else the first column). The compared columns are
+-- columns marked key=true, else the first column) that the saved table has. The compared columns are
 -- those marked compare=true, else the first numeric non-key column.
 -- ratio = this run / saved run; "-" where no saved row matches.
 function report.compare(t, saved, opts)
@@ -330,6 +330,13 @@ function report.compare(t, saved, opts)
     if c.compare then cmp[#cmp + 1] = c.name end
   end
   if #keys == 0 and t.columns[1] then keys[1] = t.columns[1].name end
+  if st and st.columns then
+    -- match on the key columns both runs have (a --device all run has a device column)
+    local has, kept = {}, {}
+    for _, c in ipairs(st.columns) do has[c.name] = true end
+    for _, k in ipairs(keys) do if has[k] then kept[#kept + 1] = k end end
+    if #kept > 0 then keys = kept end
+  end
   if #cmp == 0 then
     for _, c in ipairs(t.columns) do
       if not c.key and c.name ~= keys[1] and not c.value and is_numeric(t, c) then cmp[1] = c.name; break end

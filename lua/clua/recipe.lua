@@ -1,0 +1,390 @@
+-- clua.recipe: the conventions every recipe shares: options, device, queues,
+-- programs, timing defaults, verification, output (terminal, Markdown, CSV,
+-- JSON, --compare, SVG, trace) and errors (exit non-zero, no figure printed).
+local argparse = require "argparse"
+local units = require "clua.units"
+local timing = require "clua.timing"
+local report = require "clua.report"
+local verify = require "clua.verify"
+local devicemod = require "clua.device"
+
+local recipe = {}
+
+local Recipe = {}
+
+-- The clua version: cl.version when the runtime has it, else the global
+-- CLUA_VERSION, else "unknown".
+function recipe.version()
+  local ok, cl = pcall(require, "cl")
+  local v = ok and type(cl) == "table" and (cl.version or cl.VERSION)
+  return tostring(v or rawget(_G, "CLUA_VERSION") or "unknown")
+end
+
+-- True when CLUA_CORRUPT asks this recipe to corrupt its output: "1" or "all"
+-- for every recipe, or a comma-separated list of recipe names.
+function recipe.corrupt_requested(name, value)
+  value = value or os.getenv("CLUA_CORRUPT")
+  if not value or value == "" or value == "0" then return false end
+  if value == "1" or value == "all" then return true end
+  for w in value:gmatch("[^,%s]+") do if w == name then return true end end
+  return false
+end
+
+local function positive_int(s)
+  local n = math.tointeger(tonumber(s))
+  if not n or n < 0 then return nil, "a whole number >= 0 expected, got '" .. tostring(s) .. "'" end
+  return n
+end
+
+local function cl() return require "cl" end
+
+local lazy = {
+  device = function(self) return cl().device(self.args.device) end,
+  ctx = function(self) return cl().context(self.device) end,
+  queue = function(self) return self:queue() end,
+  facts = function(self) return devicemod.facts(self.device) end,
+}
+
+Recipe.__index = function(self, k)
+  local m = Recipe[k]
+  if m ~= nil then return m end
+  local f = lazy[k]
+  if f then
+    local v = f(self)
+    rawset(self, k, v)
+    return v
+  end
+end
+
+-- recipe.new{name=, description=, seed=, options=function(parser) end,
+--   size=, quick_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
+-- Parses `args` (default: the script's `arg`) with the shared options and the
+-- recipe's own; --help prints the help and exits. `seed` names the seed
+-- document section the recipe reproduces. Nothing touches OpenCL until the
+-- recipe first reads R.device, R.ctx, R.queue or R.facts. out, err and exit
+-- (default io.stdout, io.stderr, os.exit) are replaceable for specs.
+function recipe.new(spec)
+  local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
+    err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
+    timelines = {} }, Recipe)
+  local epilog = (spec.seed and ("Reproduces: " .. spec.seed .. ".\n") or "") ..
+    "Environment: CLUA_DEVICE selects the default device; CLUA_CORRUPT=1 (or a list of " ..
+    "recipe names) corrupts one output element before verification, which must then fail."
+  local p = argparse(spec.name, spec.description, epilog)
+  p:option("--device", "Device: a name, an index P:D, or all (every device).")
+  p:flag("--quick", "Small sizes and few repetitions (for CI).")
+  p:option("--reps", "Timed repetitions."):argname("N"):convert(positive_int)
+  p:option("--warmup", "Untimed warm-up runs."):argname("N"):convert(positive_int)
+  p:option("--size", "Problem size, e.g. 4096, 64K, 256MiB, 1e6."):argname("SIZE")
+    :convert(units.parse_size)
+  p:option("--csv", "Write the tables as CSV."):argname("FILE")
+  p:option("--json", "Write the tables and metadata as JSON."):argname("FILE")
+  p:flag("--md", "Print Markdown instead of aligned text.")
+  p:option("--svg", "Write the plot as SVG."):argname("FILE")
+  p:option("--trace", "Write the timeline as Chrome trace JSON (Perfetto)."):argname("FILE")
+  p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
+  p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
+  if spec.options then spec.options(p) end
+  self.parser = p
+
+  local argv = spec.args or rawget(_G, "arg") or {}
+  local list = table.move(argv, 1, #argv, 1, {})
+  local ok, a = p:pparse(list)
+  if not ok then
+    self.err:write(p:get_usage(), "\n", ("recipe %s: %s\n"):format(self.name, a))
+    self.exit(2)
+    error(a, 0) -- when exit is replaced (specs)
+  end
+  self.args, self.argv = a, list
+  self.quick = a.quick or false
+  self.reps_given, self.warmup_given = a.reps ~= nil, a.warmup ~= nil
+  self.reps = a.reps or (self.quick and spec.quick_reps or spec.reps) or (self.quick and 3 or 10)
+  self.warmup = a.warmup or spec.warmup or 2
+  self.size = a.size or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
+    or (spec.size and units.parse_size(spec.size)) or nil
+  self.divisor = a.gib and units.GiB or units.GB
+  self.bw_unit = units.bw_unit(self.divisor)
+  self.corrupt = recipe.corrupt_requested(self.name)
+  self.all_devices = (a.device or os.getenv("CLUA_DEVICE")) == "all"
+  return self
+end
+
+-- A new command queue on R.ctx for R.device (profiling on unless opts say otherwise).
+function Recipe:queue(opts)
+  opts = opts or {}
+  if opts.profiling == nil then opts.profiling = true end
+  return self.ctx:queue(self.device, opts)
+end
+
+local function defines_key(d)
+  local keys = {}
+  for k in pairs(d or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for i, k in ipairs(keys) do keys[i] = k .. "=" .. tostring(d[k]) end
+  return table.concat(keys, " ")
+end
+
+-- A program built from `file` (looked up under clua's kernels/ folder) with
+-- `defines` ({N=16, USE_X=true}) and build `options`, cached per device.
+function Recipe:program(file, defines, options)
+  self.programs = rawget(self, "programs") or {}
+  local key = table.concat({ file, defines_key(defines), options or "" }, "\0")
+  local prog = self.programs[key]
+  if not prog then
+    prog = self.ctx:program_file(file):build(options, defines)
+    self.programs[key] = prog
+  end
+  return prog
+end
+
+-- A kernel by name from R:program(file, defines, options).
+function Recipe:kernel(file, name, defines, options)
+  return self:program(file, defines, options):kernel(name)
+end
+
+-- clua.timing.run with the recipe's defaults: --reps and --warmup (which
+-- override the recipe's own opts.reps / opts.target_ms when given), R.queue
+-- for host timing. opts.label is shown as progress.
+function Recipe:time(step, opts)
+  local o = {}
+  for k, v in pairs(opts or {}) do o[k] = v end
+  if self.reps_given then o.reps, o.target_ms = self.reps, nil
+  elseif not o.reps and not o.target_ms then o.reps = self.reps end
+  if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
+  if o.queue == nil and o.finish == nil then o.queue = self.queue end
+  if o.label then self:progress("timing " .. o.label) end
+  return timing.run(step, o)
+end
+
+-- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
+function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
+
+-- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
+-- with a % of the theoretical memory (or opts.theoretical = "pcie") bandwidth.
+function Recipe:bw_column(name, opts)
+  opts = opts or {}
+  return { name = name, unit = self.bw_unit, divisor = self.divisor, format = opts.format or "%.1f",
+    theoretical = opts.theoretical == nil and "memory" or opts.theoretical or nil,
+    compare = opts.compare ~= false, key = opts.key }
+end
+
+-- The metadata every output carries.
+function Recipe:meta()
+  local f = self.facts
+  return { recipe = self.name, device = f.name, platform = f.platform, driver = f.driver,
+    clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), reps = self.reps,
+    warmup = self.warmup, bandwidth = units.bw_header(self.divisor),
+    options = #self.argv > 0 and table.concat(self.argv, " ") or "(defaults)" }
+end
+
+-- report.new with the recipe's metadata and the device's theoretical bandwidths.
+function Recipe:table(spec)
+  local t = report.new(spec)
+  for k, v in pairs(self:meta()) do if t.meta[k] == nil then t.meta[k] = v end end
+  if t.theoretical == nil then t.theoretical = self.facts end
+  return t
+end
+
+-- verify.arrays: raises (and so ends the recipe with an error) on a mismatch.
+function Recipe:verify(name, got, expected, opts) -- luacheck: ignore self
+  return verify.arrays(name, got, expected, opts)
+end
+
+-- When R.corrupt (CLUA_CORRUPT), changes element i (0-based; default the
+-- middle one) of a cl.array or Lua list so that verification must fail.
+-- Returns true when it changed something.
+function Recipe:corrupt_one(a, i)
+  if not self.corrupt then return false end
+  local n = #a
+  i = i or n // 2
+  local k = type(a) == "table" and i + 1 or i
+  local v = a[k]
+  if math.type(v) == "integer" then a[k] = v == 0 and 1 or 0
+  else a[k] = v + math.max(1, math.abs(v)) end
+  return true
+end
+
+local function is_tty()
+  local env = os.getenv("CLUA_PROGRESS")
+  if env then return env ~= "0" end
+  return os.execute("test -t 2") == true
+end
+
+local function now_ns()
+  local ok, c = pcall(require, "cl")
+  if ok and type(c) == "table" and c.now then return c.now() end
+  return os.time() * 1e9
+end
+
+-- A progress line on stderr, shown only when stderr is a terminal (or
+-- CLUA_PROGRESS=1) and the recipe has been running for more than a second.
+function Recipe:progress(fmt, ...)
+  if rawget(self, "tty") == nil then self.tty = is_tty() end
+  if not self.tty then return end
+  if now_ns() - (self.started or 0) < 1e9 then return end
+  local msg = select("#", ...) > 0 and fmt:format(...) or fmt
+  self.err:write("\r\27[K", self.name, ": ", msg)
+  self.err:flush()
+  self.progress_shown = true
+end
+
+local function clear_progress(self)
+  if self.progress_shown then self.err:write("\r\27[K"); self.progress_shown = false end
+end
+
+local function saved(self)
+  if self.args.compare and not self.saved then self.saved = report.load(self.args.compare) end
+  return self.saved
+end
+
+local function render(self, t)
+  if self.args.compare then t = report.compare(t, saved(self), { file = self.args.compare }) end
+  return self.args.md and report.markdown(t) or report.text(t)
+end
+
+-- Prints a table (aligned text, or Markdown with --md; with ratios to the
+-- saved run with --compare) and keeps it for --csv and --json. With
+-- --device all, tables are printed at the end, one per id, with a device column.
+function Recipe:emit(t)
+  t.device_name = rawget(self, "device") and self.facts.name
+  self.emitted[#self.emitted + 1] = t
+  if self.all_devices then return t end
+  clear_progress(self)
+  self.out:write(render(self, t), "\n")
+  self.out:flush()
+  return t
+end
+
+local function fence(self, text)
+  if self.args.md then return "```\n" .. text .. "```\n" end
+  return text
+end
+
+-- Prints a sweep (clua.plot) in the terminal and keeps it for --svg.
+function Recipe:plot(p)
+  if self.all_devices and rawget(self, "device") then p.title = p.title .. " — " .. self.facts.name end
+  self.plots[#self.plots + 1] = p
+  clear_progress(self)
+  self.out:write(fence(self, p:text()), "\n")
+  return p
+end
+
+-- Prints a timeline (clua.timeline) as a Gantt chart and keeps it for --trace.
+function Recipe:timeline(tl)
+  if rawget(self, "device") then tl.process = self.facts.name end
+  self.timelines[#self.timelines + 1] = tl
+  clear_progress(self)
+  self.out:write(fence(self, tl:text()), "\n")
+  return tl
+end
+
+-- The tables of a --device all run, merged by id: a leading device column,
+-- and the "% of peak" figures of each device already computed.
+function recipe.merge_by_device(tables)
+  local order, by = {}, {}
+  for _, t in ipairs(tables) do
+    if not by[t.id] then by[t.id] = {}; order[#order + 1] = t.id end
+    table.insert(by[t.id], t)
+  end
+  local out = {}
+  for _, id in ipairs(order) do
+    local first = by[id][1]
+    local cols = { { name = "device", key = true } }
+    for _, c in ipairs(first:resolved_columns()) do
+      cols[#cols + 1] = { name = c.name, unit = c.unit, key = c.key, compare = c.compare,
+        format = c.format, divisor = c.divisor }
+    end
+    local m = report.new{ title = first.title, id = id, columns = cols, meta = first.meta,
+      notes = first.notes }
+    local names = {}
+    for _, t in ipairs(by[id]) do
+      names[#names + 1] = t.device_name or "?"
+      for _, row in ipairs(t:data().rows) do
+        row.device = t.device_name
+        m:add(row)
+      end
+    end
+    m.meta.device = table.concat(names, " | ")
+    m.meta.driver, m.meta.platform = nil, nil
+    out[#out + 1] = m
+  end
+  return out
+end
+
+-- FILE for the only item, else FILE's stem .. "." .. id .. extension.
+function recipe.output_path(path, id, count)
+  if count <= 1 then return path end
+  local stem, ext = path:match("^(.-)(%.[^./]*)$")
+  if not stem then stem, ext = path, "" end
+  return stem .. "." .. id .. ext
+end
+
+local function write_file(self, path, text)
+  local f, err = io.open(path, "w")
+  if not f then error("cannot write " .. tostring(err), 0) end
+  f:write(text)
+  f:close()
+  self.err:write(("%s: wrote %s\n"):format(self.name, path))
+end
+
+local function write_outputs(self, tables)
+  local a = self.args
+  if a.json then
+    write_file(self, a.json, report.json(tables, { recipe = self.name, clua = recipe.version(),
+      date = os.date("!%Y-%m-%dT%H:%M:%SZ"), options = self.argv }))
+  end
+  if a.csv then
+    for _, t in ipairs(tables) do write_file(self, recipe.output_path(a.csv, t.id, #tables), report.csv(t)) end
+  end
+  if a.svg then
+    for i, p in ipairs(self.plots) do
+      write_file(self, recipe.output_path(a.svg, tostring(i), #self.plots), p:svg())
+    end
+  end
+  if a.trace then
+    for i, tl in ipairs(self.timelines) do
+      write_file(self, recipe.output_path(a.trace, tostring(i), #self.timelines),
+        tl:trace({ process = tl.process }))
+    end
+  end
+end
+
+-- Runs the recipe: body(R, device), once, or once per device with --device
+-- all (R.device, R.ctx, R.queue, R.facts set anew for each). Any error,
+-- verification failures included, prints "recipe NAME: message" on stderr
+-- and exits with status 1 (CLUA_TRACEBACK=1 adds the traceback). On success
+-- it writes --csv/--json/--svg/--trace files and returns true.
+function Recipe:main(body)
+  self.started = now_ns()
+  local ok, err = xpcall(function()
+    if self.all_devices then
+      for _, d in ipairs(cl().devices()) do
+        for _, k in ipairs({ "device", "ctx", "queue", "facts", "programs" }) do rawset(self, k, nil) end
+        rawset(self, "device", d)
+        body(self, d)
+      end
+      local merged = recipe.merge_by_device(self.emitted)
+      clear_progress(self)
+      for _, t in ipairs(merged) do self.out:write(render(self, t), "\n") end
+      write_outputs(self, merged)
+    else
+      body(self, self.device)
+      clear_progress(self)
+      write_outputs(self, self.emitted)
+    end
+  end, function(e)
+    local msg = type(e) == "string" and e or tostring(e)
+    if os.getenv("CLUA_TRACEBACK") == "1" then msg = debug.traceback(msg, 2) end
+    return msg
+  end)
+  if not ok then
+    clear_progress(self)
+    self.out:flush()
+    self.err:write(("recipe %s: %s\n"):format(self.name, err))
+    self.exit(1)
+    return false, err
+  end
+  return true
+end
+
+return recipe

@@ -1,0 +1,175 @@
+package.path = "lua/?.lua;" .. package.path
+local recipe = require "clua.recipe"
+local device = require "clua.device"
+local json = require "dkjson"
+
+-- A stream that keeps what is written.
+local function sink()
+  local s = { text = "" }
+  function s:write(...) for _, x in ipairs({ ... }) do self.text = self.text .. tostring(x) end return self end
+  function s:flush() return self end
+  return s
+end
+
+local fake_device = { info = { name = "Fake GPU", vendor = "Fake", platform = "Fake CL",
+  driver_version = "9.9", version = "OpenCL 3.0", compute_units = 4, max_clock_mhz = 1000,
+  global_mem_size = 2 ^ 30, local_mem_size = 65536, max_work_item_sizes = { 256, 256, 64 },
+  timer_resolution_ns = 1 } }
+
+-- A recipe with test streams, a fake device and an exit that records its status.
+local function make(args, extra)
+  local spec = { name = "demo", description = "A demo.", seed = "guide 0.0", args = args,
+    size = "64MiB", quick_size = "1MiB" }
+  for k, v in pairs(extra or {}) do spec[k] = v end
+  local R = recipe.new(spec)
+  R.out, R.err = sink(), sink()
+  R.exit = function(code) R.exit_code = code end
+  R.facts = device.facts(fake_device, { nvml = { memory_clock_mhz = 1000, bus_width = 256,
+    pcie_gen = 4, pcie_width = 16 } })
+  rawset(R, "device", fake_device)
+  return R
+end
+
+local function bw_table(R, bw)
+  local t = R:table{ title = "Copy", columns = { { name = "size", key = true },
+    R:bw_column("copy") } }
+  t:add{ size = 1024, copy = bw }
+  t:add{ size = 2048, copy = bw * 2 }
+  return t
+end
+
+local function tmp() return os.tmpname() end
+local function slurp(path)
+  local f = assert(io.open(path)); local s = f:read("a"); f:close(); return s
+end
+
+describe("clua.recipe", function()
+  it("parses the shared options with defaults", function()
+    local R = make({})
+    assert.is_false(R.quick)
+    assert.equal(10, R.reps)
+    assert.equal(2, R.warmup)
+    assert.equal(64 * 2 ^ 20, R.size)
+    assert.equal(1e9, R.divisor)
+    assert.equal("GB/s", R.bw_unit)
+    R = make({ "--quick", "--gib", "--warmup", "0" })
+    assert.is_true(R.quick)
+    assert.equal(3, R.reps)
+    assert.equal(0, R.warmup)
+    assert.equal(2 ^ 20, R.size)
+    assert.equal("GiB/s", R.bw_unit)
+    R = make({ "--quick", "--reps", "7", "--size", "256 MiB", "--md" })
+    assert.equal(7, R.reps)
+    assert.equal(256 * 2 ^ 20, R.size)
+    assert.is_true(R.args.md)
+  end)
+
+  it("adds the recipe's own options", function()
+    local R = make({ "--queues", "3" }, { options = function(p)
+      p:option("--queues", "Queues."):convert(tonumber):default("2")
+    end })
+    assert.equal(3, R.args.queues)
+  end)
+
+  it("refuses a bad option with status 2", function()
+    local err, code = sink(), nil
+    local ok, msg = pcall(recipe.new, { name = "demo", args = { "--size", "lots" }, err = err,
+      exit = function(c) code = c end })
+    assert.is_false(ok)
+    assert.equal(2, code)
+    assert.matches("recipe demo: .*bad size 'lots'", err.text)
+    assert.matches("bad size", msg)
+  end)
+
+  it("catches an error, prints recipe NAME: message, exits 1, prints no figure", function()
+    local R = make({})
+    R:main(function()
+      local got = { 1, 2, 3 }
+      R:verify("C", got, { 1, 2, 4 })
+      R:emit(bw_table(R, 10))
+    end)
+    assert.equal(1, R.exit_code)
+    assert.equal("", R.out.text)
+    assert.matches("^recipe demo: verify C: 1 of 3 elements differ", R.err.text)
+  end)
+
+  it("corrupts one element on request, and verification catches it", function()
+    assert.is_true(recipe.corrupt_requested("demo", "1"))
+    assert.is_true(recipe.corrupt_requested("demo", "overlap,demo"))
+    assert.is_false(recipe.corrupt_requested("demo", "overlap"))
+    assert.is_false(recipe.corrupt_requested("demo", "0"))
+    local R = make({})
+    local xs = { 0, 1.5, 2.5, 3 }
+    assert.is_false(R:corrupt_one(xs))
+    R.corrupt = true
+    assert.is_true(R:corrupt_one(xs))
+    assert.same({ 0, 1.5, 5.0, 3 }, xs)
+    R:main(function() R:verify("x", xs, { 0, 1.5, 2.5, 3 }) end)
+    assert.equal(1, R.exit_code)
+    assert.matches("worst at index 2", R.err.text)
+  end)
+
+  it("prints a table with metadata and a % of theoretical column", function()
+    local R = make({})
+    assert.is_true(R:main(function() R:emit(bw_table(R, 16)) end))
+    assert.is_nil(R.exit_code)
+    local out = R.out.text
+    assert.matches("Copy", out)
+    assert.matches("device Fake GPU", out)
+    assert.matches("driver 9.9", out)
+    assert.matches("reps 10", out)
+    assert.matches("copy %%", out)
+    -- theoretical: 2 x 1000 MHz x 256 bit / 8 = 64 GB/s; 16 GB/s is 25 %
+    assert.matches("25.0", out)
+  end)
+
+  it("writes CSV and JSON, and compares a later run with the saved JSON", function()
+    local j, c = tmp(), tmp()
+    local R = make({ "--json", j, "--csv", c })
+    R:main(function() R:emit(bw_table(R, 10)) end)
+    local d = json.decode(slurp(j))
+    assert.equal("demo", d.recipe)
+    assert.equal(1, #d.tables)
+    assert.equal(10, d.tables[1].rows[1].copy)
+    assert.equal("Fake GPU", d.tables[1].meta.device)
+    assert.matches("size,copy %(GB/s%),copy %% %(of mem peak%)", slurp(c))
+
+    local R2 = make({ "--compare", j })
+    R2:main(function() R2:emit(bw_table(R2, 15)) end)
+    assert.is_nil(R2.exit_code)
+    assert.matches("vs saved", R2.out.text)
+    local ratios = 0
+    for v in R2.out.text:gmatch("1%.500") do ratios = ratios + 1; assert.truthy(v) end
+    assert.equal(2, ratios)
+    os.remove(j); os.remove(c)
+  end)
+
+  it("names one output file per table when there are several", function()
+    assert.equal("out.csv", recipe.output_path("out.csv", "copy", 1))
+    assert.equal("out.copy.csv", recipe.output_path("out.csv", "copy", 2))
+    assert.equal("dir.x/out.2", recipe.output_path("dir.x/out", "2", 2))
+  end)
+
+  it("merges the tables of several devices with a device column", function()
+    local R = make({})
+    local a = bw_table(R, 10); a.device_name = "A"
+    local b = bw_table(R, 20); b.device_name = "B"
+    local m = recipe.merge_by_device({ a, b })
+    assert.equal(1, #m)
+    assert.equal(4, #m[1].rows)
+    assert.equal("device", m[1].columns[1].name)
+    assert.equal("B", m[1].rows[3].device)
+    assert.equal(20, m[1].rows[3].copy)
+    assert.near(31.25, m[1].rows[3]["copy %"], 1e-9)
+  end)
+
+  it("times with the recipe's repetitions", function()
+    local R = make({ "--reps", "4", "--warmup", "1" })
+    local now = 0
+    local r = R:time(function() now = now + 10; return { start = now, ["end"] = now + 5 } end,
+      { target_ms = 100, clock = function() return now end })
+    assert.equal(4, r.reps)
+    assert.equal(1, r.warmup)
+    assert.equal(5, r.median)
+  end)
+end)
