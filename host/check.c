@@ -94,14 +94,14 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
   lua_pushfstring(L, "%s: %s failed: %s", method, call, name);
   luaL_addvalue(&b);
   if (fmt) {
-    char detail[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(detail, sizeof detail, fmt, ap);
+    lua_pushliteral(L, " (");
+    luaL_addvalue(&b);
+    lua_pushvfstring(L, fmt, ap);  /* Lua's format: %s %d %I %f %p */
+    luaL_addvalue(&b);
     va_end(ap);
-    luaL_addstring(&b, " (");
-    luaL_addstring(&b, detail);
-    luaL_addstring(&b, ")");
+    luaL_addchar(&b, ')');
   }
   luaL_pushresult(&b);
   luaL_where(L, 1);

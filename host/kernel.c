@@ -336,17 +336,17 @@ int clua_queue_launch(lua_State *L) {
       k->wgdev = q->dev;
       k->wgsize = wg;
     }
-    for (cl_uint i = 0; i < dims; i++) {
+    for (cl_uint i = 0; i < dims; i++)
       if (l[i] == 0) luaL_error(L, "queue:launch: local size %d is 0", (int)i + 1);
-      if (g[i] % l[i])
-        return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
-                            "global size %I in dimension %d is not a multiple of the local size %I",
-                            (lua_Integer)g[i], (int)i + 1, (lua_Integer)l[i]);
-    }
     if (total > k->wgsize)
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
                           "local size %I exceeds the kernel's maximum %I on %s", (lua_Integer)total,
                           (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
+    for (cl_uint i = 0; i < dims; i++)
+      if (g[i] % l[i])
+        return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
+                            "global size %I in dimension %d is not a multiple of the local size %I",
+                            (lua_Integer)g[i], (int)i + 1, (lua_Integer)l[i]);
   }
   cl_event *wl = NULL;
   cl_uint nw = 0;

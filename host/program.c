@@ -134,95 +134,91 @@ static void push_log(lua_State *L, cprogram *p, cl_device_id dev) {
 /* Rewrites "<source>:12:" (and the like) in the log on top of the stack into
    "file.cl:12:" using the pieces table at `pieces`. */
 static void map_log(lua_State *L, int pieces) {
-  static const char *tokens[] = {"<source>", "<kernel>", "<stdin>", "<program source>", "input.cl", "<input>"};
   const char *log = lua_tostring(L, -1);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   const char *p = log;
   while (*p) {
+    /* a token at the start of a word, up to ':' and a line number */
     size_t tk = 0;
-    int hit = -1;
-    for (size_t i = 0; i < sizeof tokens / sizeof tokens[0]; i++) {
-      tk = strlen(tokens[i]);
-      if (!strncmp(p, tokens[i], tk) && p[tk] == ':' && p[tk + 1] >= '0' && p[tk + 1] <= '9') {
-        hit = (int)i;
-        break;
-      }
+    if (p == log || p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t' || p[-1] == '(' || p[-1] == '"') {
+      while (p[tk] && p[tk] != ':' && p[tk] != ' ' && p[tk] != '\n' && p[tk] != '\t') tk++;
     }
-    if (hit < 0) {
+    int hit = tk && p[tk] == ':' && p[tk + 1] >= '0' && p[tk + 1] <= '9';
+    if (hit) {
+      /* the names drivers give to a program built from a string */
+      hit = (p[0] == '<' && p[tk - 1] == '>') || (tk > 3 && !strncmp(p + tk - 3, ".cl", 3) &&
+                                                  (strstr(p, "tempfile") < p + tk && strstr(p, "tempfile")));
+      if (!hit && tk == 8 && !strncmp(p, "input.cl", 8)) hit = 1;
+    }
+    if (!hit) {
       luaL_addchar(&b, *p++);
       continue;
     }
     const char *num = p + tk + 1;
-    long line = strtol(num, (char **)&p, 10);
-    const char *name = tokens[hit];
-    long local = line;
+    char *endp;
+    long line = strtol(num, &endp, 10);
     lua_Integer n = luaL_len(L, pieces);
-    for (lua_Integer i = 1; i <= n; i++) {
+    const char *name = NULL;
+    long local = line;
+    for (lua_Integer i = 1; i <= n && !name; i++) {
       lua_rawgeti(L, pieces, i);
       lua_getfield(L, -1, "first");
       lua_getfield(L, -2, "lines");
       long first = (long)lua_tointeger(L, -2), lines = (long)lua_tointeger(L, -1);
       lua_pop(L, 2);
-      if (line >= first && line < first + (lines ? lines : 1) + (i == n)) {
+      if (line >= first && (line < first + lines || i == n)) {
         lua_getfield(L, -1, "name");
-        name = lua_tostring(L, -1);
-        lua_pop(L, 2);  /* the string stays alive in the pieces table */
+        name = lua_tostring(L, -1);  /* stays alive in the pieces table */
+        lua_pop(L, 1);
         local = line - first + 1;
-        break;
       }
       lua_pop(L, 1);
+    }
+    if (!name) {
+      luaL_addchar(&b, *p++);
+      continue;
     }
     char tmp[32];
     snprintf(tmp, sizeof tmp, ":%ld", local);
     luaL_addstring(&b, name);
     luaL_addstring(&b, tmp);
+    p = endp;
   }
   luaL_pushresult(&b);
   lua_remove(L, -2);
 }
 
-/* Builds options into a string on the stack. */
+/* Pushes the build options: the caller's, the defines, clua's own. */
 static void push_options(lua_State *L, int optidx, int defidx) {
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  if (!lua_isnoneornil(L, optidx)) {
-    luaL_addstring(&b, luaL_checkstring(L, optidx));
-    luaL_addchar(&b, ' ');
-  }
+  int top = lua_gettop(L);
+  if (!lua_isnoneornil(L, optidx)) lua_pushfstring(L, "%s ", luaL_checkstring(L, optidx));
   if (!lua_isnoneornil(L, defidx)) {
     luaL_checktype(L, defidx, LUA_TTABLE);
     lua_pushnil(L);
     while (lua_next(L, defidx)) {
       if (lua_type(L, -2) != LUA_TSTRING) luaL_error(L, "program:build: define names must be strings");
       const char *k = lua_tostring(L, -2);
-      if (lua_isboolean(L, -1)) {
-        if (lua_toboolean(L, -1)) {
-          lua_pushfstring(L, "-D%s ", k);
-          luaL_addvalue(&b);
-        }
-      } else if (lua_type(L, -1) == LUA_TNUMBER || lua_type(L, -1) == LUA_TSTRING) {
+      int t = lua_type(L, -1);
+      if (t == LUA_TBOOLEAN) {
+        if (lua_toboolean(L, -1)) lua_pushfstring(L, "-D%s ", k);
+        else lua_pushliteral(L, "");
+      } else if (t == LUA_TNUMBER || t == LUA_TSTRING) {
         lua_pushfstring(L, "-D%s=%s ", k, luaL_tolstring(L, -1, NULL));
         lua_remove(L, -2);
-        luaL_addvalue(&b);
       } else {
         luaL_error(L, "program:build: define %s must be a number, string or boolean, got %s", k, luaL_typename(L, -1));
       }
+      lua_insert(L, -3);  /* the part goes below the key and value */
       lua_pop(L, 1);
     }
   }
-  luaL_addstring(&b, "-cl-kernel-arg-info");
+  lua_pushliteral(L, "-cl-kernel-arg-info");
   const char *root = clua_root();
-  if (root && !strchr(root, ' ')) {
-    lua_pushfstring(L, " -I %s/kernels", root);
-    luaL_addvalue(&b);
-  }
+  if (root && !strchr(root, ' ')) lua_pushfstring(L, " -I %s/kernels", root);
   const char *env = getenv("CLUA_BUILD_OPTIONS");
-  if (env && *env) {
-    luaL_addchar(&b, ' ');
-    luaL_addstring(&b, env);
-  }
-  luaL_pushresult(&b);
+  if (env && *env) lua_pushfstring(L, " %s", env);
+  lua_concat(L, lua_gettop(L) - top);
 }
 
 /* Returns 1 on success; on failure leaves the mapped log on the stack. */
