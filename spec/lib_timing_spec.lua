@@ -86,3 +86,29 @@ describe("clua.timing", function()
     assert.equal(3200, r.host.median)
   end)
 end)
+
+local has_cl, cl = pcall(require, "cl")
+if has_cl then
+  describe("clua.timing on the default device", function()
+    it("times real events and the host clock", function()
+      local ctx = cl.context()
+      local q = ctx:queue()
+      local buf = ctx:buffer(1 << 20)
+      local host = cl.array("uint", (1 << 20) // 4)
+      local r = timing.run(function() return q:write(buf, host, { blocking = false }) end,
+        { reps = 5, warmup = 1 })
+      assert.equal("event", r.mode)
+      assert.equal(5, #r.times)
+      assert.is_true(r.min > 0 and r.min <= r.median and r.median <= r.max)
+      local h = timing.run(function() q:write(buf, host, { blocking = false }) end,
+        { reps = 3, warmup = 1, queue = q })
+      assert.equal("host", h.mode)
+      assert.is_true(h.min > 0)
+      local c = timing.run(function() return { q:write(buf, host, { blocking = false }),
+        q:read(buf, host, { blocking = false }) } end, { target_ms = 20, warmup = 1, host = true })
+      assert.is_true(c.reps >= 3)
+      assert.is_true(c.probe_ns > 0)
+      assert.equal(c.reps, #c.host_times)
+    end)
+  end)
+end

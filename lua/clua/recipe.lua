@@ -41,7 +41,7 @@ local function cl() return require "cl" end
 local lazy = {
   device = function(self) return cl().device(self.args.device) end,
   ctx = function(self) return cl().context(self.device) end,
-  queue = function(self) return self:queue() end,
+  queue = function(self) return self:new_queue() end,
   facts = function(self) return devicemod.facts(self.device) end,
 }
 
@@ -71,12 +71,17 @@ function recipe.new(spec)
     "Environment: CLUA_DEVICE selects the default device; CLUA_CORRUPT=1 (or a list of " ..
     "recipe names) corrupts one output element before verification, which must then fail."
   local p = argparse(spec.name, spec.description, epilog)
-  p:option("--device", "Device: a name, an index P:D, or all (every device).")
+  local reps, quick_reps = spec.reps or 10, spec.quick_reps or 3
+  p:option("--device", "Device: a name, an index P:D, or all (every device)."):argname("DEV")
   p:flag("--quick", "Small sizes and few repetitions (for CI).")
-  p:option("--reps", "Timed repetitions."):argname("N"):convert(positive_int)
-  p:option("--warmup", "Untimed warm-up runs."):argname("N"):convert(positive_int)
-  p:option("--size", "Problem size, e.g. 4096, 64K, 256MiB, 1e6."):argname("SIZE")
-    :convert(units.parse_size)
+  p:option("--reps", ("Timed repetitions (default %d, %d with --quick)."):format(reps, quick_reps))
+    :argname("N"):convert(positive_int)
+  p:option("--warmup", ("Untimed warm-up runs (default %d)."):format(spec.warmup or 2))
+    :argname("N"):convert(positive_int)
+  p:option("--size", "Problem size, e.g. 4096, 64K, 256MiB, 1e6" ..
+    (spec.size and (" (default " .. spec.size .. (spec.quick_size and (", " .. spec.quick_size
+      .. " with --quick") or "") .. ").") or "."))
+    :argname("SIZE"):convert(units.parse_size)
   p:option("--csv", "Write the tables as CSV."):argname("FILE")
   p:option("--json", "Write the tables and metadata as JSON."):argname("FILE")
   p:flag("--md", "Print Markdown instead of aligned text.")
@@ -98,7 +103,7 @@ function recipe.new(spec)
   self.args, self.argv = a, list
   self.quick = a.quick or false
   self.reps_given, self.warmup_given = a.reps ~= nil, a.warmup ~= nil
-  self.reps = a.reps or (self.quick and spec.quick_reps or spec.reps) or (self.quick and 3 or 10)
+  self.reps = a.reps or (self.quick and quick_reps or reps)
   self.warmup = a.warmup or spec.warmup or 2
   self.size = a.size or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
     or (spec.size and units.parse_size(spec.size)) or nil
@@ -110,7 +115,7 @@ function recipe.new(spec)
 end
 
 -- A new command queue on R.ctx for R.device (profiling on unless opts say otherwise).
-function Recipe:queue(opts)
+function Recipe:new_queue(opts)
   opts = opts or {}
   if opts.profiling == nil then opts.profiling = true end
   return self.ctx:queue(self.device, opts)

@@ -168,7 +168,15 @@ function report.text(t)
   if t.title ~= "" then out[#out + 1] = t.title end
   local m = {}
   for _, kv in ipairs(t:meta_list()) do m[#m + 1] = kv[1] .. " " .. kv[2] end
-  if #m > 0 then out[#out + 1] = table.concat(m, " · ") end
+  local meta_line = ""
+  for _, part in ipairs(m) do  -- wrapped at 80 columns
+    if meta_line ~= "" and width(meta_line) + 3 + width(part) > 80 then
+      out[#out + 1] = meta_line
+      meta_line = ""
+    end
+    meta_line = meta_line == "" and part or meta_line .. " · " .. part
+  end
+  if meta_line ~= "" then out[#out + 1] = meta_line end
   out[#out + 1] = ""
   line(head)
   if any_unit then line(unit) end
