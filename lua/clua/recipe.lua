@@ -156,7 +156,10 @@ function Recipe:time(step, opts)
   if self.reps_given then o.reps, o.target_ms = self.reps, nil
   elseif not o.reps and not o.target_ms then o.reps = self.reps end
   if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
-  if o.queue == nil and o.finish == nil then o.queue = self.queue end
+  if o.queue == nil and o.finish == nil then
+    local q = rawget(self, "queue")
+    o.finish = q and function() q:finish() end or function() self.queue:finish() end
+  end
   if o.label then self:progress("timing " .. o.label) end
   return timing.run(step, o)
 end
