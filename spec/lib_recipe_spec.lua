@@ -173,3 +173,71 @@ describe("clua.recipe", function()
     assert.equal(5, r.median)
   end)
 end)
+
+local has_cl, cl = pcall(require, "cl")
+if has_cl then
+  -- A small recipe: copy a buffer on the device, verify it, time it, report it.
+  local demo = [[
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local R = recipe.new{ name = "copydemo", description = "Copies a buffer.", size = "1MiB" }
+R:main(function(R)
+  local n = R.size // 4
+  local a, back = cl.array("uint", n), cl.array("uint", n)
+  a:random(7, 0, 1000)
+  local src, dst = R.ctx:buffer(a), R.ctx:buffer(R.size)
+  R.queue:copy(src, dst)
+  R.queue:read(dst, back)
+  R:corrupt_one(back)
+  R:verify("copy", back, a)
+  local r = R:time(function() return R.queue:copy(src, dst) end)
+  local t = R:table{ title = "Copy", columns = { { name = "size", key = true }, R:bw_column("copy") } }
+  t:add{ size = R.size, copy = R:bw(2 * R.size, r.median) }
+  R:emit(t)
+end)
+]]
+
+  describe("clua.recipe on the default device", function()
+    local script
+    setup(function()
+      script = os.tmpname() .. ".lua"
+      local f = assert(io.open(script, "w")); f:write(demo); f:close()
+    end)
+    teardown(function() os.remove(script) end)
+
+    local function run(env, args)
+      local out, err = os.tmpname(), os.tmpname()
+      local clua = arg and arg[-1] or "build/clua" -- the interpreter running the specs
+      local ok, how, code = os.execute(("%s %s %s %s >%s 2>%s"):format(env, clua, script, args, out, err))
+      local o, e = slurp(out), slurp(err)
+      os.remove(out); os.remove(err)
+      return ok and 0 or (how == "exit" and code or -1), o, e
+    end
+
+    it("runs, verifies and prints a table with the device's facts", function()
+      local code, out, err = run("CLUA_CORRUPT=0", "--quick --reps 3")
+      assert.equal(0, code, err)
+      assert.matches("Copy", out)
+      assert.matches("device " .. cl.device().info.name:gsub("%p", "%%%0"), out)
+      assert.matches("reps 3", out)
+    end)
+
+    it("exits non-zero and prints no figure when CLUA_CORRUPT corrupts the output", function()
+      local code, out, err = run("CLUA_CORRUPT=1", "--quick")
+      assert.equal(1, code)
+      assert.equal("", out)
+      assert.matches("^recipe copydemo: verify copy: 1 of 262144 elements differ", err)
+    end)
+
+    it("runs once per device with --device all, one table with a device column", function()
+      local j = os.tmpname()
+      local code, out, err = run("", "--quick --device all --json " .. j)
+      assert.equal(0, code, err)
+      local d = json.decode(slurp(j))
+      os.remove(j)
+      assert.equal(#cl.devices(), #d.tables[1].rows)
+      assert.equal("device", d.tables[1].columns[1].name)
+      assert.matches("device", out)
+    end)
+  end)
+end
