@@ -1,0 +1,273 @@
+-- overlap: copy/compute overlap with several command queues.
+-- NVIDIA OpenCL Best Practices Guide, 3.1.3 (the oclCopyComputeOverlap sample):
+-- write A and B to the device, compute C = sqrt(A² + B²), read C back, from
+-- pinned host memory; once on one queue, then split into chunks spread over
+-- several queues so that one chunk's transfers overlap another's kernel.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local stats = require "clua.stats"
+local timeline = require "clua.timeline"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "overlap",
+  description = "Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
+  quick_size = "1MiB", quick_reps = 3,
+  options = function(p)
+    p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--copy-engines", "Copy engines assumed by the model (default: 2 on an NVIDIA GPU that reports "
+      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(math.tointeger)
+    p:option("--max-queues", "Largest number of queues tried.", "4"):argname("N"):convert(math.tointeger)
+    p:option("--max-chunks", "Largest number of chunks tried.", "16"):argname("N"):convert(math.tointeger)
+  end,
+}
+
+local LOCAL = 256
+
+-- The configurations: 1 queue, the guide's 2 queues on halves, then N x M.
+local function configurations(maxq, maxc)
+  local list = { { 1, 1 } }
+  for nq = 2, maxq do
+    for m = nq, maxc do
+      if m % nq == 0 and (m // nq) & (m // nq - 1) == 0 then list[#list + 1] = { nq, m } end
+    end
+  end
+  return list
+end
+
+-- The pipeline model: the time of M chunks over N in-order queues with perfect
+-- overlap, from the phase times of the serial run (ns) and the copy engines.
+-- engines 2: writes, kernels and reads each have their own engine; 1: writes
+-- and reads share one; 0: nothing runs concurrently (a CPU device).
+local function ideal(w, k, r, nq, m, engines)
+  local serial = w + k + r
+  if nq == 1 or engines == 0 then return serial end
+  local cw, ck, cr = w / m, k / m, r / m
+  local bottleneck = engines >= 2 and math.max(cw, ck, cr) or math.max(cw + cr, ck)
+  local pipelined = (cw + ck + cr) + (m - 1) * bottleneck
+  local per_queue = math.ceil(m / nq) * (cw + ck + cr)
+  return math.max(pipelined, per_queue)
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local default = info.type == "GPU" and 64 * 2^20 or 8 * 2^20
+  local bytes = math.tointeger(R.size or default)
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 8)
+  local grain = LOCAL * 48 -- every chunk count tried divides n into whole work-groups
+  local n = bytes // 4 // grain * grain
+  if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, grain * 4)) end
+  bytes = n * 4
+  local maxq = math.max(1, R.args.max_queues)
+  local maxc = math.max(maxq, R.args.max_chunks)
+  local ctx = R.ctx
+
+  -- Host memory: pinned (alloc_host_ptr buffers, mapped once) and pageable.
+  local function pinned(flags)
+    local b = ctx:buffer(bytes, flags .. " alloc_host_ptr")
+    local view = R.queue:map(b, { type = "float" })
+    return view, b
+  end
+  local host = {}
+  host.pinned = {}
+  host.pinned.A, host.pinned.bufA = pinned("read_only")
+  host.pinned.B, host.pinned.bufB = pinned("read_only")
+  host.pinned.C, host.pinned.bufC = pinned("write_only")
+  host.pageable = { A = cl.array("float", n), B = cl.array("float", n), C = cl.array("float", n) }
+  for _, h in pairs(host) do
+    h.A:random(1, 0.5, 2)
+    h.B:random(2, 0.5, 2)
+  end
+
+  -- The CPU reference, once.
+  local ref = cl.array("float", n)
+  do
+    local A, B = host.pageable.A, host.pageable.B
+    for i = 0, n - 1 do
+      local a, b = A[i], B[i]
+      ref[i] = math.sqrt(a * a + b * b)
+    end
+  end
+
+  local dA, dB, dC = ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "write_only")
+  local k = R:kernel("overlap.cl", "hypotenuse")
+  local queues = { R.queue }
+  for i = 2, maxq do queues[i] = R:new_queue() end
+
+  -- One run of the pipeline: every command enqueued behind a user event, which
+  -- is completed once all are in, so enqueueing stays out of the timed span.
+  -- Returns the events ({write, write, kernel, read} per chunk) and the host
+  -- time from the gate's release to the last queue's finish.
+  local function run(h, nq, m, iterations)
+    k:args(dA, dB, dC, iterations)
+    local gate = ctx:user_event()
+    local per = n // m
+    local events = {}
+    for c = 0, m - 1 do
+      local q = queues[c % nq + 1]
+      local first = c * per
+      local off = first * 4
+      local wait = c < nq and { gate } or nil
+      events[#events + 1] = q:write(dA, h.A:slice(first, per), { offset = off, blocking = false, wait = wait })
+      events[#events + 1] = q:write(dB, h.B:slice(first, per), { offset = off, blocking = false })
+      events[#events + 1] = q:launch(k, per, LOCAL, { offset = { first } })
+      events[#events + 1] = q:read(dC, h.C:slice(first, per), { offset = off, blocking = false })
+    end
+    for i = 1, nq do queues[i]:flush() end
+    local t0 = cl.now()
+    gate:complete()
+    for i = 1, nq do queues[i]:finish() end
+    return events, cl.now() - t0
+  end
+
+  -- Times a configuration: poisons C, runs, verifies C, returns the timing with
+  -- host times and the per-phase durations of every run.
+  local function measure(kind, nq, m, iterations, label)
+    local h = host[kind]
+    h.C:fill(-1)
+    local host_ns, phases = {}, { w = {}, k = {}, r = {} }
+    local t = R:time(function()
+      local evs, hns = run(h, nq, m, iterations)
+      host_ns[#host_ns + 1] = hns
+      return evs
+    end, { label = label })
+    -- phase sums of the last run (all runs are alike; the serial run's are used)
+    local evs = run(h, nq, m, iterations)
+    local w, kk, r = 0, 0, 0
+    for i = 1, #evs, 4 do
+      w = w + evs[i].duration + evs[i + 1].duration
+      kk = kk + evs[i + 2].duration
+      r = r + evs[i + 3].duration
+    end
+    phases.w, phases.k, phases.r = w, kk, r
+    if kind == "pinned" and nq == 1 and m == 1 then R:corrupt_one(h.C) end
+    R:verify(("C (%s memory, %d queues x %d chunks)"):format(kind, nq, m), h.C, ref, { tol = 1e-5 })
+    t.host_summary = stats.summary(host_ns)
+    t.phases = phases
+    return t
+  end
+
+  -- Balance the kernel against the transfers, as the SDK sample does: the
+  -- kernel's time ~ the time to write both inputs.
+  local iterations = R.args.iterations
+  local balance_note
+  if not iterations then
+    local t0 = measure("pinned", 1, 1, 0, "balance 0")
+    local probe = 64
+    local t1 = measure("pinned", 1, 1, probe, "balance 64")
+    local per_iter = (t1.phases.k - t0.phases.k) / probe
+    local target = t1.phases.w
+    iterations = per_iter > 0 and math.floor(math.max(0, (target - t0.phases.k) / per_iter) + 0.5) or 0
+    iterations = math.min(iterations, 100000)
+    balance_note = ("kernel balanced against the writes: %d iterations (kernel %s at 0, %s per iteration; writes %s)")
+      :format(iterations, units.format_time(t0.phases.k), units.format_time(per_iter), units.format_time(target))
+  else
+    balance_note = ("kernel iterations: %d (from --iterations)"):format(iterations)
+  end
+
+  local engines = R.args.copy_engines
+  if not engines then
+    if info.type ~= "GPU" then engines = 0
+    elseif info.gpu_overlap and (info.vendor or ""):match("NVIDIA") then engines = 2
+    else engines = 1 end
+  end
+
+  -- Every configuration, pinned memory.
+  local results = {}
+  for _, c in ipairs(configurations(maxq, maxc)) do
+    local nq, m = c[1], c[2]
+    results[#results + 1] = { nq = nq, m = m, t = measure("pinned", nq, m, iterations, ("%d x %d"):format(nq, m)) }
+  end
+  local serial = results[1].t
+  local ph = serial.phases
+  local best = results[1]
+  for _, r in ipairs(results) do if r.t.median < best.t.median then best = r end end
+  local two = results[2]
+
+  -- The same with pageable memory: 1 queue, the guide's 2 x 2, and the best pinned configuration.
+  local pageable = {}
+  for _, c in ipairs({ { 1, 1 }, { two.nq, two.m }, { best.nq, best.m } }) do
+    if not (#pageable > 0 and pageable[#pageable].nq == c[1] and pageable[#pageable].m == c[2]) then
+      pageable[#pageable + 1] = { nq = c[1], m = c[2],
+        t = measure("pageable", c[1], c[2], iterations, ("pageable %d x %d"):format(c[1], c[2])) }
+    end
+  end
+
+  -- The timeline of the best configuration.
+  local tl = timeline.new(("overlap: %d queues x %d chunks, pinned memory"):format(best.nq, best.m))
+  do
+    local evs = run(host.pinned, best.nq, best.m, iterations)
+    for i = 1, #evs, 4 do
+      local c = (i - 1) // 4
+      local lane = ("queue %d"):format(c % best.nq + 1)
+      tl:add(lane, "write", ("A%d"):format(c), evs[i])
+      tl:add(lane, "write", ("B%d"):format(c), evs[i + 1])
+      tl:add(lane, "kernel", ("K%d"):format(c), evs[i + 2])
+      tl:add(lane, "read", ("C%d"):format(c), evs[i + 3])
+    end
+    R:verify("C (timeline run)", host.pinned.C, ref, { tol = 1e-5 })
+  end
+
+  -- Everything verified: the figures.
+  local ms = function(v) return ("%.3f"):format(v / 1e6) end
+  local phases = R:table{
+    title = ("Phases of the serial pipeline (%s per array, pinned memory)"):format(units.format_size(bytes)),
+    id = "phases",
+    columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms },
+      R:bw_column("bandwidth", { theoretical = false }) },
+  }
+  phases:add{ phase = "write A and B", time = ph.w, bandwidth = R:bw(2 * bytes, ph.w) }
+  phases:add{ phase = "kernel", time = ph.k, bandwidth = R:bw(3 * bytes, ph.k) }
+  phases:add{ phase = "read C", time = ph.r, bandwidth = R:bw(bytes, ph.r) }
+  phases:note(balance_note)
+  phases:note(("model: %d copy engine%s (%s)"):format(engines, engines == 1 and "" or "s",
+    R.args.copy_engines and "--copy-engines" or "from the device type"))
+  R:emit(phases)
+
+  local t = R:table{
+    title = "Copy/compute overlap, pinned host memory",
+    id = "overlap",
+    columns = {
+      { name = "queues", key = true }, { name = "chunks", key = true },
+      { name = "time", unit = "ms", format = ms, compare = true },
+      { name = "min", unit = "ms", format = ms }, { name = "max", unit = "ms", format = ms },
+      { name = "saved", unit = "%", format = "%.1f" },
+      { name = "ideal", unit = "ms", format = ms }, { name = "ideal saved", unit = "%", format = "%.1f" },
+      { name = "efficiency", unit = "%", format = "%.0f" },
+      { name = "host time", unit = "ms", format = ms },
+    },
+  }
+  for _, r in ipairs(results) do
+    local id = ideal(ph.w, ph.k, ph.r, r.nq, r.m, engines)
+    local saved = 100 * (1 - r.t.median / serial.median)
+    local ideal_saved = 100 * (1 - id / (ph.w + ph.k + ph.r))
+    t:add{ queues = r.nq, chunks = r.m, time = r.t.median, min = r.t.min, max = r.t.max, saved = saved,
+      ideal = id, ["ideal saved"] = ideal_saved,
+      efficiency = ideal_saved > 0.5 and 100 * saved / ideal_saved or nil,
+      ["host time"] = r.t.host_summary.median }
+  end
+  t:note("time: first start to last end of the run's events (median of the repetitions)")
+  t:note("host time: from releasing the gate (a user event) to the last queue's finish")
+  t:note("ideal: the pipeline model with perfect overlap, from the serial phases; efficiency = saved / ideal saved")
+  t:note(("best: %d queues x %d chunks, %.1f%% saved"):format(best.nq, best.m,
+    100 * (1 - best.t.median / serial.median)))
+  R:emit(t)
+
+  local pt = R:table{
+    title = "The same with pageable host memory",
+    id = "pageable",
+    columns = { { name = "queues", key = true }, { name = "chunks", key = true },
+      { name = "time", unit = "ms", format = ms, compare = true }, { name = "saved", unit = "%", format = "%.1f" },
+      { name = "pinned time", unit = "ms", format = ms } },
+  }
+  for _, r in ipairs(pageable) do
+    local pinned_t
+    for _, p in ipairs(results) do if p.nq == r.nq and p.m == r.m then pinned_t = p.t.median end end
+    pt:add{ queues = r.nq, chunks = r.m, time = r.t.median, saved = 100 * (1 - r.t.median / pageable[1].t.median),
+      ["pinned time"] = pinned_t }
+  end
+  R:emit(pt)
+  R:timeline(tl)
+end)
