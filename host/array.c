@@ -304,6 +304,47 @@ static int arr_slice(lua_State *L) {
   return 1;
 }
 
+/* dst:gather(src, first, stride): dst[i] = src[first + i*stride]. */
+static int arr_gather(lua_State *L) {
+  carray *d = clua_checkarray(L, 1);
+  carray *s = clua_checkarray(L, 2);
+  size_t first = clua_checksize(L, 3, "first");
+  size_t stride = clua_optsize(L, 4, 1, "stride");
+  if (d->type->size != s->type->size || d->type->kind != s->type->kind)
+    luaL_error(L, "array:gather: source is %s, destination %s; they must match", s->type->name, d->type->name);
+  if (d->n && (first >= s->n || stride * (d->n - 1) > s->n - 1 - first || (stride && (d->n - 1) > SIZE_MAX / stride)))
+    luaL_error(L, "array:gather: %I elements from %I by %I run past the end of the source (%I elements)",
+               (lua_Integer)d->n, (lua_Integer)first, (lua_Integer)stride, (lua_Integer)s->n);
+  size_t es = (size_t)d->type->size;
+  char *dp = clua_array_ptr(L, d);
+  const char *sp = (const char *)clua_array_ptr(L, s) + first * es;
+  for (size_t i = 0; i < d->n; i++) memcpy(dp + i * es, sp + i * stride * es, es);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* dst:transpose(src, rows, cols): src is rows x cols, row-major; dst becomes
+   its cols x rows transpose. */
+static int arr_transpose(lua_State *L) {
+  carray *d = clua_checkarray(L, 1);
+  carray *s = clua_checkarray(L, 2);
+  size_t rows = clua_checksize(L, 3, "rows"), cols = clua_checksize(L, 4, "cols");
+  if (d->type->size != s->type->size || d->type->kind != s->type->kind)
+    luaL_error(L, "array:transpose: source is %s, destination %s; they must match", s->type->name, d->type->name);
+  if (cols && rows > SIZE_MAX / cols) luaL_error(L, "array:transpose: rows x cols overflows");
+  if (rows * cols > s->n || rows * cols > d->n)
+    luaL_error(L, "array:transpose: %I x %I elements do not fit the arrays (%I and %I elements)", (lua_Integer)rows,
+               (lua_Integer)cols, (lua_Integer)s->n, (lua_Integer)d->n);
+  if (d->mem == s->mem) luaL_error(L, "array:transpose: source and destination share memory");
+  size_t es = (size_t)d->type->size;
+  char *dp = clua_array_ptr(L, d);
+  const char *sp = clua_array_ptr(L, s);
+  for (size_t r = 0; r < rows; r++)
+    for (size_t c = 0; c < cols; c++) memcpy(dp + (c * rows + r) * es, sp + (r * cols + c) * es, es);
+  lua_settop(L, 1);
+  return 1;
+}
+
 static int arr_compare(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   carray *r = clua_checkarray(L, 2);
@@ -425,7 +466,7 @@ static int arr_tostring(lua_State *L) {
 void clua_open_array(lua_State *L) {
   static const luaL_Reg methods[] = {
     {"fill", arr_fill}, {"ramp", arr_ramp}, {"random", arr_random}, {"copy", arr_copy},
-    {"slice", arr_slice}, {"compare", arr_compare}, {"sum", arr_sum}, {"min", arr_min},
+    {"slice", arr_slice}, {"gather", arr_gather}, {"transpose", arr_transpose}, {"compare", arr_compare}, {"sum", arr_sum}, {"min", arr_min},
     {"max", arr_max}, {"totable", arr_totable}, {"release", arr_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
     {"__index", arr_index}, {"__newindex", arr_newindex}, {"__len", arr_len},
