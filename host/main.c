@@ -6,8 +6,6 @@
    front of package.path from the binary's own location, `-v` names clua's
    version too, and `--devices` lists the OpenCL platforms and devices. */
 
-#include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,9 +206,12 @@ static int handle_script(lua_State *L, char **argv)
 		fname = NULL; /* stdin */
 	status = luaL_loadfile(L, fname);
 	if (status == LUA_OK) {
-		for (n = 0; argv[n + 1] != NULL; n++)
-			lua_pushstring(L, argv[n + 1]);
-		luaL_checkstack(L, 1, "too many arguments to script");
+		int i;
+		while (argv[n + 1] != NULL)
+			n++;
+		luaL_checkstack(L, n + 3, "too many arguments to script");
+		for (i = 1; i <= n; i++)
+			lua_pushstring(L, argv[i]);
 		status = docall(L, n, LUA_MULTRET);
 	}
 	return report(L, status);
