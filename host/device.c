@@ -39,9 +39,11 @@ static void push_platform(lua_State *L, cl_platform_id id, int index) {
   p->index = index;
 }
 
+/* An environment problem, not a script's: no source position in the message. */
 static void no_platform(lua_State *L) {
-  luaL_error(L, "no OpenCL platform found: install an OpenCL driver "
-                "(on Debian: apt-get install pocl-opencl-icd for the CPU, or your GPU vendor's ICD)");
+  lua_pushliteral(L, "no OpenCL platform found: install an OpenCL driver (on Debian: apt-get install "
+                     "pocl-opencl-icd for the CPU, or your GPU vendor's ICD in /etc/OpenCL/vendors)");
+  lua_error(L);
 }
 
 int clua_platforms(lua_State *L) {

@@ -221,7 +221,7 @@ static int handle_script(lua_State *L, char **argv)
 static const char devices_lua[] =
 	"local cl = require 'cl'\n"
 	"local platforms = cl.platforms()\n"
-	"if #platforms == 0 then error('no OpenCL platforms found', 0) end\n"
+	"if #platforms == 0 then error('no OpenCL platform found: install an OpenCL driver (on Debian: apt-get install pocl-opencl-icd for the CPU, or your GPU vendor ICD in /etc/OpenCL/vendors)', 0) end\n"
 	"for i, p in ipairs(platforms) do\n"
 	"  local pi = p.index or i - 1\n"
 	"  print(('Platform #%d: %s'):format(pi, p.name))\n"
