@@ -1,0 +1,186 @@
+-- report: one command that characterises a device. Runs a set of recipes, each
+-- in its own clua process with --json and --svg, and writes one Markdown page
+-- (device facts, every table, the plots, each bandwidth as % of the
+-- theoretical limit, the seed's finding beside each) and the same as one JSON.
+--   clua recipes/report.lua [--device D] [--quick] [--out docs/report-NAME.md]
+--                           [--recipes transfer,stride] [--compare OLD.json]
+local argparse = require "argparse"
+local json = require "dkjson"
+local report = require "clua.report"
+local devicemod = require "clua.device"
+local recipe = require "clua.recipe"
+
+-- The recipes of a report card, in order, with the seed's finding.
+local CARD = {
+  { "transfer", "guide 3.1: pinned (page-locked) memory about twice as fast as pageable; batching small transfers wins" },
+  { "stream", "BabelStream: the sustainable memory bandwidth of copy, mul, add, triad and dot" },
+  { "offset", "guide 3.2.1.3: misaligned copies lose bandwidth (GTX 280: 120 → 70 GB/s)" },
+  { "stride", "guide 3.2.1.4: bandwidth falls as the stride grows, to 1/16 at stride 16" },
+  { "launch", "the fixed cost of a kernel launch, host side and device side" },
+  { "overlap", "guide 3.1.3: two queues overlap copies and compute: up to 30% saved with one copy engine, 50% with two" },
+  { "reduction", "reduction ladder: each step faster; the best near the memory bandwidth" },
+  { "matmul", "guide 3.2.2.2: local-memory tiles: 8.8 → 14.3 → 29.7 GB/s on a GTX 280" },
+  { "occupancy", "guide 4: low occupancy hurts; above a plateau it does not help" },
+}
+
+local p = argparse("report", "Run a set of recipes and write one report card of the device (Markdown + JSON).")
+p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+p:flag("--quick", "Small sizes and few repetitions in every recipe (for CI).")
+p:option("--recipes", "Comma-separated recipes to run instead of the card's set.")
+p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go beside it.", "report.md")
+p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
+  :argname("FILE")
+p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
+local args = p:parse()
+
+local clua = arg[-1] or "clua"
+local here = (arg[0]:match("^(.*)/[^/]*$") or ".")
+local stem = args.out:gsub("%.md$", "")
+local dir = stem .. "-files"
+local function sh(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+os.execute("mkdir -p " .. sh(dir))
+
+local list = {}
+if args.recipes then
+  local finding = {}
+  for _, c in ipairs(CARD) do finding[c[1]] = c[2] end
+  for name in args.recipes:gmatch("[^,%s]+") do list[#list + 1] = { name, finding[name] or "" } end
+else
+  list = CARD
+end
+
+local saved = args.compare and report.load(args.compare)
+
+local function file_exists(path)
+  local f = io.open(path)
+  if f then f:close() end
+  return f ~= nil
+end
+
+local function read(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs one recipe; returns {name, finding, exit, tables, svgs, error, seconds}.
+local function run(name, finding)
+  local script = here .. "/" .. name .. ".lua"
+  local r = { name = name, finding = finding, svgs = {} }
+  if not file_exists(script) then
+    r.error = "not available: no " .. script
+    return r
+  end
+  local jpath, spath, log = dir .. "/" .. name .. ".json", dir .. "/" .. name .. ".svg", dir .. "/" .. name .. ".log"
+  os.remove(jpath)
+  local cmd = { "timeout", tostring(args.timeout), clua, sh(script), "--json", sh(jpath), "--svg", sh(spath) }
+  if args.quick then cmd[#cmd + 1] = "--quick" end
+  if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
+  io.stderr:write("report: running ", name, "\n")
+  local t0 = os.time()
+  local ok, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2>&1")
+  r.seconds = os.time() - t0
+  r.exit = ok and 0 or code
+  local doc = read(jpath)
+  if r.exit ~= 0 or not doc then
+    local text = read(log) or ""
+    r.error = ("exit %s: %s"):format(tostring(r.exit), (text:match("recipe [%w_]+: ([^\n]*)") or text:sub(-400)))
+    return r
+  end
+  r.tables = report.decode(doc).tables
+  local ls = io.popen("ls " .. sh(dir) .. " 2>/dev/null")
+  for f in ls:lines() do
+    if f:match("^" .. name:gsub("%p", "%%%0") .. "[%.%w_-]*%.svg$") then r.svgs[#r.svgs + 1] = f end
+  end
+  ls:close()
+  table.sort(r.svgs)
+  return r
+end
+
+-- A Report object from a table decoded from JSON, for rendering.
+local function rebuild(d)
+  local t = report.new{ title = d.title, id = d.id, columns = d.columns, meta = d.meta, notes = d.notes }
+  t.rows = d.rows
+  return t
+end
+
+local function saved_tables(name)
+  if not saved then return nil end
+  for _, r in ipairs(saved.recipes or {}) do
+    if r.name == name and r.tables then return { tables = r.tables, meta = { device = saved.device and saved.device.name } } end
+  end
+end
+
+-- Device facts, from this process (the same selection rule as the recipes).
+local cl = require "cl"
+local dev = cl.device(args.device)
+local facts = devicemod.facts(dev)
+
+local results = {}
+for _, c in ipairs(list) do results[#results + 1] = run(c[1], c[2]) end
+
+-- Markdown.
+local md = {}
+local function add(s) md[#md + 1] = s end
+add("# Device report: " .. facts.name)
+add("")
+add(("Made by `clua recipes/report.lua%s%s` on %s with clua %s."):format(args.quick and " --quick" or "",
+  args.device and (" --device " .. args.device) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version()))
+if facts.type == "CPU" then
+  add("")
+  add("This device is a CPU (an OpenCL implementation running on the host's cores): its figures are CPU figures.")
+end
+add("")
+add("## The device")
+add("")
+add("```")
+add(facts:text())
+add("```")
+for _, r in ipairs(results) do
+  add("")
+  add("## " .. r.name)
+  add("")
+  if r.finding and r.finding ~= "" then add("*The seed:* " .. r.finding .. ".") add("") end
+  if r.error then
+    add("**Did not run:** " .. r.error)
+  else
+    add(("`clua recipes/%s.lua%s` (%d s)"):format(r.name, args.quick and " --quick" or "", r.seconds))
+    for _, d in ipairs(r.tables) do
+      local t = rebuild(d)
+      local old = saved_tables(r.name)
+      if old then t = report.compare(t, old, { file = args.compare }) end
+      add("")
+      add(report.markdown(t))
+    end
+    for _, svg in ipairs(r.svgs) do
+      local rel = (dir:match("[^/]*$")) .. "/" .. svg
+      add("")
+      add(("![%s](%s)"):format(svg, rel))
+    end
+  end
+end
+local failed = 0
+for _, r in ipairs(results) do if r.error and not r.error:match("^not available") then failed = failed + 1 end end
+add("")
+add(("%d recipes, %d ran, %d failed."):format(#results, #results - failed, failed))
+
+local f = assert(io.open(args.out, "w"))
+f:write(table.concat(md, "\n"), "\n")
+f:close()
+
+-- JSON: the device facts and every recipe's tables.
+local fdata = {}
+for k, v in pairs(facts) do if type(v) ~= "function" then fdata[k] = v end end
+local doc = { report = "clua device report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+  quick = args.quick or false, device = fdata, recipes = {} }
+for i, r in ipairs(results) do
+  doc.recipes[i] = { name = r.name, finding = r.finding, exit = r.exit, error = r.error, seconds = r.seconds,
+    tables = r.tables, svgs = r.svgs }
+end
+f = assert(io.open(stem .. ".json", "w"))
+f:write(json.encode(doc, { indent = true }), "\n")
+f:close()
+io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed)\n"):format(args.out, stem, #results, failed))
+os.exit(failed == 0 and 0 or 1)

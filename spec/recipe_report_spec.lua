@@ -1,0 +1,59 @@
+-- recipes/report.lua --quick: one page and one JSON from a set of recipes.
+local json = require "dkjson"
+
+local clua = os.getenv("CLUA") or "build/clua"
+
+local function run(args)
+  local p = assert(io.popen(("%s recipes/report.lua --quick %s 2>&1; echo \"exit=$?\""):format(clua, args)))
+  local out = p:read("a")
+  p:close()
+  return out, tonumber(out:match("exit=(%d+)%s*$"))
+end
+
+local function read(path)
+  local f = assert(io.open(path))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+describe("recipes/report.lua", function()
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. dir)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  it("writes Markdown and JSON that parse, with the device and each recipe", function()
+    local out, code = run("--recipes overlap,nosuchrecipe --out " .. dir .. "/r.md")
+    assert.are.equal(0, code, out)
+    local md = read(dir .. "/r.md")
+    assert.truthy(md:find("# Device report: ", 1, true))
+    assert.truthy(md:find("## overlap", 1, true))
+    assert.truthy(md:find("| queues | chunks |", 1, true))
+    assert.truthy(md:find("not available", 1, true))
+    local doc = json.decode(read(dir .. "/r.json"))
+    assert.truthy(doc.device.name)
+    assert.are.equal("overlap", doc.recipes[1].name)
+    assert.are.equal(0, doc.recipes[1].exit)
+    assert.truthy(#doc.recipes[1].tables >= 2)
+  end)
+
+  it("puts a saved report beside the new one with --compare", function()
+    local out, code = run("--recipes overlap --out " .. dir .. "/new.md --compare " .. dir .. "/r.json")
+    assert.are.equal(0, code, out)
+    local md = read(dir .. "/new.md")
+    assert.truthy(md:find("vs saved", 1, true))
+    assert.truthy(md:find("this run / saved run", 1, true))
+  end)
+
+  it("reports a failing recipe and exits non-zero", function()
+    local out, code = run("--recipes overlap --out " .. dir .. "/bad.md", "")
+    assert.are.equal(0, code, out)
+    local p = assert(io.popen(("CLUA_CORRUPT=overlap %s recipes/report.lua --quick --recipes overlap --out %s/bad.md 2>&1; echo \"exit=$?\"")
+      :format(clua, dir)))
+    local o = p:read("a")
+    p:close()
+    assert.are.equal("1", o:match("exit=(%d+)%s*$"))
+    assert.truthy(read(dir .. "/bad.md"):find("Did not run", 1, true))
+  end)
+end)
