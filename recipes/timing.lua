@@ -1,0 +1,289 @@
+-- timing: the same copies timed three ways, and the resolution of the timers.
+-- NVIDIA OpenCL Best Practices Guide 2.1: 2.1.1 "Using CPU Timers" (enqueue
+-- calls return before the work is done: synchronise with clFinish before
+-- reading the clock), 2.1.2 "Using OpenCL GPU Timers" (Listing 2.1, END -
+-- START of a profiling event; "the resolution of the GPU timer is
+-- approximately half a microsecond"); lecture "Timers API" (cudaEventRecord /
+-- cudaEventElapsedTime, the CUDA form of the same). A host-to-device write, a
+-- device-to-host read and a copy kernel, each timed by the host clock around
+-- a blocking call, by the host clock around a non-blocking call with no
+-- finish (wrong on purpose: it times the enqueue), and by events.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local stats = require "clua.stats"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "timing",
+  description = "One copy timed by host clock (blocking, non-blocking without a finish) and by events; "
+    .. "the timers' resolution.",
+  seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
+  quick_size = "1MiB", quick_reps = 3,
+  options = function(p)
+    p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick).")
+      :argname("N"):convert(math.tointeger)
+  end,
+}
+
+local POISON = 0xFFFFFFFF -- all bits set: a float NaN, never equal to the data
+
+-- Greatest common divisor of non-negative integers.
+local function gcd(a, b)
+  while b ~= 0 do a, b = b, a % b end
+  return a
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local q, ctx = R.queue, R.ctx
+  local default = info.type == "GPU" and 64 * 2^20 or 16 * 2^20
+  local bytes = math.tointeger(R.size or default)
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 8) // 4 * 4
+  if bytes < 4 then error("--size must be at least 4 bytes") end
+  local n = bytes // 4
+  local probes = R.args.probes or (R.quick and 40 or 200)
+
+  -- Pinned host memory (alloc_host_ptr buffers, mapped once), so that a
+  -- non-blocking transfer really returns before the copy is done.
+  local function pinned()
+    local b = ctx:buffer(bytes, "alloc_host_ptr")
+    return q:map(b, { type = "float" }), b
+  end
+  local src, srcbuf = pinned()
+  local dst, dstbuf = pinned()
+  src:random(1, -1, 1)
+  local check = cl.array("float", n) -- read-backs for verification
+  local dA, dB = ctx:buffer(bytes), ctx:buffer(bytes)
+  local copy = R:kernel("copy.cl", "copy"):args(dB, dA)
+
+  -- The three operations: how to run one (blocking or not), how to poison its
+  -- output and how to check it afterwards.
+  local ops = {
+    { name = "write H2D", bytes = bytes,
+      run = function(blocking) return q:write(dA, src, { blocking = blocking }) end,
+      poison = function() q:fill(dA, POISON, { type = "uint" }); q:finish() end,
+      result = function() check:fill(-7); q:read(dA, check); return check end },
+    { name = "read D2H", bytes = bytes,
+      setup = function() q:write(dA, src) end,
+      run = function(blocking) return q:read(dA, dst, { blocking = blocking }) end,
+      poison = function() dst:fill(-7) end,
+      result = function() return dst end },
+    { name = "copy kernel", bytes = 2 * bytes, kernel = true,
+      setup = function() q:write(dA, src) end,
+      run = function() return q:launch(copy, n) end,
+      poison = function() q:fill(dB, POISON, { type = "uint" }); q:finish() end,
+      result = function() check:fill(-7); q:read(dB, check); return check end },
+  }
+
+  -- (b): the host clock around the call alone, the queue finished before and
+  -- after but outside the interval, as a program that forgets clFinish does.
+  local function enqueue_only(op)
+    local times = {}
+    for i = 1 - R.warmup, R.reps do
+      q:finish()
+      local t0 = cl.now()
+      op.run(false)
+      local dt = cl.now() - t0
+      if i >= 1 then times[#times + 1] = dt end
+    end
+    q:finish()
+    local s = stats.summary(times)
+    s.mode = "host"
+    return s
+  end
+
+  local methods = {
+    { name = "host clock, blocking call", transfer = true,
+      time = function(op) return R:time(function() op.run(true) end, { label = op.name .. " blocking" }) end },
+    { name = "host clock, enqueue + clFinish", kernel = true,
+      time = function(op) return R:time(function() op.run(false) end, { label = op.name .. " finish" }) end },
+    { name = "host clock, non-blocking + clFinish", transfer = true,
+      time = function(op) return R:time(function() op.run(false) end, { label = op.name .. " finish" }) end },
+    { name = "host clock, non-blocking, no clFinish", transfer = true, kernel = true, wrong = true,
+      time = enqueue_only },
+    { name = "events: END - START", transfer = true, kernel = true,
+      time = function(op) return R:time(function() return op.run(false) end, { label = op.name .. " events" }) end },
+  }
+
+  -- Every operation by every method that applies: poison, time, verify.
+  local rows, corrupted = {}, false
+  for _, op in ipairs(ops) do
+    if op.setup then op.setup() end
+    local by_events
+    for _, m in ipairs(methods) do
+      if (op.kernel and m.kernel) or (not op.kernel and m.transfer) then
+        op.poison()
+        local t = m.time(op)
+        q:finish()
+        local got = op.result()
+        if not corrupted then corrupted = R:corrupt_one(got) end
+        R:verify(("%s (%s)"):format(op.name, m.name), got, src)
+        rows[#rows + 1] = { op = op, method = m, t = t }
+        if t.mode == "event" then by_events = t end
+      end
+    end
+    for _, r in ipairs(rows) do
+      if r.op == op then r.events = by_events end
+    end
+  end
+
+  -- The resolution: tiny commands, timed by events.
+  -- An empty kernel and a 4-byte write, `probes` times each, one at a time.
+  local empty = R:kernel("copy.cl", "empty")
+  local tiny, tinybuf = cl.array("uint", 1), ctx:buffer(4)
+  tiny[0] = 0x2A2A2A2A
+  local function series(run)
+    for _ = 1, R.warmup do run():wait() end
+    local evs = {}
+    for i = 1, probes do
+      evs[i] = run()
+      evs[i]:wait()
+    end
+    return evs
+  end
+  local empty_evs = series(function() return q:launch(empty, 1) end)
+  local write_evs = series(function() return q:write(tinybuf, tiny, { blocking = false }) end)
+  local tiny_back = cl.array("uint", 1)
+  q:read(tinybuf, tiny_back)
+  R:verify("4-byte write", tiny_back, tiny)
+
+  -- The spin kernel with a growing trip count: calibrated so that the series
+  -- spans a few microseconds (or a few stated resolutions) of run time.
+  local spin = R:kernel("timing.cl", "spin")
+  local spin_out = ctx:buffer(4 * probes)
+  local seed = 12345
+  local function launch_spin(slot, iters)
+    spin:args(spin_out, slot, seed, iters)
+    return q:launch(spin, 1)
+  end
+  local probe_iters = R.quick and 1024 or 16384
+  for _ = 1, R.warmup do launch_spin(0, probe_iters):wait() end
+  local probe = launch_spin(0, probe_iters)
+  local per_iter = math.max(probe.duration, 1) / probe_iters
+  local span_ns = math.max(4000, 8 * (info.timer_resolution_ns or 0))
+  local max_iters = math.max(probes, math.min(1 << 22, math.floor(span_ns / per_iter)))
+  local spin_iters, spin_evs = {}, {}
+  for i = 1, probes do
+    spin_iters[i] = (i - 1) * max_iters // (probes - 1 > 0 and probes - 1 or 1)
+    spin_evs[i] = launch_spin(i - 1, spin_iters[i])
+    spin_evs[i]:wait()
+  end
+  local spin_got = cl.array("uint", probes)
+  q:read(spin_out, spin_got)
+  -- the CPU reference: the recurrence replayed once (uint arithmetic, mod
+  -- 2^32), read off at every launch's count (spin_iters grows)
+  local spin_ref, x, done = cl.array("uint", probes), seed, 0
+  for i = 1, probes do
+    for _ = done + 1, spin_iters[i] do x = (x * 1664525 + 1013904223) & 0xFFFFFFFF end
+    done = spin_iters[i]
+    spin_ref[i - 1] = x
+  end
+  R:verify("spin kernel", spin_got, spin_ref)
+
+  -- The host clock: smallest step between successive readings, cost of one.
+  local host_n = R.quick and 20000 or 200000
+  local host_step = math.huge
+  local t_start = cl.now()
+  local prev = t_start
+  for _ = 1, host_n do
+    local now = cl.now()
+    local d = now - prev
+    if d > 0 and d < host_step then host_step = d end
+    prev = now
+  end
+  local host_cost = (prev - t_start) / host_n
+
+  -- What the events resolve.
+  local stamps, tick = {}, 0
+  for _, list in ipairs({ empty_evs, write_evs, spin_evs }) do
+    for _, e in ipairs(list) do
+      stamps[#stamps + 1] = e.start
+      stamps[#stamps + 1] = e["end"]
+    end
+  end
+  local first = stats.min(stamps)
+  for _, s in ipairs(stamps) do tick = gcd(tick, s - first) end
+  local function durations(evs)
+    local d, zeros, nonzero = {}, 0, math.huge
+    for i, e in ipairs(evs) do
+      d[i] = e.duration
+      if d[i] == 0 then zeros = zeros + 1 elseif d[i] < nonzero then nonzero = d[i] end
+    end
+    return stats.summary(d), zeros, nonzero < math.huge and nonzero or nil
+  end
+  local empty_s, empty_zero, empty_min = durations(empty_evs)
+  local write_s, write_zero, write_min = durations(write_evs)
+  local spin_d = {}
+  for i, e in ipairs(spin_evs) do spin_d[i] = e.duration end
+  local sorted = table.move(spin_d, 1, #spin_d, 1, {})
+  table.sort(sorted)
+  local step = math.huge
+  for i = 2, #sorted do
+    local d = sorted[i] - sorted[i - 1]
+    if d > 0 and d < step then step = d end
+  end
+  -- least-squares slope of duration against iterations
+  local mx, my = stats.mean(spin_iters), stats.mean(spin_d)
+  local sxy, sxx = 0, 0
+  for i = 1, #spin_d do
+    sxy = sxy + (spin_iters[i] - mx) * (spin_d[i] - my)
+    sxx = sxx + (spin_iters[i] - mx) ^ 2
+  end
+  local slope = sxx > 0 and sxy / sxx or nil
+
+  -- Everything verified: the figures.
+  local function ftime(v) return units.format_time(v) end
+  local t = R:table{
+    title = ("The same copy timed three ways (%s, pinned host memory)"):format(units.format_size(bytes)),
+    id = "timing",
+    columns = {
+      { name = "operation", key = true }, { name = "method", key = true },
+      { name = "time", format = ftime, compare = true }, { name = "min", format = ftime },
+      { name = "max", format = ftime },
+      R:bw_column("bandwidth", { theoretical = false, compare = false }),
+      { name = "vs events", unit = "x", format = "%.2f" },
+      { name = "valid" },
+    },
+  }
+  for _, r in ipairs(rows) do
+    t:add{ operation = r.op.name, method = r.method.name, time = r.t.median, min = r.t.min, max = r.t.max,
+      bandwidth = R:bw(r.op.bytes, r.t.median),
+      ["vs events"] = r.events and r.t.median / r.events.median,
+      valid = r.method.wrong and "NO: times the enqueue only" or "yes" }
+  end
+  t:note("time: median of the repetitions; bandwidth from the median; copy kernel bytes = read + written")
+  t:note("host clock: cl.now() (CLOCK_MONOTONIC); blocking call / + clFinish: the interval ends when the work is done")
+  t:note("non-blocking, no clFinish: the clock stops when the enqueue returns, before the copy is done "
+    .. "(the queue is finished before and after, outside the interval): WRONG on purpose, guide 2.1.1")
+  t:note("events: CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START (Listing 2.1), back-to-back enqueues")
+  R:emit(t)
+
+  local res = R:table{
+    title = "Timer resolution",
+    id = "resolution",
+    columns = { { name = "quantity", key = true }, { name = "value", unit = "ns", compare = true,
+      format = function(v) return math.abs(v) >= 100 and ("%.0f"):format(v) or ("%.3g"):format(v) end },
+      { name = "how" } },
+  }
+  res:add{ quantity = "stated profiling timer resolution", value = info.timer_resolution_ns,
+    how = "CL_DEVICE_PROFILING_TIMER_RESOLUTION" }
+  res:add{ quantity = "event clock tick", value = tick,
+    how = ("GCD of the differences of %d START/END timestamps"):format(#stamps) }
+  res:add{ quantity = "smallest step between spin durations", value = step < math.huge and step or nil,
+    how = ("%d spin launches, 0..%d iterations, durations %s..%s"):format(probes, max_iters,
+      units.format_time(sorted[1]), units.format_time(sorted[#sorted])) }
+  res:add{ quantity = "spin kernel, per iteration", value = slope, how = "least-squares slope" }
+  res:add{ quantity = "empty kernel, smallest non-zero duration", value = empty_min,
+    how = ("%d launches, %d of zero duration"):format(probes, empty_zero) }
+  res:add{ quantity = "empty kernel, median duration", value = empty_s.median, how = "END - START" }
+  res:add{ quantity = "4-byte write, smallest non-zero duration", value = write_min,
+    how = ("%d writes, %d of zero duration"):format(probes, write_zero) }
+  res:add{ quantity = "4-byte write, median duration", value = write_s.median, how = "END - START" }
+  res:add{ quantity = "host clock, smallest step", value = host_step < math.huge and host_step or nil,
+    how = ("%d successive cl.now() readings"):format(host_n) }
+  res:add{ quantity = "host clock, cost of one reading", value = host_cost, how = "cl.now() from Lua" }
+  res:note("seed (guide 2.1.2): \"the resolution of the GPU timer is approximately half a microsecond\"")
+  res:note("the smallest interval the events resolve: the larger of the clock tick and the smallest step "
+    .. "between distinct spin durations")
+  R:emit(res)
+end)
