@@ -17,6 +17,8 @@
 #define T_CONTEXT  "cl.context"
 #define T_QUEUE    "cl.queue"
 #define T_BUFFER   "cl.buffer"
+#define T_IMAGE    "cl.image"
+#define T_SAMPLER  "cl.sampler"
 #define T_PROGRAM  "cl.program"
 #define T_KERNEL   "cl.kernel"
 #define T_EVENT    "cl.event"
@@ -86,6 +88,19 @@ cl_mem_flags clua_mem_flags(lua_State *L, int idx, const char *method, cl_mem_fl
 void clua_push_mem_flags(lua_State *L, cl_mem_flags f);
 typedef struct {
   int released;
+  cl_mem mem;
+  size_t width, height;
+  int format;           /* index into image.c's table of formats */
+  size_t pixel;         /* bytes of one pixel */
+  cl_mem_flags flags;
+} cimage;
+typedef struct {
+  int released;
+  cl_sampler s;
+  int normalized, address, linear;  /* address: index into image.c's table of modes */
+} csampler;
+typedef struct {
+  int released;
   cl_program prog;
 } cprogram;
 typedef struct {
@@ -96,7 +111,8 @@ typedef struct {
   cl_uint unset;          /* arguments not set yet */
   cl_device_id wgdev;     /* cache of CL_KERNEL_WORK_GROUP_SIZE for one device */
   size_t wgsize;
-  char *argkind;          /* per argument: 'g' global/constant pointer, 'l' local, 's' scalar, '?' unknown */
+  char *argkind;          /* per argument: 'g' global/constant pointer, 'l' local, 's' scalar,
+                             'i' image, 'S' sampler, '?' unknown */
   char **argtype;         /* declared type names (NULL when unknown) */
   char **argname;
 } ckernel;
@@ -137,6 +153,7 @@ void clua_open_program(lua_State *L);
 void clua_open_kernel(lua_State *L);
 void clua_open_event(lua_State *L);
 void clua_open_array(lua_State *L);
+void clua_open_image(lua_State *L);  /* after context and queue: adds their image methods */
 
 /* Module functions defined in the type files, gathered by cl.c. */
 int clua_platforms(lua_State *L);

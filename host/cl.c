@@ -43,6 +43,7 @@ int luaopen_cl(lua_State *L) {
   clua_open_kernel(L);
   clua_open_event(L);
   clua_open_array(L);
+  clua_open_image(L);
   static const luaL_Reg funcs[] = {
     {"platforms", clua_platforms}, {"devices", clua_devices}, {"device", clua_device},
     {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"wait", clua_wait},

@@ -44,8 +44,13 @@ static void read_arg_info(ckernel *k) {
       buf[sizeof buf - 1] = 0;
       k->argtype[i] = dupstr(buf);
       if (k->argkind[i] == 's' && strchr(buf, '*')) k->argkind[i] = 'g';
-      if (!strncmp(buf, "image", 5) || !strcmp(buf, "sampler_t")) k->argkind[i] = '?';
+      if (!strcmp(buf, "sampler_t")) k->argkind[i] = 'S';
+      else if (strstr(buf, "image")) k->argkind[i] = '?';
     }
+    cl_kernel_arg_access_qualifier acc;  /* only images (and pipes) have an access qualifier */
+    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof acc, &acc, NULL) == CL_SUCCESS &&
+        acc != CL_KERNEL_ARG_ACCESS_NONE && k->argtype[i] && strstr(k->argtype[i], "image"))
+      k->argkind[i] = 'i';
     if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
       buf[sizeof buf - 1] = 0;
       k->argname[i] = dupstr(buf);
@@ -126,12 +131,34 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
   cbuffer *b;
   cscalar *s;
   clocal *loc;
+  cimage *img;
+  csampler *smp;
+  if (kind == 'i' || kind == 'S') {  /* an image or a sampler, and nothing else */
+    const char *want = kind == 'i' ? T_IMAGE : T_SAMPLER;
+    void *p = luaL_testudata(L, idx, want);
+    if (!p) {
+      const char *got = luaL_typename(L, idx);
+      if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
+      luaL_error(L, "kernel:arg: %s of '%s' takes a %s, got %s", argdesc(L, k, i), kname(k, kn, sizeof kn), want, got);
+    }
+    if (*(int *)p) luaL_error(L, "kernel:arg: %s of '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn), want);
+  }
   if ((b = luaL_testudata(L, idx, T_BUFFER))) {
     if (b->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind == 's' || kind == 'l')
       luaL_error(L, "kernel:arg: %s of '%s' takes %s, got a cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn),
                  kind == 'l' ? "cl.local(bytes)" : "a number");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
+  } else if ((img = luaL_testudata(L, idx, T_IMAGE))) {
+    if (img->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.image", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (kind != 'i' && kind != '?')
+      luaL_error(L, "kernel:arg: %s of '%s' is not an image; a cl.image does not fit it", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    err = clSetKernelArg(k->k, i, sizeof(cl_mem), &img->mem);
+  } else if ((smp = luaL_testudata(L, idx, T_SAMPLER))) {
+    if (smp->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.sampler", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (kind != 'S' && kind != '?')
+      luaL_error(L, "kernel:arg: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    err = clSetKernelArg(k->k, i, sizeof(cl_sampler), &smp->s);
   } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
     if (kind == 's' || kind == 'g')
       luaL_error(L, "kernel:arg: %s of '%s' is not a __local pointer; cl.local() does not fit it", argdesc(L, k, i),
@@ -159,7 +186,7 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     if (why) luaL_error(L, "kernel:arg: %s of '%s': %s", argdesc(L, k, i), kname(k, kn, sizeof kn), why);
     err = clSetKernelArg(k->k, i, (size_t)t->size, bytes);
   } else {
-    luaL_error(L, "kernel:arg: %s of '%s': a cl.buffer, number, typed value (cl.int(x)) or cl.local(bytes) expected, got %s",
+    luaL_error(L, "kernel:arg: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.local(bytes) expected, got %s",
                argdesc(L, k, i), kname(k, kn, sizeof kn), luaL_typename(L, idx));
     return;
   }
@@ -242,7 +269,7 @@ static int k_arg_info(lua_State *L) {
   if (k->argname[i]) { lua_pushstring(L, k->argname[i]); lua_setfield(L, -2, "name"); }
   if (k->argtype[i]) { lua_pushstring(L, k->argtype[i]); lua_setfield(L, -2, "type"); }
   char kind = k->argkind[i];
-  lua_pushstring(L, kind == 'g' ? "global" : kind == 'l' ? "local" : kind == 's' ? "private" : "unknown");
+  lua_pushstring(L, kind == 'g' || kind == 'i' ? "global" : kind == 'l' ? "local" : kind == 's' || kind == 'S' ? "private" : "unknown");
   lua_setfield(L, -2, "address");
   lua_pushboolean(L, k->argset[i]);
   lua_setfield(L, -2, "set");
