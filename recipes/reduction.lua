@@ -1,0 +1,238 @@
+-- reduction: the sum of a large float vector through the classic ladder of
+-- reduction kernels, against the copy kernel's bandwidth on the same bytes.
+-- OpenCL optimisation slides, "How we sum elements of a vector with GPU?" (the
+-- two-stage kernel); the GPU course's reduction steps (after M. Harris,
+-- "Optimizing Parallel Reduction in CUDA"); Best Practices Guide A.2.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local units = require "clua.units"
+local verify = require "clua.verify"
+
+local R = recipe.new{
+  name = "reduction",
+  description = "Sum of a float vector: the reduction ladder (divergent, bank-conflicting, sequential, "
+    .. "add during load, unrolled last warp, many elements per work-item) and the slides' two-stage kernel.",
+  seed = "OpenCL slides \"How we sum elements of a vector with GPU?\"; Best Practices Guide A.2",
+  quick_size = "1MiB", quick_reps = 3,
+  options = function(p)
+    p:option("--local", "Work-group size, a power of two >= 64.", "256"):argname("N"):convert(math.tointeger)
+    p:option("--groups-per-cu", "Work-groups per compute unit for kernel 6 and the slides' kernel "
+      .. "(default: the best of the sweep).") :argname("N"):convert(math.tointeger)
+    p:flag("--no-warp-sync", "Keep barriers in the unrolled last warp even on NVIDIA.")
+  end,
+}
+
+local U = 2.0^-24 -- unit roundoff of float
+
+-- The ladder: kernel, label, elements one work-group sums per launch
+-- (in units of the local size), and how each launch's adds nest:
+-- "tree" log2(L) levels, "load" one add more, "grid" a sequential loop first.
+local LADDER = {
+  { k = "reduce1", label = "1 interleaved, divergent (tid % 2s)", per = 1, depth = "tree" },
+  { k = "reduce2", label = "2 interleaved, strided index (bank conflicts)", per = 1, depth = "tree" },
+  { k = "reduce3", label = "3 sequential addressing", per = 1, depth = "tree" },
+  { k = "reduce4", label = "4 first add during load", per = 2, depth = "load" },
+  { k = "reduce5", label = "5 unrolled last warp", per = 2, depth = "load" },
+}
+
+local function log2(x) return math.floor(math.log(x, 2) + 0.5) end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local L = R.args["local"]
+  if L < 64 or L & (L - 1) ~= 0 then error("--local must be a power of two >= 64, got " .. L) end
+  local default = info.type == "GPU" and 2^28 or 2^24 -- bytes: 2^26 floats on a GPU, 2^22 on a CPU
+  local bytes = math.tointeger(R.size or default)
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local n = bytes // 4 // 1024 * 1024
+  if n == 0 then error("--size is too small: at least 4 KiB") end
+  bytes = n * 4
+  local cus = info.compute_units
+  local ctx, q = R.ctx, R.queue
+
+  -- The unrolled last warp runs without barriers only where 32 work-items are
+  -- known to run in lock step: an NVIDIA GPU that reports warp size 32.
+  local warp_sync = not R.args.no_warp_sync and info.warp_size == 32
+  local warp_why
+  if warp_sync then
+    warp_why = "5 and 6 end with the last warp unrolled without barriers (NVIDIA, warp size 32, "
+      .. "volatile local memory); since Volta the hardware no longer guarantees a warp's lock step "
+      .. "(CUDA asks for __syncwarp), so this rests on the compiler and is verified on every run"
+  elseif R.args.no_warp_sync then
+    warp_why = "5 and 6 keep a barrier between the unrolled steps (--no-warp-sync)"
+  else
+    warp_why = ("5 and 6 keep a barrier between the unrolled steps: %s has no known warp width "
+      .. "(only NVIDIA reports warp size 32), and without barriers the steps would race, e.g. PoCL "
+      .. "runs a work-group's work-items one after another between barriers"):format(info.name)
+  end
+  local prog = R:program("reduction.cl", { WARP_SYNC = warp_sync and 1 or 0 })
+  local kernels = {}
+  for _, name in ipairs({ "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6", "reduce_slides" }) do
+    kernels[name] = prog:kernel(name)
+    local max = kernels[name]:info(dev).work_group_size
+    if L > max then error(("--local %d exceeds kernel %s's maximum %d on this device"):format(L, name, max)) end
+  end
+  local copy = R:kernel("copy.cl", "copy")
+
+  -- Input: floats in [0, 1] (all positive: the relative error of the sum is
+  -- the relative error against sum |x|, which the bound below is about).
+  local host = cl.array("float", n)
+  host:random(7, 0, 1)
+  local ref = host:sum() -- compensated double sum, in C
+  local din = ctx:buffer(host, "read_only")
+  local maxp = (n + L - 1) // L
+  local P = { ctx:buffer(maxp * 4), ctx:buffer(maxp * 4) } -- partial sums, ping-pong
+  local result = cl.array("float", 1)
+  local NAN = 0x7fc00000
+
+  -- The launches of a variant, until one value is left: {kernel, src, dst,
+  -- n, groups, height}; height bounds the additions any input goes through.
+  local function plan(kname, per, depth, groups)
+    local seq, src, m, which = {}, din, n, 1
+    repeat
+      local g = (m + per * L - 1) // (per * L) -- one work-group per per*L elements
+      if groups then g = #seq == 0 and math.min(groups, g) or 1 end -- fixed groups, then one
+      local h = log2(L)
+      if depth == "load" then h = h + 1
+      elseif depth == "grid" then h = h + 2 * ((m + 2 * L * g - 1) // (2 * L * g))
+      elseif depth == "slides" then h = h + (m + L * g - 1) // (L * g) end
+      local dst = P[which]
+      seq[#seq + 1] = { k = kernels[kname], src = src, dst = dst, n = m, groups = g, height = h }
+      src, m, which = dst, g, 3 - which
+    until m == 1
+    return seq
+  end
+
+  local function launch(seq)
+    local evs = {}
+    for i, s in ipairs(seq) do
+      s.k:args(s.src, s.dst, s.n, cl["local"](L * 4))
+      evs[i] = q:launch(s.k, s.groups * L, L)
+    end
+    return evs
+  end
+
+  -- Poison, time, read back, verify: the sum must lie within the bound of
+  -- float summation along a tree of height h, |err| <= gamma_h * sum|x|,
+  -- gamma_h = h u / (1 - h u), u = 2^-24 (Higham, Accuracy and Stability of
+  -- Numerical Algorithms, 4.2).
+  local corrupted = false
+  local function measure(label, seq)
+    for _, b in ipairs(P) do q:fill(b, NAN, { type = "uint" }) end
+    q:finish()
+    local t = R:time(function() return launch(seq) end, { label = label })
+    result:fill(0 / 0)
+    q:read(seq[#seq].dst, result, { size = 4 })
+    if not corrupted then corrupted = R:corrupt_one(result, 0) end
+    local h = 0
+    for _, s in ipairs(seq) do h = h + s.height end
+    local bound = h * U / (1 - h * U)
+    local err = verify.scalar("sum (" .. label .. ")", result[0], ref, bound)
+    return { t = t, err = err, bound = bound, launches = #seq, sum = result[0] }
+  end
+
+  -- The copy kernel on the same bytes: the device's streaming bandwidth.
+  local dout = ctx:buffer(bytes)
+  q:fill(dout, NAN, { type = "uint" })
+  copy:args(dout, din)
+  local tcopy = R:time(function() return q:launch(copy, n, L) end, { label = "copy" })
+  local back = cl.array("float", n)
+  back:fill(0 / 0)
+  q:read(dout, back)
+  R:verify("copy", back, host, { exact = true })
+  back:release()
+  dout:release()
+  local copy_bw = R:bw(2 * bytes, tcopy.median)
+
+  -- The ladder, 1 to 5.
+  local rows = {}
+  for _, v in ipairs(LADDER) do
+    local label = v.label
+    if v.k == "reduce5" then label = label .. (warp_sync and " (warp-synchronous)" or " (barriers)") end
+    rows[#rows + 1] = { label = label, r = measure(label, plan(v.k, v.per, v.depth)) }
+  end
+
+  -- 6 and the slides' kernel: a sweep of work-groups per compute unit.
+  local sweep_list = R.quick and { 2, 8 } or { 1, 2, 4, 8, 16, 32 }
+  if R.args.groups_per_cu then sweep_list = { R.args.groups_per_cu } end
+  local sweep = {}
+  for _, g in ipairs(sweep_list) do
+    local groups = math.max(1, g * cus)
+    sweep[#sweep + 1] = { g = g, groups = groups,
+      r6 = measure(("6, %d groups/CU"):format(g), plan("reduce6", 2, "grid", groups)),
+      rs = measure(("slides, %d groups/CU"):format(g), plan("reduce_slides", 1, "slides", groups)) }
+  end
+  local best6, bests = sweep[1], sweep[1]
+  for _, s in ipairs(sweep) do
+    if s.r6.t.median < best6.r6.t.median then best6 = s end
+    if s.rs.t.median < bests.rs.t.median then bests = s end
+  end
+  local label6 = ("6 many elements per work-item, unrolled (%d groups/CU)"):format(best6.g)
+  rows[#rows + 1] = { label = label6, r = best6.r6 }
+  rows[#rows + 1] = { label = ("slides' two-stage kernel (%d groups/CU)"):format(bests.g), r = bests.rs }
+
+  -- Everything verified: the figures.
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local t = R:table{
+    title = ("Sum of %d floats (%s)"):format(n, units.format_size(bytes)),
+    id = "reduction",
+    columns = {
+      { name = "variant", key = true }, { name = "launches" },
+      { name = "time", unit = "µs", format = us, compare = true },
+      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      R:bw_column("bandwidth", { compare = false }),
+      { name = "of copy", unit = "%", format = "%.1f" },
+      { name = "speed-up", unit = "x", format = "%.2f" },
+      { name = "rel. error", format = "%.2e" }, { name = "bound", format = "%.1e" },
+    },
+  }
+  t:add{ variant = "copy kernel (reference; read + write)", launches = 1, time = tcopy.median,
+    min = tcopy.min, max = tcopy.max, bandwidth = copy_bw, ["of copy"] = 100 }
+  local first = rows[1].r.t.median
+  local best = rows[1]
+  for _, row in ipairs(rows) do
+    local r = row.r
+    local bw = R:bw(bytes, r.t.median)
+    t:add{ variant = row.label, launches = r.launches, time = r.t.median, min = r.t.min, max = r.t.max,
+      bandwidth = bw, ["of copy"] = 100 * bw / copy_bw, ["speed-up"] = first / r.t.median,
+      ["rel. error"] = r.err, bound = r.bound }
+    if r.t.median < best.r.t.median then best = row end
+  end
+  t:note("time: first start to last end of all the variant's launches (each launch reduces the previous "
+    .. "one's partial sums, until one value is left); bandwidth: input bytes / time; the copy kernel "
+    .. "counts bytes read + written")
+  t:note("of copy: bandwidth / the copy kernel's (kernels/copy.cl, same bytes, same run); speed-up: vs 1")
+  t:note(("rel. error: |sum - S| / S against S, the double (compensated) CPU sum = %.17g; the data are "
+    .. "floats in [0, 1] (seed 7); bound: gamma_h = h u / (1 - h u), u = 2^-24, h the most additions "
+    .. "any element goes through; each result is checked against it"):format(ref))
+  t:note(warp_why)
+  t:note(("work-groups of %d work-items; 6 and the slides' kernel use the best of the groups-per-CU sweep "
+    .. "(%d compute units); the slides' last step (work-item 0 adding every group's value after "
+    .. "barrier(CLK_GLOBAL_MEM_FENCE)) races across work-groups, so its second stage is a second launch")
+    :format(L, cus))
+  t:note(("best: %s, %.1f%% of the copy kernel's bandwidth"):format(best.label,
+    100 * R:bw(bytes, best.r.t.median) / copy_bw))
+  R:emit(t)
+
+  local st = R:table{
+    title = "Kernel 6 and the slides' kernel by work-groups per compute unit",
+    id = "groups",
+    columns = {
+      { name = "groups/CU", key = true }, { name = "groups" },
+      { name = "6 time", unit = "µs", format = us, compare = true },
+      R:bw_column("6 bandwidth", { theoretical = false, compare = false }),
+      { name = "6 of copy", unit = "%", format = "%.1f" },
+      { name = "slides time", unit = "µs", format = us },
+      R:bw_column("slides bandwidth", { theoretical = false, compare = false }),
+      { name = "slides of copy", unit = "%", format = "%.1f" },
+    },
+  }
+  for _, s in ipairs(sweep) do
+    local b6, bs = R:bw(bytes, s.r6.t.median), R:bw(bytes, s.rs.t.median)
+    st:add{ ["groups/CU"] = s.g, groups = s.groups, ["6 time"] = s.r6.t.median, ["6 bandwidth"] = b6,
+      ["6 of copy"] = 100 * b6 / copy_bw, ["slides time"] = s.rs.t.median, ["slides bandwidth"] = bs,
+      ["slides of copy"] = 100 * bs / copy_bw }
+  end
+  st:note("each: two launches (the groups' partial sums, then one work-group over them), verified as above")
+  R:emit(st)
+end)

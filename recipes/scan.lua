@@ -1,0 +1,184 @@
+-- scan: the work-efficient (Blelloch) exclusive prefix sum, without and with
+-- the padding that removes local-memory bank conflicts, within a work-group
+-- and across a large array (scan the blocks, scan their totals, add back).
+-- GPU course, lecture "Example of bank conflicts removal in Scan" (Harris,
+-- Sengupta, Owens, GPU Gems 3 ch. 39), the padding macro CONFLICT_FREE_OFFSET.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "scan",
+  description = "Work-efficient exclusive prefix sum of uints: one work-group's block and a large array, "
+    .. "without padding, with CONFLICT_FREE_OFFSET and with the zero-bank-conflicts offset.",
+  seed = "GPU course lecture \"Example of bank conflicts removal in Scan\", CONFLICT_FREE_OFFSET",
+  quick_size = "1MiB", quick_reps = 3,
+  options = function(p)
+    p:option("--local", "Work-group size B, a power of two (a block is 2B elements).", "256")
+      :argname("N"):convert(math.tointeger)
+    p:option("--banks", "Local-memory banks the padding is for (a power of two).", "32")
+      :argname("N"):convert(math.tointeger)
+  end,
+}
+
+local PADS = {
+  { k = "scan_plain", name = "no padding", pad = 0 },
+  { k = "scan_padded", name = "CONFLICT_FREE_OFFSET", pad = 1 },
+  { k = "scan_zero_conflicts", name = "zero-conflicts offset", pad = 2 },
+}
+
+R:main(function(R, dev)
+  local info = dev.info
+  local B, banks = R.args["local"], R.args.banks
+  if B < 1 or B & (B - 1) ~= 0 then error("--local must be a power of two, got " .. B) end
+  if banks < 2 or banks & (banks - 1) ~= 0 then error("--banks must be a power of two >= 2, got " .. banks) end
+  local logb = math.floor(math.log(banks, 2) + 0.5)
+  local m = 2 * B -- elements per block
+  local default = info.type == "GPU" and 64 * 2^20 or 16 * 2^20
+  local bytes = math.tointeger(R.size or default)
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local n = bytes // 4
+  if n < 1 then error("--size is too small: at least 4 bytes") end
+  bytes = n * 4
+  local ctx, q = R.ctx, R.queue
+
+  local prog = R:program("scan.cl", { LOG_NUM_BANKS = logb })
+  local kernels = {}
+  for _, p in ipairs(PADS) do
+    kernels[p.k] = prog:kernel(p.k)
+    local max = kernels[p.k]:info(dev).work_group_size
+    if B > max then error(("--local %d exceeds kernel %s's maximum %d on this device"):format(B, p.k, max)) end
+  end
+  local add = prog:kernel("uniform_add")
+  local function temp_bytes(pad) -- TEMP_WORDS(m, pad) of scan.cl
+    local i = m - 1
+    local off = pad == 0 and 0 or pad == 1 and i >> logb or (i >> logb) + (i >> (2 * logb))
+    return (m + off + 1) * 4
+  end
+  for _, p in ipairs(PADS) do
+    if temp_bytes(p.pad) > info.local_mem_size then
+      error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(p.pad),
+        info.local_mem_size))
+    end
+  end
+
+  -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic,
+  -- mod 2^32): the exclusive scan of the whole array, of each block, and each
+  -- block's total.
+  local host = cl.array("uint", n)
+  host:random(11, 0, 15)
+  local nblocks = (n + m - 1) // m
+  local full, blk, totals = cl.array("uint", n), cl.array("uint", n), cl.array("uint", nblocks)
+  do
+    local s = 0
+    for b = 0, nblocks - 1 do
+      local t = 0
+      for i = b * m, math.min(n, (b + 1) * m) - 1 do
+        blk[i] = t
+        full[i] = (s + t) & 0xffffffff
+        t = (t + host[i]) & 0xffffffff
+      end
+      totals[b] = t
+      s = s + t
+    end
+  end
+
+  -- Buffers: input, output, and the block totals of every level of the
+  -- large-array scan (level k has ceil(size(k-1) / m) elements, down to one
+  -- block), plus one word for the last level's total.
+  local din = ctx:buffer(host, "read_only")
+  local dout = ctx:buffer(bytes)
+  local sizes, sumbufs = { n }, {}
+  repeat
+    sizes[#sizes + 1] = (sizes[#sizes] + m - 1) // m
+    sumbufs[#sumbufs + 1] = ctx:buffer(sizes[#sizes] * 4)
+  until sizes[#sizes] == 1
+  local POISON = 0xdeadbeef
+
+  local function scan(k, pad, src, dst, sums, count)
+    k:args(src, dst, sums, count, cl["local"](temp_bytes(pad)))
+    return q:launch(k, (count + m - 1) // m * B, B)
+  end
+
+  -- One work-group per block of m elements, each scanned on its own.
+  local function blocks(p)
+    return { scan(kernels[p.k], p.pad, din, dout, sumbufs[1], n) }
+  end
+
+  -- The whole array: scan the blocks, scan the totals level by level (in
+  -- place), then add each level's scanned totals back to the level below.
+  local function whole(p)
+    local k, evs = kernels[p.k], {}
+    evs[1] = scan(k, p.pad, din, dout, sumbufs[1], n)
+    for lv = 2, #sizes - 1 do
+      evs[#evs + 1] = scan(k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv])
+    end
+    for lv = #sizes - 2, 1, -1 do
+      local data = lv == 1 and dout or sumbufs[lv - 1]
+      add:args(data, sumbufs[lv], sizes[lv])
+      evs[#evs + 1] = q:launch(add, (sizes[lv] + m - 1) // m * B, B)
+    end
+    return evs
+  end
+
+  local got = cl.array("uint", n)
+  local got_totals = cl.array("uint", nblocks)
+  local corrupted = false
+  local function measure(scope, p)
+    q:fill(dout, POISON, { type = "uint" })
+    for _, b in ipairs(sumbufs) do q:fill(b, POISON, { type = "uint" }) end
+    q:finish()
+    local step = scope == "block" and blocks or whole
+    local label = ("%s, %s"):format(scope == "block" and "work-group scan" or "large-array scan", p.name)
+    local t = R:time(function() return step(p) end, { label = label })
+    got:fill(0)
+    q:read(dout, got)
+    if not corrupted then corrupted = R:corrupt_one(got) end
+    if scope == "block" then
+      R:verify(label, got, blk)
+      got_totals:fill(0)
+      q:read(sumbufs[1], got_totals)
+      R:verify(label .. ": block totals", got_totals, totals)
+    else
+      R:verify(label, got, full)
+    end
+    return { label = label, t = t, launches = scope == "block" and 1 or 2 * #sizes - 3 }
+  end
+
+  local results = {}
+  for _, scope in ipairs({ "block", "whole" }) do
+    for _, p in ipairs(PADS) do results[#results + 1] = { scope = scope, p = p, r = measure(scope, p) } end
+  end
+
+  -- Everything verified: the figures.
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local t = R:table{
+    title = ("Exclusive scan of %d uints (%s), blocks of %d"):format(n, units.format_size(bytes), m),
+    id = "scan",
+    columns = {
+      { name = "variant", key = true }, { name = "launches" },
+      { name = "time", unit = "µs", format = us, compare = true },
+      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      R:bw_column("bandwidth", { compare = false }),
+      { name = "padding speed-up", unit = "x", format = "%.2f" },
+    },
+  }
+  local plain = {}
+  for _, x in ipairs(results) do
+    if x.p.pad == 0 then plain[x.scope] = x.r.t.median end
+    t:add{ variant = x.r.label, launches = x.r.launches, time = x.r.t.median, min = x.r.t.min, max = x.r.t.max,
+      bandwidth = R:bw(2 * bytes, x.r.t.median),
+      ["padding speed-up"] = x.p.pad > 0 and plain[x.scope] / x.r.t.median or nil }
+  end
+  t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; "
+    .. "large-array scan: the blocks, then their totals level by level (%s), then the totals added back")
+    :format(m, B, table.concat(sizes, " -> ")))
+  t:note("time: first start to last end of the variant's launches; bandwidth: (n read + n written) x 4 bytes / "
+    .. "time (the large-array scan moves about twice that: the add-back reads and writes the output again)")
+  t:note(("padding for %d banks: CONFLICT_FREE_OFFSET(i) = i >> %d; zero-conflicts offset (i >> %d) + "
+    .. "(i >> %d); padding speed-up: the unpadded variant's time / this one's"):format(banks, logb, logb, 2 * logb))
+  t:note("every output checked exactly against a CPU prefix sum of the same uints in [0, 15] (seed 11)"
+    .. (info.type ~= "GPU" and "; a CPU device has no local-memory banks: a difference here is not a "
+      .. "bank conflict (padding adds a shift and an add per index and changes the cache footprint)" or ""))
+  R:emit(t)
+end)

@@ -1,0 +1,82 @@
+-- recipes/scan.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: the work-group and large-array rows without and with padding,
+-- and CLUA_CORRUPT=scan makes it exit non-zero with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/scan.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local function by_id(doc)
+  local t = {}
+  for _, tab in ipairs(doc.tables) do t[tab.id] = tab end
+  return t
+end
+
+describe("recipe scan", function()
+  local out, code, err, tables
+
+  setup(function()
+    local path = os.tmpname()
+    out, code, err = run(nil, "--json " .. path)
+    local text = slurp(path)
+    os.remove(path)
+    tables = text and by_id(json.decode(text)) or {}
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Exclusive scan of 262144 uints", 1, true))
+  end)
+
+  it("has both scopes without and with padding, padding speed-ups against the unpadded row", function()
+    local t = assert(tables.scan)
+    assert.are.equal(6, #t.rows)
+    local i = 0
+    for _, scope in ipairs({ "work-group scan", "large-array scan" }) do
+      for _, pad in ipairs({ "no padding", "CONFLICT_FREE_OFFSET", "zero-conflicts offset" }) do
+        i = i + 1
+        local r = t.rows[i]
+        assert.are.equal(scope .. ", " .. pad, r.variant)
+        assert.is_true(r.time > 0 and r.min <= r.time and r.time <= r.max)
+        assert.is_true(r.bandwidth > 0)
+        if pad == "no padding" then
+          assert.is_nil(r["padding speed-up"])
+        else
+          local plain = t.rows[i - (pad == "CONFLICT_FREE_OFFSET" and 1 or 2)]
+          assert.is_true(math.abs(r["padding speed-up"] - plain.time / r.time) < 1e-9)
+        end
+      end
+    end
+    assert.are.equal(1, t.rows[1].launches)
+    assert.are.equal(3, t.rows[4].launches) -- 262144 -> 512 -> 1: scan, scan, add
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local o, c, e = run("CLUA_CORRUPT=scan")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Exclusive scan", 1, true))
+    assert.falsy(o:find("variant", 1, true))
+    assert.truthy(e:find("verify work-group scan, no padding", 1, true), e)
+  end)
+end)
