@@ -47,10 +47,9 @@ R:main(function(R, dev)
   -- non-blocking transfer really returns before the copy is done.
   local function pinned()
     local b = ctx:buffer(bytes, "alloc_host_ptr")
-    return q:map(b, { type = "float" }), b
+    return (q:map(b, { type = "float" })) -- the view keeps its buffer
   end
-  local src, srcbuf = pinned()
-  local dst, dstbuf = pinned()
+  local src, dst = pinned(), pinned()
   src:random(1, -1, 1)
   local check = cl.array("float", n) -- read-backs for verification
   local dA, dB = ctx:buffer(bytes), ctx:buffer(bytes)

@@ -1,0 +1,177 @@
+-- launch: the cost of a kernel launch, measured the ways clpeak does, beside
+-- a plain C program on the same device in the same run.
+-- clpeak's "kernel launch latency": dispatch (event QUEUED -> START) and round
+-- trip (host clock around enqueue + clFinish), one empty kernel at a time;
+-- and the host-side cost of one clEnqueueNDRangeKernel in a long stream of
+-- empty kernels (kernels/copy.cl `empty`, global 1, the driver's local size),
+-- the figure bench/launch.c measures in C. The C program runs as a subprocess
+-- when it is built next to clua (build/bench/launch under clua's root).
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local stats = require "clua.stats"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "launch",
+  description = "Kernel launch cost: host-side enqueue in a stream of empty kernels, dispatch (QUEUED -> START) "
+    .. "and round trip (enqueue + clFinish), beside the plain C program build/bench/launch.",
+  seed = "clpeak \"kernel launch latency\"; bench/launch.c (plain C OpenCL); guide 2.1.1 (enqueue calls return early)",
+  reps = 5, quick_reps = 3,
+  options = function(p)
+    p:option("--n", "Empty kernels enqueued per batch (default 10000, 1000 with --quick); --reps batches.")
+      :argname("N"):convert(math.tointeger)
+    p:option("--launches", "Single launches timed for dispatch and round trip (default 100, 20 with --quick).")
+      :argname("N"):convert(math.tointeger)
+    p:flag("--baseline", "Also run build/bench/baseline (tiny sizes) for the C dispatch and round trip.")
+    p:flag("--no-c", "Do not run the C programs.")
+  end,
+}
+
+-- The device's platform:device indices, as bench/common.c counts them.
+local function device_index(dev)
+  for _, p in ipairs(cl.platforms()) do
+    for j, d in ipairs(p:devices()) do
+      if d == dev then return ("%d:%d"):format(p.index, j - 1) end
+    end
+  end
+end
+
+local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+-- Runs a C program; returns its stdout and stderr, or nil and why.
+local function run_c(path, args)
+  local f = io.open(path)
+  if not f then return nil, "not built" end
+  f:close()
+  local errf = os.tmpname()
+  local p = io.popen(shell_quote(path) .. " " .. args .. " 2>" .. shell_quote(errf))
+  local out = p:read("a")
+  local ok, _, code = p:close()
+  local ef = io.open(errf)
+  local err = ef and ef:read("a") or ""
+  if ef then ef:close() end
+  os.remove(errf)
+  if not ok then return nil, ("failed (exit %s): %s"):format(tostring(code), (err:gsub("%s+$", ""))) end
+  return out, err
+end
+
+R:main(function(R, dev)
+  local q, ctx = R.queue, R.ctx
+  local nlaunch = R.args.n or (R.quick and 1000 or 10000)
+  local batches = R.reps
+  local launches = R.args.launches or (R.quick and 20 or 100)
+  local warm = R.quick and R.warmup or math.max(R.warmup, 10)
+  local empty = R:kernel("copy.cl", "empty")
+
+  -- 1. Host side: N enqueues timed by the host clock, the queue finished after
+  -- (outside the interval); one warm-up batch, then --reps batches.
+  local per = {}
+  for b = 0, batches do
+    q:finish()
+    local t0 = cl.now()
+    for _ = 1, nlaunch do q:launch(empty, 1) end
+    local t1 = cl.now()
+    q:finish()
+    if b > 0 then per[b] = (t1 - t0) / nlaunch end
+  end
+
+  -- The queue ran them all: a copy kernel enqueued behind the stream on the
+  -- same in-order queue, its output checked.
+  local copy = R:kernel("copy.cl", "copy")
+  local m = 1024
+  local input, output = cl.array("float", m), cl.array("float", m)
+  input:random(7, -1, 1)
+  local din, dout = ctx:buffer(input), ctx:buffer(4 * m)
+  q:fill(dout, 0xFFFFFFFF, { type = "uint" })
+  for _ = 1, 100 do q:launch(empty, 1) end
+  q:launch(copy:args(dout, din), m)
+  output:fill(-7)
+  q:read(dout, output)
+  R:corrupt_one(output)
+  R:verify("copy kernel behind the stream of empty kernels", output, input)
+
+  -- 2. One launch at a time: dispatch (QUEUED -> START) from the event, round
+  -- trip by the host clock around enqueue + clFinish.
+  local disp, trip, qsub, sub, exec, ordered = {}, {}, {}, {}, {}, {}
+  for i = 1 - warm, launches do
+    local t0 = cl.now()
+    local e = q:launch(empty, 1)
+    q:finish()
+    local t1 = cl.now()
+    if i >= 1 then
+      local qd, sb, st, en = e.queued, e.submit, e.start, e["end"]
+      disp[i], trip[i] = st - qd, t1 - t0
+      qsub[i], sub[i], exec[i] = sb - qd, st - sb, en - st
+      ordered[i] = (qd <= sb and sb <= st and st <= en) and 1 or 0
+    end
+  end
+  local ones = {}
+  for i = 1, launches do ones[i] = 1 end
+  R:verify("profiling timestamps in order (QUEUED <= SUBMIT <= START <= END)", ordered, ones, { exact = true })
+
+  -- 3. The plain C programs, on the same device.
+  local idx = device_index(dev)
+  local c_enqueue, c_dispatch, c_trip, c_note
+  local c_cell -- what the C cell says when there is no figure
+  local launch_path = (cl.root or ".") .. "/build/bench/launch"
+  local baseline_path = (cl.root or ".") .. "/build/bench/baseline"
+  if R.args.no_c then
+    c_note, c_cell = "C: not run (--no-c)", "not run"
+  else
+    local out, err = run_c(launch_path, ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches))
+    if out then
+      local v = tonumber(out:match("launch_us%s+([%d.]+)"))
+      local lo, hi = err:match("min ([%d.]+), max ([%d.]+)")
+      if not v then error("build/bench/launch printed no figure: " .. out) end
+      c_enqueue = { median = v * 1e3, min = tonumber(lo) and lo * 1e3, max = tonumber(hi) and hi * 1e3 }
+      c_note = "C: build/bench/launch " .. ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches)
+    else
+      c_note, c_cell = "C: build/bench/launch " .. err, err == "not built" and err or "failed"
+    end
+    if R.args.baseline then
+      local bout, berr = run_c(baseline_path, ("--device %s --size 4K --overlap-size 8K --reps 3 --launch-n %d")
+        :format(idx, nlaunch))
+      if bout then
+        local function row(label)
+          local med, lo, hi = bout:match(label:gsub("%p", "%%%0") .. "%s+([%d.]+)%s+([%d.]+)%s+([%d.]+)")
+          return med and { median = med * 1e3, min = lo * 1e3, max = hi * 1e3 }
+        end
+        c_dispatch, c_trip = row("empty kernel, dispatch"), row("empty kernel, round trip")
+        c_note = c_note .. "; dispatch and round trip: build/bench/baseline (100 launches after 10 warm-ups)"
+      else
+        c_note = c_note .. "; build/bench/baseline " .. berr
+      end
+    end
+  end
+
+  -- Everything verified: the figures.
+  local function ftime(v)
+    if type(v) ~= "number" then return tostring(v) end
+    return units.format_time(v)
+  end
+  local t = R:table{
+    title = "Kernel launch cost (empty kernel, global size 1)",
+    id = "launch",
+    columns = { { name = "figure", key = true }, { name = "clua", format = ftime, compare = true },
+      { name = "min", format = ftime }, { name = "max", format = ftime },
+      { name = "C", format = ftime }, { name = "clua / C", unit = "x", format = "%.2f" } },
+  }
+  local function add(name, s, c)
+    local cval = c and c.median or (name:match("^enqueue") and c_cell) or nil
+    t:add{ figure = name, clua = s.median, min = s.min, max = s.max, C = cval,
+      ["clua / C"] = c and s.median / c.median or nil }
+  end
+  local summary = stats.summary
+  add(("enqueue, host side (per launch, %d in a row)"):format(nlaunch), summary(per), c_enqueue)
+  add("dispatch: QUEUED -> START", summary(disp), c_dispatch)
+  add("  QUEUED -> SUBMIT", summary(qsub))
+  add("  SUBMIT -> START", summary(sub))
+  add("execution: START -> END", summary(exec))
+  add("round trip: enqueue + clFinish (host clock)", summary(trip), c_trip)
+  t:note(("enqueue: host clock around %d clEnqueueNDRangeKernel calls, / %d; median of %d batches after "
+    .. "1 warm-up (clua creates an event per launch, the C program passes none)"):format(nlaunch, nlaunch, batches))
+  t:note(("dispatch, round trip: %d launches one at a time after %d warm-ups (clpeak's two ways)")
+    :format(launches, warm))
+  if c_note then t:note(c_note) end
+  R:emit(t)
+end)

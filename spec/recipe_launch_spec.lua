@@ -1,0 +1,90 @@
+-- recipes/launch.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: its table has the rows it should, the C program's figure (or
+-- "not built") beside clua's, and CLUA_CORRUPT=launch makes it exit non-zero
+-- with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/launch.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local function by_id(doc)
+  local t = {}
+  for _, tab in ipairs(doc.tables) do t[tab.id] = tab end
+  return t
+end
+
+describe("recipe launch", function()
+  local out, code, err, tables
+
+  setup(function()
+    local path = os.tmpname()
+    out, code, err = run(nil, "--json " .. path)
+    local text = slurp(path)
+    os.remove(path)
+    tables = text and by_id(json.decode(text)) or {}
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Kernel launch cost", 1, true))
+  end)
+
+  it("has the enqueue, dispatch and round-trip rows", function()
+    local t = assert(tables.launch)
+    local names = {}
+    for i, r in ipairs(t.rows) do
+      names[i] = r.figure
+      assert.is_true(r.clua >= 0 and r.min <= r.clua and r.clua <= r.max, r.figure)
+    end
+    assert.truthy(names[1]:find("^enqueue, host side"))
+    assert.are.same({ "dispatch: QUEUED -> START", "  QUEUED -> SUBMIT", "  SUBMIT -> START",
+      "execution: START -> END", "round trip: enqueue + clFinish (host clock)" }, { table.unpack(names, 2) })
+    assert.is_true(t.rows[1].clua > 0)
+  end)
+
+  it("puts the C program's figure beside clua's, or says it is not built", function()
+    local r = tables.launch.rows[1]
+    local built = io.open("build/bench/launch") ~= nil
+    if built then
+      assert.is_number(r.C)
+      assert.is_true(r.C > 0)
+      assert.is_number(r["clua / C"])
+    else
+      assert.are.equal("not built", r.C)
+    end
+  end)
+
+  it("says 'not run' with --no-c", function()
+    local o, c = run(nil, "--no-c --launches 3 --n 10")
+    assert.are.equal(0, c)
+    assert.truthy(o:find("not run", 1, true))
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local o, c, e = run("CLUA_CORRUPT=launch")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Kernel launch cost", 1, true))
+    assert.truthy(e:find("verify", 1, true), e)
+  end)
+end)
