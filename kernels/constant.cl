@@ -1,0 +1,41 @@
+// Constant memory: NVIDIA OpenCL Best Practices Guide 3.2.5 "Constant Memory";
+// OpenCL slides "Constant Memory" (__constant params read by every work-item).
+//
+// Every work-item sums `iters` reads of a small table of TABLE uints (a power
+// of two, a few KiB: it stays in the constant cache, and in L1 for __global).
+//   *_uniform: table[j]: the index is the loop counter, the same address for
+//              every work-item at each step (uniform, known to the compiler);
+//   *_spread:  table[(j + lid % spread) & (TABLE-1)]: `spread` different
+//              addresses among the work-items of a warp at each step
+//              (spread 1: one address, uniform only at run time).
+// The sums wrap modulo 2^32, so the CPU reference is exact.
+#ifndef TABLE
+#define TABLE 1024
+#endif
+#define MASK (TABLE - 1)
+
+__kernel void constant_uniform(__constant uint *table, __global uint *out, uint iters) {
+  uint sum = 0;
+  for (uint j = 0; j < iters; j++) sum += table[j & MASK];
+  out[get_global_id(0)] = sum;
+}
+
+__kernel void constant_spread(__constant uint *table, __global uint *out, uint iters, uint spread) {
+  uint r = (uint)get_local_id(0) % spread;
+  uint sum = 0;
+  for (uint j = 0; j < iters; j++) sum += table[(j + r) & MASK];
+  out[get_global_id(0)] = sum;
+}
+
+__kernel void global_uniform(__global const uint *table, __global uint *out, uint iters) {
+  uint sum = 0;
+  for (uint j = 0; j < iters; j++) sum += table[j & MASK];
+  out[get_global_id(0)] = sum;
+}
+
+__kernel void global_spread(__global const uint *table, __global uint *out, uint iters, uint spread) {
+  uint r = (uint)get_local_id(0) % spread;
+  uint sum = 0;
+  for (uint j = 0; j < iters; j++) sum += table[(j + r) & MASK];
+  out[get_global_id(0)] = sum;
+}

@@ -1,0 +1,150 @@
+-- constant: reading __constant memory with one address per warp vs many.
+-- NVIDIA OpenCL Best Practices Guide 3.2.5 "Constant Memory" (and the OpenCL
+-- slides "Constant Memory"): reads from the constant cache are as fast as
+-- registers when all threads of a (half) warp read the same address; different
+-- addresses are serialised, the cost growing with their number. Every
+-- work-item sums `iters` reads of a small table, indexed by the loop counter
+-- (one address), or by the loop counter plus lid % spread (spread addresses
+-- per warp), from __constant and from __global memory (kernels/constant.cl).
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local plot = require "clua.plot"
+
+local R = recipe.new{
+  name = "constant",
+  description = "Constant memory: one address per warp (broadcast) vs 2..32 addresses (serialised), "
+    .. "__constant vs __global reads of the same table.",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
+  quick_reps = 3,
+  options = function(p)
+    p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--table", "Table entries (uints, a power of two).", "1024"):argname("N"):convert(math.tointeger)
+    p:option("--local", "Work-group size (capped by the kernels' limit).", "256"):argname("N"):convert(math.tointeger)
+  end,
+}
+
+local POISON = 0xDEADBEEF
+
+-- An n-element uint array repeating `period` (a Lua list), filled by doubling copies in C.
+local function tiled(period, n)
+  local a = cl.array("uint", n)
+  local p = math.min(#period, n)
+  for i = 1, p do a[i - 1] = period[i] end
+  local len = p
+  while len < n do
+    local c = math.min(len, n - len)
+    a:slice(len, c):copy(a:slice(0, c))
+    len = len + c
+  end
+  return a
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local tsize = R.args.table
+  assert(tsize >= 32 and tsize & (tsize - 1) == 0, "--table must be a power of two, at least 32")
+  assert(tsize * 4 <= info.constant_mem_size, ("--table: %d bytes exceed the device's %d bytes of constant memory")
+    :format(tsize * 4, info.constant_mem_size))
+  local iters = R.args.iters or (R.quick and 32 or gpu and 1024 or 512)
+  local warp = info.warp_size or 32
+  local defines = { TABLE = tsize }
+  local kernels = {}
+  for _, name in ipairs({ "constant_uniform", "constant_spread", "global_uniform", "global_spread" }) do
+    kernels[name] = R:kernel("constant.cl", name, defines)
+  end
+  local L = R.args["local"]
+  for _, k in pairs(kernels) do L = math.min(L, k:info(dev).work_group_size) end
+  local n = R.args.work_items or (R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
+  n = math.max(L, n // L * L)
+
+  local table = cl.array("uint", tsize)
+  table:random(1, 0, 2 ^ 20)
+  local tab = table:totable()
+  local q = R.queue
+  local dtable = R.ctx:buffer(table, "read_only")
+  local dout = R.ctx:buffer(n * 4, "write_only")
+  local got = cl.array("uint", n)
+
+  -- The index patterns: the loop counter, then j + lid % spread.
+  local patterns = { { label = "j (loop counter)", spread = nil, addresses = 1 } }
+  local spreads = { 1, 2, 4, 8, 16, 32 }
+  if L > 32 then spreads[#spreads + 1] = L end
+  for _, s in ipairs(spreads) do
+    if s <= L then
+      patterns[#patterns + 1] = { label = s == L and "j + lid" or ("j + lid %% %d"):format(s), spread = s,
+        addresses = math.min(s, warp) }
+    end
+  end
+
+  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread = i % spread only.
+  local function reference(spread)
+    local period = {}
+    for r = 0, (spread or 1) - 1 do
+      local sum = 0
+      for j = 0, iters - 1 do sum = sum + tab[((j + r) & (tsize - 1)) + 1] end
+      period[r + 1] = sum & 0xFFFFFFFF
+    end
+    return tiled(period, n)
+  end
+
+  local results = {}
+  for _, pat in ipairs(patterns) do
+    local ref = reference(pat.spread)
+    for _, mem in ipairs({ "constant", "global" }) do
+      local k = kernels[mem .. (pat.spread and "_spread" or "_uniform")]
+      if pat.spread then k:args(dtable, dout, iters, pat.spread) else k:args(dtable, dout, iters) end
+      q:fill(dout, POISON, { type = "uint" })
+      q:finish()
+      local t = R:time(function() return q:launch(k, n, L) end, { label = ("%s %s"):format(mem, pat.label) })
+      got:fill(0)
+      q:read(dout, got)
+      if mem == "constant" and pat.spread == 32 then R:corrupt_one(got) end
+      R:verify(("out (__%s, table[%s])"):format(mem, pat.label), got, ref, { exact = true })
+      results[#results + 1] = { mem = mem, pat = pat, t = t }
+    end
+  end
+
+  -- Everything verified: the figures.
+  local reads = n * iters
+  local ms = function(v) return ("%.3f"):format(v / 1e6) end
+  local t = R:table{
+    title = ("Constant memory: %d work-items x %d reads of a %d-entry uint table"):format(n, iters, tsize),
+    id = "constant",
+    columns = {
+      { name = "memory", key = true }, { name = "index", key = true }, { name = "addresses per warp" },
+      { name = "time", unit = "ms", format = ms, compare = true },
+      { name = "min", unit = "ms", format = ms }, { name = "max", unit = "ms", format = ms },
+      { name = "reads", unit = "G/s", format = "%.1f" },
+      R:bw_column("delivered", { theoretical = false, compare = false }),
+      { name = "slowdown", unit = "x", format = "%.2f" },
+      { name = "vs global", unit = "x", format = "%.2f" },
+    },
+  }
+  local base, global_t = {}, {}
+  for _, r in ipairs(results) do
+    if not r.pat.spread then base[r.mem] = r.t.median end
+    if r.mem == "global" then global_t[r.pat.label] = r.t.median end
+  end
+  local p = plot.new{ title = "Constant vs global reads by addresses per warp",
+    x = { name = "distinct addresses per warp", log2 = true }, y = { name = "reads", unit = "G/s" } }
+  for _, r in ipairs(results) do
+    local gps = reads / r.t.median
+    t:add{ memory = "__" .. r.mem, index = r.pat.label, ["addresses per warp"] = r.pat.addresses,
+      time = r.t.median, min = r.t.min, max = r.t.max, reads = gps,
+      delivered = R:bw(4 * reads, r.t.median), slowdown = r.t.median / base[r.mem],
+      ["vs global"] = r.mem == "constant" and r.t.median / global_t[r.pat.label] or nil }
+    if r.pat.spread and r.pat.spread <= 32 then p:add("__" .. r.mem, r.pat.spread, gps) end
+  end
+  t:note(("lid = get_local_id(0), work-groups of %d; warp = %d work-items%s"):format(L, warp,
+    info.warp_size and "" or " (assumed: the driver reports no warp size)"))
+  t:note("delivered: 4-byte reads served to work-items per second (from the caches, not DRAM)")
+  t:note("slowdown: time / the same memory's j (loop counter) row; vs global: __constant time / __global time")
+  t:note(("every output checked exactly against sums computed on the CPU; outputs poisoned with 0x%X before each run")
+    :format(POISON))
+  R:emit(t)
+  R:plot(p)
+end)

@@ -1,0 +1,77 @@
+-- recipes/constant.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: __constant and __global rows for every index pattern, and
+-- CLUA_CORRUPT=constant makes it exit non-zero with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/constant.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+describe("recipe constant", function()
+  local out, code, err, doc
+
+  setup(function()
+    local path = os.tmpname()
+    out, code, err = run(nil, "--json " .. path)
+    local text = slurp(path)
+    os.remove(path)
+    doc = text and json.decode(text) or { tables = {} }
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Constant memory: 4096 work-items x 32 reads", 1, true))
+  end)
+
+  it("has a __constant and a __global row for every index pattern", function()
+    local t = assert(doc.tables[1])
+    assert.are.equal("constant", t.id)
+    local want = { "j (loop counter)", "j + lid % 1", "j + lid % 2", "j + lid % 4", "j + lid % 8",
+      "j + lid % 16", "j + lid % 32", "j + lid" }
+    assert.are.equal(2 * #want, #t.rows)
+    for i, index in ipairs(want) do
+      local c, g = t.rows[2 * i - 1], t.rows[2 * i]
+      assert.are.equal("__constant", c.memory)
+      assert.are.equal("__global", g.memory)
+      assert.are.equal(index, c.index)
+      assert.are.equal(index, g.index)
+      for _, r in ipairs({ c, g }) do
+        assert.is_true(r.time > 0 and r.min <= r.time and r.time <= r.max)
+        assert.is_true(r.reads > 0 and r.delivered > 0)
+      end
+      assert.is_true(math.abs(c["vs global"] - c.time / g.time) < 1e-9)
+      assert.is_nil(g["vs global"])
+    end
+    assert.are.equal(1, t.rows[1].slowdown)
+    assert.are.equal(1, t.rows[1]["addresses per warp"])
+    assert.are.equal(32, t.rows[13]["addresses per warp"])
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local o, c, e = run("CLUA_CORRUPT=constant")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Constant memory", 1, true))
+    assert.falsy(o:find("memory", 1, true))
+    assert.truthy(e:find("verify out (__constant, table[j + lid % 32])", 1, true), e)
+  end)
+end)
