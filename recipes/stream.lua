@@ -1,0 +1,187 @@
+-- stream: BabelStream's five kernels (copy, mul, add, triad, dot) in float
+-- and double, measured and verified the way BabelStream 5.0 does, so a user
+-- can hold clua's figures against BabelStream's on the same card:
+--   a = 0.1, b = 0.2, c = 0.0, scalar = 0.4; each iteration runs
+--   copy c = a; mul b = scalar*c; add c = a + b; triad a = b + scalar*c;
+--   dot sum(a*b) (work-group partial sums, added on the host);
+--   bytes per element: 2, 2, 3, 3, 2 arrays x sizeof(T);
+--   bandwidth from the fastest iteration, with the median beside it;
+--   verification: the recurrence replayed on scalars on the host for the
+--   number of iterations run, every element of a, b, c and the dot sum
+--   compared with it.
+-- --size is the array size in elements, as BabelStream's --arraysize.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local units = require "clua.units"
+local verify = require "clua.verify"
+
+local R = recipe.new{
+  name = "stream",
+  description = "BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of "
+    .. "elements per array (BabelStream's --arraysize).",
+  seed = "BabelStream 5.0 (OpenCL): the issue's peer-tool recipe",
+  size = "32M", quick_size = "64K", reps = 100, quick_reps = 5,
+  options = function(p)
+    p:option("--precision", "float, double or both.", "both"):choices({ "float", "double", "both" })
+    p:option("--dot-groups", "Work-groups of the dot kernel (default: BabelStream's, compute units x 4 on a GPU, "
+      .. "x 1 on a CPU).") :argname("N"):convert(math.tointeger)
+    p:option("--dot-wgsize", "Work-group size of the dot kernel, a power of two (default: BabelStream's, the "
+      .. "device's maximum on a GPU, 2 x the double vector width on a CPU).") :argname("N"):convert(math.tointeger)
+  end,
+}
+
+local START_A, START_B, START_C, SCALAR = 0.1, 0.2, 0.0, 0.4
+local POISON = -999.25
+local KERNELS = { "copy", "mul", "add", "triad", "dot" }
+local WEIGHT = { copy = 2, mul = 2, add = 3, triad = 3, dot = 2 } -- arrays read + written per element
+
+local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
+
+-- The gold values after `iters` iterations, rounded as T after every operation.
+local function replay(iters, round)
+  local a, b, c, s = round(START_A), round(START_B), round(START_C), round(SCALAR)
+  for _ = 1, iters do
+    c = a
+    b = round(s * c)
+    c = round(a + b)
+    a = round(b + round(s * c))
+  end
+  return a, b, c
+end
+
+local function pow2_floor(x)
+  local p = 1
+  while p * 2 <= x do p = p * 2 end
+  return p
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local q, ctx = R.queue, R.ctx
+  local precisions = R.args.precision == "both" and { "float", "double" } or { R.args.precision }
+
+  local results, notes = {}, {}
+  local size_note
+  for _, T in ipairs(precisions) do
+    if T == "double" and not info.double_support then
+      notes[#notes + 1] = "double skipped: the device does not support double precision (cl_khr_fp64)"
+      goto continue
+    end
+    do
+      local esize = T == "double" and 8 or 4
+      local round = T == "double" and function(x) return x end or f32
+      local eps = T == "double" and 2 ^ -52 or 2 ^ -23
+      -- the array size: --size elements, within what the device holds (3 arrays)
+      local n = math.tointeger(R.size)
+      local fit = math.min(info.max_mem_alloc_size // esize, (info.global_mem_size * 9 // 10) // (3 * esize))
+      if n > fit then
+        n = fit // 1024 * 1024
+        size_note = ("array size reduced to %d elements to fit the device"):format(n)
+      end
+      local defines = { TYPE = T, SCALAR = T == "double" and "0.4" or "0.4f", USE_FP64 = T == "double" or nil }
+      local k = {}
+      for _, name in ipairs({ "copy", "mul", "add", "triad" }) do k[name] = R:kernel("stream.cl", name, defines) end
+      k.dot = R:kernel("stream.cl", "stream_dot", defines)
+
+      -- BabelStream's dot configuration
+      local groups, wg = R.args.dot_groups, R.args.dot_wgsize
+      if info.type == "CPU" then
+        groups = groups or info.compute_units
+        wg = wg or math.max(1, (info.preferred_vector_width or {}).double or 1) * 2
+      else
+        groups = groups or info.compute_units * 4
+        wg = wg or info.max_work_group_size
+      end
+      wg = pow2_floor(math.min(wg, k.dot:info(dev).work_group_size))
+
+      local da, db, dc = ctx:buffer(n * esize), ctx:buffer(n * esize), ctx:buffer(n * esize)
+      local dsum = ctx:buffer(groups * esize)
+      local host = cl.array(T, n)
+      for _, x in ipairs({ { da, START_A }, { db, START_B }, { dc, START_C } }) do
+        host:fill(round(x[2]))
+        q:write(x[1], host)
+      end
+      q:fill(dsum, POISON, { type = T }) -- the partial sums: poison until dot writes them
+      k.copy:args(da, dc)
+      k.mul:args(db, dc)
+      k.add:args(da, db, dc)
+      k.triad:args(da, db, dc)
+      k.dot:args(da, db, dsum, cl["local"](wg * esize), n)
+
+      local iterations, events = 0, {}
+      local t = R:time(function(i)
+        iterations = iterations + 1
+        local evs = {
+          q:launch(k.copy, n), q:launch(k.mul, n), q:launch(k.add, n), q:launch(k.triad, n),
+          q:launch(k.dot, groups * wg, wg),
+        }
+        if i > 0 then events[#events + 1] = evs end
+        return evs
+      end, { label = T })
+      q:finish()
+
+      -- verify: the recurrence replayed for the iterations run
+      local ga, gb, gc = replay(iterations, round)
+      local gsum = ga * gb * n
+      local ref = cl.array(T, n)
+      local tol = eps * 100
+      for _, x in ipairs({ { "a", da, ga }, { "b", db, gb }, { "c", dc, gc } }) do
+        host:fill(-1)
+        q:read(x[2], host)
+        ref:fill(x[3])
+        if x[1] == "a" and T == precisions[1] then R:corrupt_one(host) end
+        R:verify(("%s[] (%s, %d iterations)"):format(x[1], T, iterations), host, ref, { tol = tol })
+      end
+      local partial = cl.array(T, groups)
+      q:read(dsum, partial)
+      local sum = partial:sum()
+      -- the dot's rounding: each work-item adds n / (groups x wg) products in T, then a tree of log2(wg)
+      local terms = (n + groups * wg - 1) // (groups * wg)
+      local dot_tol = math.max(T == "double" and 1e-8 or tol, (terms + math.log(wg, 2) + 2) * eps)
+      verify.scalar(("dot (%s, %d iterations)"):format(T, iterations), sum, gsum, dot_tol)
+      ref:release(); host:release()
+
+      for j, name in ipairs(KERNELS) do
+        local times = {}
+        for r = 1, #events do times[r] = events[r][j].duration end
+        table.sort(times)
+        local mean = 0
+        for _, v in ipairs(times) do mean = mean + v end
+        mean = mean / #times
+        local median = #times % 2 == 1 and times[(#times + 1) // 2] or (times[#times // 2] + times[#times // 2 + 1]) / 2
+        local bytes = WEIGHT[name] * esize * n
+        results[#results + 1] = { precision = T, kernel = name, n = n, bytes = bytes, min = times[1],
+          max = times[#times], median = median, mean = mean }
+      end
+      notes[#notes + 1] = ("%s: %d elements (%s per array), %d iterations run (%d warm-up), dot on %d groups x "
+        .. "%d, verified: arrays within %.3g, dot sum %.10g vs %.10g (tolerance %.3g)"):format(T, n,
+        units.format_size(n * esize), iterations, t.warmup, groups, wg, tol, sum, gsum, dot_tol)
+      for _, b in ipairs({ da, db, dc, dsum }) do b:release() end
+    end
+    ::continue::
+  end
+  if #results == 0 then error("no precision could run: " .. table.concat(notes, "; ")) end
+
+  local ms = function(v) return ("%.4f"):format(v / 1e6) end
+  local t = R:table{
+    title = "BabelStream kernels: best bandwidth (from the fastest iteration) and median",
+    id = "stream",
+    columns = { { name = "precision", key = true }, { name = "kernel", key = true },
+      { name = "bytes", unit = "MiB", format = "%.1f" },
+      R:bw_column("best"), { name = "median", unit = R.bw_unit, format = "%.1f" },
+      { name = "min time", unit = "ms", format = ms }, { name = "median time", unit = "ms", format = ms },
+      { name = "max time", unit = "ms", format = ms }, { name = "average", unit = "ms", format = ms } },
+  }
+  for _, r in ipairs(results) do
+    t:add{ precision = r.precision, kernel = r.kernel, bytes = r.bytes / 2 ^ 20, best = R:bw(r.bytes, r.min),
+      median = R:bw(r.bytes, r.median), ["min time"] = r.min, ["median time"] = r.median,
+      ["max time"] = r.max, average = r.mean }
+  end
+  t:note("bytes: 2, 2, 3, 3, 2 arrays x element size x array size (BabelStream's); times: each kernel's "
+    .. "profiling event (BabelStream times each call by the host clock around it and a finish, dot including "
+    .. "the read of the partial sums)")
+  if size_note then t:note(size_note) end
+  for _, n in ipairs(notes) do t:note(n) end
+  t:note("theoretical memory bandwidth: " .. R.facts:describe_theoretical("memory", R.divisor))
+  R:emit(t)
+end)
