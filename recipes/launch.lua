@@ -111,20 +111,28 @@ R:main(function(R, dev)
 
   -- 3. The plain C programs, on the same device.
   local idx = device_index(dev)
-  local c_enqueue, c_dispatch, c_trip, c_note
+  local c_enqueue, c_event, c_dispatch, c_trip, c_note
   local c_cell -- what the C cell says when there is no figure
   local launch_path = (cl.root or ".") .. "/build/bench/launch"
   local baseline_path = (cl.root or ".") .. "/build/bench/baseline"
   if R.args.no_c then
     c_note, c_cell = "C: not run (--no-c)", "not run"
   else
-    local out, err = run_c(launch_path, ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches))
+    local args = ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches)
+    local out, err = run_c(launch_path, args)
     if out then
       local v = tonumber(out:match("launch_us%s+([%d.]+)"))
-      local lo, hi = err:match("min ([%d.]+), max ([%d.]+)")
       if not v then error("build/bench/launch printed no figure: " .. out) end
-      c_enqueue = { median = v * 1e3, min = tonumber(lo) and lo * 1e3, max = tonumber(hi) and hi * 1e3 }
-      c_note = "C: build/bench/launch " .. ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches)
+      c_enqueue = { median = v * 1e3 }
+      c_note = "C: build/bench/launch " .. args
+      -- launch --event asks for an event and releases it at each enqueue, as
+      -- q:launch does (a build/bench/launch without --event exits 2: no figure)
+      local eout = run_c(launch_path, args .. " --event")
+      local ev = eout and tonumber(eout:match("launch_event_us%s+([%d.]+)"))
+      if ev then
+        c_event = { median = ev * 1e3 }
+        c_note = c_note .. " [--event]"
+      end
     else
       c_note, c_cell = "C: build/bench/launch " .. err, err == "not built" and err or "failed"
     end
@@ -154,22 +162,26 @@ R:main(function(R, dev)
     id = "launch",
     columns = { { name = "figure", key = true }, { name = "clua", format = ftime, compare = true },
       { name = "min", format = ftime }, { name = "max", format = ftime },
-      { name = "C", format = ftime }, { name = "clua / C", unit = "x", format = "%.2f" } },
+      { name = "C", format = ftime }, { name = "clua / C", unit = "x", format = "%.2f" },
+      { name = "C, events", format = ftime }, { name = "clua / C, events", unit = "x", format = "%.2f" } },
   }
-  local function add(name, s, c)
+  local function add(name, s, c, ce)
     local cval = c and c.median or (name:match("^enqueue") and c_cell) or nil
     t:add{ figure = name, clua = s.median, min = s.min, max = s.max, C = cval,
-      ["clua / C"] = c and s.median / c.median or nil }
+      ["clua / C"] = c and s.median / c.median or nil,
+      ["C, events"] = ce and ce.median, ["clua / C, events"] = ce and s.median / ce.median }
   end
   local summary = stats.summary
-  add(("enqueue, host side (per launch, %d in a row)"):format(nlaunch), summary(per), c_enqueue)
+  add(("enqueue, host side (per launch, %d in a row)"):format(nlaunch), summary(per), c_enqueue, c_event)
   add("dispatch: QUEUED -> START", summary(disp), c_dispatch)
   add("  QUEUED -> SUBMIT", summary(qsub))
   add("  SUBMIT -> START", summary(sub))
   add("execution: START -> END", summary(exec))
   add("round trip: enqueue + clFinish (host clock)", summary(trip), c_trip)
   t:note(("enqueue: host clock around %d clEnqueueNDRangeKernel calls, / %d; median of %d batches after "
-    .. "1 warm-up (clua creates an event per launch, the C program passes none)"):format(nlaunch, nlaunch, batches))
+    .. "1 warm-up; min/max over the batches"):format(nlaunch, nlaunch, batches))
+  t:note("clua's q:launch always asks for an event (released when collected); C passes none, "
+    .. "C, events asks for one and releases it at each launch (build/bench/launch --event)")
   t:note(("dispatch, round trip: %d launches one at a time after %d warm-ups (clpeak's two ways)")
     :format(launches, warm))
   if c_note then t:note(c_note) end
