@@ -1,0 +1,83 @@
+-- recipes/offset.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: one row per offset 0..32 with a bandwidth, and a plot;
+-- CLUA_CORRUPT=offset makes it exit non-zero with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/offset.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local function by_id(doc)
+  local t = {}
+  for _, tab in ipairs(doc.tables) do t[tab.id] = tab end
+  return t
+end
+
+describe("recipe offset", function()
+  local out, code, err, tables
+
+  setup(function()
+    local path = os.tmpname()
+    out, code, err = run(nil, "--json " .. path)
+    local text = slurp(path)
+    os.remove(path)
+    tables = text and by_id(json.decode(text)) or {}
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("offsetCopy: effective bandwidth by offset", 1, true))
+  end)
+
+  it("has one row per offset 0..32, each with a bandwidth", function()
+    local t = assert(tables.offset)
+    assert.are.equal(33, #t.rows)
+    for i, r in ipairs(t.rows) do
+      assert.are.equal(i - 1, r.offset)
+      assert.is_true(r.bandwidth > 0)
+      assert.is_true(r.min <= r.bandwidth and r.bandwidth <= r.max)
+      assert.is_true(r.time > 0)
+    end
+    assert.are.equal(100, t.rows[1]["vs offset 0"])
+  end)
+
+  it("draws the plot (Figure 3.7)", function()
+    assert.truthy(out:find("offsetCopy: effective bandwidth (Figure 3.7)", 1, true))
+  end)
+
+  it("takes --max-offset", function()
+    local path = os.tmpname()
+    local _, c, e = run(nil, "--max-offset 3 --json " .. path)
+    local doc = json.decode(slurp(path))
+    os.remove(path)
+    assert.are.equal(0, c, e)
+    assert.are.equal(4, #doc.tables[1].rows)
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local o, c, e = run("CLUA_CORRUPT=offset")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("offsetCopy: effective bandwidth by offset", 1, true))
+    assert.truthy(e:find("verify", 1, true), e)
+  end)
+end)

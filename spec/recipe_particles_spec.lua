@@ -1,0 +1,87 @@
+-- recipes/particles.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: the Euler step in five layouts, with kernel and transfer times;
+-- CLUA_CORRUPT=particles makes it exit non-zero with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/particles.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local function by_id(doc)
+  local t = {}
+  for _, tab in ipairs(doc.tables) do t[tab.id] = tab end
+  return t
+end
+
+describe("recipe particles", function()
+  local out, code, err, tables
+
+  setup(function()
+    local path = os.tmpname()
+    out, code, err = run(nil, "--json " .. path)
+    local text = slurp(path)
+    os.remove(path)
+    tables = text and by_id(json.decode(text)) or {}
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("One Euler step of", 1, true))
+  end)
+
+  it("has one row per layout, with kernel and transfer times", function()
+    local t = assert(tables.layouts)
+    assert.are.equal(5, #t.rows)
+    local want = { "^AoS float3", "^SoA float3", "^SoA float arrays", "^AoS float4%-padded", "^SoA float4" }
+    for i, r in ipairs(t.rows) do
+      assert.truthy(r.layout:find(want[i]), r.layout)
+      assert.is_true(r.kernel > 0 and r.effective > 0)
+      assert.is_true(r.actual >= r.effective - 1e-9)
+      assert.is_true(r["H2D in"] > 0 and r["D2H out"] > 0)
+    end
+    assert.are.equal(1, t.rows[1]["vs AoS"])
+    assert.are.equal(36, t.rows[1].stored)
+    assert.are.equal(48, t.rows[4].stored)
+    assert.are.equal(80, t.rows[4].moved)
+  end)
+
+  it("sets the transfers beside the kernel, with the seed's figures", function()
+    local t = assert(tables.transfer)
+    local seen = {}
+    for _, r in ipairs(t.rows) do seen[r.step] = r end
+    for _, s in ipairs({ "H2D pageable", "H2D pinned", "kernel, AoS", "D2H pageable", "D2H pinned" }) do
+      assert.truthy(seen[s], s)
+    end
+    assert.are.equal(6, #t.rows)
+    assert.are.equal(15.3e6, seen["H2D pageable"]["seed (GTX 280)"])
+    assert.are.equal(1.32e6, seen["kernel, AoS"]["seed (GTX 280)"])
+    assert.are.equal(1, seen["kernel, AoS"]["vs kernel"])
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local o, c, e = run("CLUA_CORRUPT=particles")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("One Euler step of", 1, true))
+    assert.truthy(e:find("verify", 1, true), e)
+  end)
+end)

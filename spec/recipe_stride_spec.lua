@@ -1,0 +1,83 @@
+-- recipes/stride.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: one row per stride 1..32 then powers of two, with a bandwidth, a
+-- model and a plot; CLUA_CORRUPT=stride makes it exit non-zero with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/stride.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local function by_id(doc)
+  local t = {}
+  for _, tab in ipairs(doc.tables) do t[tab.id] = tab end
+  return t
+end
+
+describe("recipe stride", function()
+  local out, code, err, tables
+
+  setup(function()
+    local path = os.tmpname()
+    out, code, err = run(nil, "--json " .. path .. " --max-stride 128")
+    local text = slurp(path)
+    os.remove(path)
+    tables = text and by_id(json.decode(text)) or {}
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("strideCopy: effective bandwidth by stride", 1, true))
+  end)
+
+  it("has one row per stride 1..32, then 64 and 128", function()
+    local t = assert(tables.stride)
+    local want = {}
+    for s = 1, 32 do want[#want + 1] = s end
+    want[#want + 1] = 64
+    want[#want + 1] = 128
+    assert.are.equal(#want, #t.rows)
+    for i, r in ipairs(t.rows) do
+      assert.are.equal(want[i], r.stride)
+      assert.is_true(r.bandwidth > 0)
+      assert.is_true(r.min <= r.bandwidth and r.bandwidth <= r.max)
+      assert.is_true(r.model > 0)
+      assert.is_true(r["work-items"] > 0)
+    end
+    assert.are.equal(100, t.rows[1]["vs stride 1"])
+    -- the model: stride 1's bandwidth over the floats of a sector, then flat
+    assert.is_true(math.abs(t.rows[1].model - t.rows[1].bandwidth) < 1e-9)
+    assert.is_true(math.abs(t.rows[2].model - t.rows[1].bandwidth / 2) < 1e-9)
+    assert.is_true(math.abs(t.rows[33].model - t.rows[34].model) < 1e-9)
+  end)
+
+  it("draws the plot (Figure 3.9)", function()
+    assert.truthy(out:find("strideCopy: effective bandwidth (Figure 3.9)", 1, true))
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local o, c, e = run("CLUA_CORRUPT=stride")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("strideCopy: effective bandwidth by stride", 1, true))
+    assert.truthy(e:find("verify", 1, true), e)
+  end)
+end)
