@@ -115,6 +115,7 @@ typedef struct {
                              'i' image, 'S' sampler, '?' unknown */
   char **argtype;         /* declared type names (NULL when unknown) */
   char **argname;
+  void **argbuf;          /* per argument: the cbuffer set (kept alive by the kernel), else NULL */
 } ckernel;
 typedef struct { int released; cl_event ev; int user; } cevent;
 

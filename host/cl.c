@@ -40,8 +40,8 @@ int luaopen_cl(lua_State *L) {
   clua_open_queue(L);
   clua_open_buffer(L);
   clua_open_program(L);
-  clua_open_kernel(L);
   clua_open_event(L);
+  clua_open_kernel(L);  /* after queue and event: q:launch holds their metatables */
   clua_open_array(L);
   clua_open_image(L);
   static const luaL_Reg funcs[] = {

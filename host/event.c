@@ -12,8 +12,11 @@ void clua_push_event(lua_State *L, cl_event ev) {
   e->ev = ev;
 }
 
+/* __gc, __close and release; a closure holding the event metatable (every
+   launch makes an event, so its collection is on the hot path too). */
 static int ev_release(lua_State *L) {
-  cevent *e = luaL_checkudata(L, 1, T_EVENT);
+  cevent *e = lua_touserdata(L, 1);
+  if (!e || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1))) e = luaL_checkudata(L, 1, T_EVENT);
   if (!e->released) {
     e->released = 1;
     /* a user event dropped while commands wait on it would hold them forever */
@@ -192,4 +195,16 @@ void clua_open_event(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", ev_index}, {"__gc", ev_release}, {"__close", ev_release}, {"__tostring", ev_tostring}, {NULL, NULL}};
   clua_newtype(L, T_EVENT, methods, meta);
+  luaL_getmetatable(L, T_EVENT);
+  lua_getfield(L, -1, "methods");
+  static const char *const rel[] = {"__gc", "__close"};
+  for (int i = 0; i < 2; i++) {
+    lua_pushvalue(L, -2);
+    lua_pushcclosure(L, ev_release, 1);
+    lua_setfield(L, -3, rel[i]);
+  }
+  lua_pushvalue(L, -2);
+  lua_pushcclosure(L, ev_release, 1);
+  lua_setfield(L, -2, "release");
+  lua_pop(L, 2);
 }

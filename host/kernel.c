@@ -27,7 +27,9 @@ static void free_kernel_info(ckernel *k) {
   free(k->argname);
   free(k->argset);
   free(k->argkind);
+  free(k->argbuf);
   k->argtype = k->argname = NULL;
+  k->argbuf = NULL;
   k->argset = NULL;
   k->argkind = NULL;
 }
@@ -83,7 +85,8 @@ int clua_program_kernel(lua_State *L) {
   k->argkind = calloc(n, 1);
   k->argtype = calloc(n, sizeof(char *));
   k->argname = calloc(n, sizeof(char *));
-  if (!k->argset || !k->argkind || !k->argtype || !k->argname) return luaL_error(L, "program:kernel: out of memory");
+  k->argbuf = calloc(n, sizeof(void *));
+  if (!k->argset || !k->argkind || !k->argtype || !k->argname || !k->argbuf) return luaL_error(L, "program:kernel: out of memory");
   k->unset = k->nargs;
   read_arg_info(k);
   lua_pushvalue(L, 1);
@@ -195,6 +198,7 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     k->argset[i] = 1;
     k->unset--;
   }
+  k->argbuf[i] = b;
   /* keep buffers alive while the kernel may use them */
   lua_getiuservalue(L, kidx, 2);
   lua_pushvalue(L, idx);
@@ -330,10 +334,26 @@ static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what)
   return (cl_uint)n;
 }
 
+/* q:launch is the hot path: it is a closure holding the queue, kernel and
+   event metatables (upvalues 1 to 3, see clua_open_kernel), so it checks its
+   arguments and makes its event without looking types up by name. */
+static void *launch_check(lua_State *L, int idx, int up, const char *tname) {
+  int *p = lua_touserdata(L, idx);
+  if (p && lua_getmetatable(L, idx)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(up));
+    lua_pop(L, 1);
+    if (same) {
+      if (*p) luaL_error(L, "attempt to use a released %s", tname);
+      return p;
+    }
+  }
+  return clua_check(L, idx, tname);  /* raises the usual argument error */
+}
+
 int clua_queue_launch(lua_State *L) {
-  cqueue *q = clua_check(L, 1, T_QUEUE);
+  cqueue *q = launch_check(L, 1, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
-  ckernel *k = check_kernel(L, 2);
+  ckernel *k = launch_check(L, 2, 2, T_KERNEL);
   char kn[128], dn[128];
   size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
   cl_uint dims = work_size(L, 3, g, "global size");
@@ -350,6 +370,9 @@ int clua_queue_launch(lua_State *L) {
       if (!k->argset[i])
         luaL_error(L, "queue:launch: %s of kernel '%s' is not set", argdesc(L, k, i), kname(k, kn, sizeof kn));
   }
+  for (cl_uint i = 0; i < k->nargs; i++)  /* an explicitly released buffer's handle is gone */
+    if (k->argbuf[i] && ((cbuffer *)k->argbuf[i])->released)
+      luaL_error(L, "queue:launch: %s of kernel '%s' is a released cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn));
   size_t total = 1;
   for (cl_uint i = 0; i < dims; i++) {
     if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);
@@ -395,7 +418,13 @@ int clua_queue_launch(lua_State *L) {
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid", kname(k, kn, sizeof kn));
     return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
   }
-  clua_push_event(L, ev);
+  cevent *e = lua_newuserdatauv(L, sizeof *e, 0);  /* clua_push_event, with the metatable at hand */
+  e->released = 0;
+  e->ev = ev;
+  e->user = 0;
+  if (lua_type(L, lua_upvalueindex(3)) == LUA_TTABLE) lua_pushvalue(L, lua_upvalueindex(3));
+  else luaL_getmetatable(L, T_EVENT);
+  lua_setmetatable(L, -2);
   return 1;
 }
 
@@ -446,6 +475,14 @@ void clua_open_kernel(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", k_index}, {"__gc", k_release}, {"__close", k_release}, {"__tostring", k_tostring}, {NULL, NULL}};
   clua_newtype(L, T_KERNEL, methods, meta);
+  luaL_getmetatable(L, T_QUEUE);  /* q:launch, with the metatables it checks against */
+  lua_getfield(L, -1, "methods");
+  lua_pushvalue(L, -2);
+  luaL_getmetatable(L, T_KERNEL);
+  luaL_getmetatable(L, T_EVENT);
+  lua_pushcclosure(L, clua_queue_launch, 3);
+  lua_setfield(L, -2, "launch");
+  lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};
   clua_newtype(L, T_SCALAR, NULL, smeta);
   static const luaL_Reg lmeta[] = {{"__tostring", local_tostring}, {NULL, NULL}};

@@ -223,6 +223,7 @@ static void push_options(lua_State *L, int optidx, int defidx) {
 
 /* Returns 1 on success; on failure leaves the mapped log on the stack. */
 static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
+  lua_settop(L, 3);  /* options at 2 and defines at 3 (nil when absent), pieces pushed above */
   push_options(L, 2, 3);
   const char *opts = lua_tostring(L, -1);
   lua_getiuservalue(L, 1, 1);

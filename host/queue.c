@@ -86,9 +86,15 @@ static void drain(cqueue *q) {
   }
 }
 
+/* Transfers of released queues that had not ended: their host memory is held
+   here until they do, and swept with any queue's. Nothing waits for them, so
+   releasing a queue whose commands wait on a user event never blocks. */
+static cqueue orphans;
+
 static cqueue *check_queue(lua_State *L) {
   cqueue *q = clua_check(L, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
+  if (orphans.npend) clua_queue_sweep(&orphans);
   return q;
 }
 
@@ -96,8 +102,24 @@ static int q_release(lua_State *L) {
   cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
   if (q->released) return 0;
   q->released = 1;
-  clFinish(q->q);
-  drain(q);
+  clFlush(q->q);
+  clua_queue_sweep(q);
+  for (int i = q->npend - 1; i >= 0; i--) {
+    if (orphans.npend == orphans.cappend) {
+      int cap = orphans.cappend ? orphans.cappend * 2 : 16;
+      pending *p = realloc(orphans.pend, sizeof *p * (size_t)cap);
+      if (!p) {  /* cannot hold it: wait for it here */
+        clWaitForEvents(1, &q->pend[i].ev);
+        drop_pending(q, i);
+        continue;
+      }
+      orphans.pend = p;
+      orphans.cappend = cap;
+    }
+    orphans.pend[orphans.npend++] = q->pend[i];  /* the event and the reference move */
+    q->npend--;
+  }
+  if (orphans.npend) clua_queue_sweep(&orphans);
   free(q->pend);
   q->pend = NULL;
   clReleaseCommandQueue(q->q);
@@ -402,16 +424,17 @@ static int marker_or_barrier(lua_State *L, int barrier) {
 static int q_marker(lua_State *L) { return marker_or_barrier(L, 0); }
 static int q_barrier(lua_State *L) { return marker_or_barrier(L, 1); }
 
+/* Methods come first, straight from the methods table (upvalue 1): q:launch
+   is the hot path, and a method checks its queue when called. */
 static int q_index(lua_State *L) {
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   cqueue *q = clua_check(L, 1, T_QUEUE);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
   else if (!strcmp(k, "device")) clua_push_device(L, q->dev);
   else if (!strcmp(k, "pending")) lua_pushinteger(L, q->npend);
-  else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, k);
-  }
+  else lua_pushnil(L);
   return 1;
 }
 
@@ -440,4 +463,9 @@ void clua_open_queue(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", q_index}, {"__gc", q_release}, {"__close", q_release}, {"__tostring", q_tostring}, {NULL, NULL}};
   clua_newtype(L, T_QUEUE, methods, meta);
+  luaL_getmetatable(L, T_QUEUE);
+  lua_getfield(L, -1, "methods");
+  lua_pushcclosure(L, q_index, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
 }
