@@ -101,3 +101,12 @@ bundle: $(BUILD)/clua
 
 clean:
 	rm -rf $(BUILD) bundle
+
+# ---------------------------------------------------------------- benchmark
+
+# Host-side cost per empty-kernel enqueue: clua's q:launch beside the plain C
+# program build/bench/launch (with and without an event), same device, same run.
+.PHONY: bench-launch
+bench-launch: $(BUILD)/clua
+	@$(MAKE) --no-print-directory -f bench/Makefile
+	$(BUILD)/clua bench/launch.lua

@@ -1,6 +1,6 @@
 /* launch: the host-side cost of one clEnqueueNDRangeKernel of an empty kernel.
  *
- *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR]
+ *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR] [--event]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
  * event) on an in-order queue with profiling enabled, timing the N calls with
@@ -9,6 +9,12 @@
  * enqueue:
  *
  *   launch_us 1.234
+ *
+ * With --event each enqueue asks for an event and releases it at once
+ * (clEnqueueNDRangeKernel(..., &ev); clReleaseEvent(ev)): the calls clua's
+ * q:launch makes, which always returns an event. It prints
+ *
+ *   launch_event_us 1.345
  *
  * and the device and min/max on stderr, so a Lua benchmark can hold clua's
  * cost against it in the same run. */
@@ -21,15 +27,36 @@
 
 static void usage(void)
 {
-    fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--list]\n",
+    fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event] [--list]\n",
           stderr);
     exit(2);
+}
+
+/* launch_enqueue_us with an event asked for and released at each enqueue. */
+static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
+                              int batches, double *per_us)
+{
+    const size_t global = 1;
+    CHECK(clFinish(q));
+    for (int b = -warm; b < batches; b++) {
+        double t0 = now_ns();
+        for (int i = 0; i < n; i++) {
+            cl_event ev;
+            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, &ev));
+            CHECK(clReleaseEvent(ev));
+        }
+        double t1 = now_ns();
+        CHECK(clFinish(q));
+        if (b >= 0)
+            per_us[b] = (t1 - t0) / n / 1e3;
+    }
+    return median(per_us, batches);
 }
 
 int main(int argc, char **argv)
 {
     const char *sel = NULL, *kdir = NULL;
-    int n = 10000, batches = 5;
+    int n = 10000, batches = 5, event = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--list")) {
@@ -43,6 +70,8 @@ int main(int argc, char **argv)
             batches = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--kernels"))
             kdir = argv[++i];
+        else if (!strcmp(a, "--event"))
+            event = 1;
         else
             usage();
     }
@@ -62,13 +91,14 @@ int main(int argc, char **argv)
     double *per = malloc((size_t)batches * sizeof *per);
     if (!per)
         die("out of memory");
-    double med = launch_enqueue_us(q, k, n, 1, batches, per);
+    double med = event ? launch_event_us(q, k, n, 1, batches, per)
+                       : launch_enqueue_us(q, k, n, 1, batches, per);
 
     char name[256];
-    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel enqueues: min %.3f, max %.3f us\n",
+    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel enqueues%s: min %.3f, max %.3f us\n",
             device_string(dev, CL_DEVICE_NAME, name, sizeof name), batches, n,
-            min_of(per, batches), max_of(per, batches));
-    printf("launch_us %.3f\n", med);
+            event ? " with an event each" : "", min_of(per, batches), max_of(per, batches));
+    printf("%s %.3f\n", event ? "launch_event_us" : "launch_us", med);
 
     free(per);
     clReleaseKernel(k);

@@ -1,0 +1,107 @@
+-- bench/launch.lua: the host-side cost of one empty-kernel enqueue from clua,
+-- beside the plain C program build/bench/launch on the same device, same run.
+--
+--   build/clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH]
+--   make bench-launch
+--
+-- clua: N = 10000 `q:launch(k, 1)` of kernels/copy.cl `empty` (global 1, local
+-- nil) timed with cl.now(), then q:finish(); one warm-up batch, then the median
+-- of B = 5 batches, in µs per enqueue. q:launch always asks OpenCL for an event
+-- (released when collected), so the C figure to hold it against is
+-- `launch --event`, which asks for one and releases it at each launch; plain
+-- `launch` (no event) is shown too. The device is cl.device() (CLUA_DEVICE),
+-- passed to the C program as P:D.
+--
+-- One round is clua, C --event and C, one after the other; R rounds (default
+-- 5) alternate them so that a noisy machine (PoCL on a small CPU) hits all
+-- three alike. Each round's figures are printed, then the median over rounds
+-- and the ratio clua / C of those medians.
+local cl = require "cl"
+
+local n, batches, rounds = 10000, 5, 5
+local here = (arg and arg[0] or "bench/launch.lua"):match("^(.*)/[^/]*$") or "."
+local cprog = here .. "/../build/bench/launch"
+local i = 1
+while arg and arg[i] do
+  local a, v = arg[i], arg[i + 1]
+  local num = v and math.tointeger(tonumber(v))
+  if a == "--n" and num then n = num
+  elseif a == "--batches" and num then batches = num
+  elseif a == "--rounds" and num then rounds = num
+  elseif a == "--c" and v then cprog = v
+  else
+    io.stderr:write("usage: clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH]\n")
+    os.exit(2)
+  end
+  i = i + 2
+end
+if n < 1 or batches < 1 or rounds < 1 then
+  io.stderr:write("bench/launch.lua: --n, --batches and --rounds take positive integers\n")
+  os.exit(2)
+end
+
+local function median(xs)
+  local s = table.move(xs, 1, #xs, 1, {})
+  table.sort(s)
+  local m = #s // 2
+  return #s % 2 == 1 and s[m + 1] or (s[m] + s[m + 1]) / 2
+end
+
+-- The device's P:D indices, for the C program.
+local dev = cl.device()
+local where
+for _, p in ipairs(cl.platforms()) do
+  for j, d in ipairs(p:devices()) do
+    if d == dev and not where then where = ("%d:%d"):format(p.index, j - 1) end
+  end
+end
+
+local ctx = cl.context(dev)
+local q = ctx:queue()
+local k = ctx:program_file("copy.cl"):build():kernel("empty")
+
+-- clua: one warm-up batch, then `batches`; the median µs per enqueue.
+local function run_clua()
+  q:finish()
+  local per = {}
+  for b = 0, batches do
+    local t0 = cl.now()
+    for _ = 1, n do q:launch(k, 1) end
+    local t1 = cl.now()
+    q:finish()
+    if b > 0 then per[b] = (t1 - t0) / n / 1e3 end
+  end
+  return median(per)
+end
+
+-- C, with or without --event: its printed median.
+local function run_c(extra)
+  local cmd = ("'%s' --device %s --n %d --batches %d %s 2>&1"):format(cprog, where, n, batches, extra)
+  local f = io.popen(cmd)
+  local out = f:read("a")
+  local ok = f:close()
+  local v = tonumber(out:match("launch_%a*_?us ([%d.]+)"))
+  if not ok or not v then
+    io.stderr:write(("bench/launch.lua: %s failed (build it with `make -f bench/Makefile`):\n%s"):format(cmd, out))
+    os.exit(1)
+  end
+  return v
+end
+
+print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
+print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
+print()
+print(("%-7s %12s %14s %12s %14s"):format("round", "clua", "C --event", "C", "clua/C --event"))
+local cl_us, ce_us, cp_us = {}, {}, {}
+for r = 1, rounds do
+  cl_us[r] = run_clua()
+  ce_us[r] = run_c("--event")
+  cp_us[r] = run_c("")
+  print(("%-7d %12.3f %14.3f %12.3f %13.2f×"):format(r, cl_us[r], ce_us[r], cp_us[r], cl_us[r] / ce_us[r]))
+end
+local mcl, mce, mcp = median(cl_us), median(ce_us), median(cp_us)
+print(("%-7s %12.3f %14.3f %12.3f %13.2f×"):format("median", mcl, mce, mcp, mcl / mce))
+print()
+print(("clua q:launch(k, 1)         %8.3f µs"):format(mcl))
+print(("C with an event (same calls) %7.3f µs   clua / C = %.2f×   (goal ≤ 1.10×)"):format(mce, mcl / mce))
+print(("C without an event          %8.3f µs   clua / C = %.2f×"):format(mcp, mcl / mcp))
