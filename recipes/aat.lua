@@ -1,0 +1,219 @@
+-- aat: local (shared) memory against strided global reads and bank conflicts, C = AA^T.
+-- NVIDIA OpenCL Best Practices Guide 3.2.2.3 (Listings 3.10-3.11, Table 3.3):
+-- A is M x TILE_DIM; simpleMultiply reads the second operand a[col*TILE_DIM+i]
+-- with a stride of TILE_DIM floats between neighbouring work-items;
+-- coalescedMultiply reads it coalesced into the columns of a local tile (a
+-- TILE_DIM-way bank conflict on every write); the padded tile
+-- [TILE_DIM][TILE_DIM+1] removes the conflicts.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+
+local R = recipe.new{
+  name = "aat",
+  description = "C = AA^T: the guide's Table 3.3 (strided global reads; a transposed local tile; the tile "
+    .. "padded to TILE_DIM+1 columns).",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.3, Listings 3.10-3.11, Table 3.3",
+  quick_size = "256KiB", quick_reps = 3,
+  options = function(p)
+    p:option("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "
+      .. "rows always use 16).") :argname("T"):convert(math.tointeger)
+    p:option("--banks", "Local-memory banks of the conflict model (32-bit words), each request serving as "
+      .. "many work-items (16 for the guide's compute capability 1.x).", "32")
+      :argname("B"):convert(math.tointeger)
+  end,
+}
+
+local GUIDE_TILE = 16
+-- Table 3.3, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
+local GUIDE = { simpleMultiply = { 1.1, 0.5 }, coalescedMultiply = { 24.8, 13.2 },
+  coalescedMultiplyPadded = { 30.3, 15.6 } }
+local KERNELS = { { "simpleMultiply" }, { "coalescedMultiply", 0 }, { "coalescedMultiplyPadded", 1 } }
+local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element left unwritten fails
+
+-- The CPU reference of C = A B (the same as in recipes/matmul.lua; here B = A^T).
+local FULL = 1 << 24
+local SUM_TOL = 1e-5
+
+local function product_reference(A, B, m, k, n, seed)
+  local ref = { m = m, k = k, n = n, tol = math.max(1e-5, 8 * math.sqrt(k) * 2^-24) }
+  local rows = {}
+  if m * n * k <= FULL then
+    for r = 0, m - 1 do rows[#rows + 1] = r end
+    ref.full = true
+    ref.how = "every element against the CPU product"
+  else
+    local want = math.max(2, math.min(m, FULL // (n * k)))
+    local pick = cl.array("int", want):random(seed, 0, m - 1)
+    local seen = { [0] = true, [m - 1] = true }
+    rows = { 0, m - 1 }
+    for i = 0, want - 3 do
+      local r = pick[i]
+      if not seen[r] then seen[r] = true; rows[#rows + 1] = r end
+    end
+  end
+  -- The chosen rows of A B, accumulated in double over the k rows of B.
+  local acc, arow = {}, {}
+  for s, r in ipairs(rows) do
+    local t = {}
+    for c = 1, n do t[c] = 0.0 end
+    acc[s], arow[s] = t, A:totable(r * k, k)
+  end
+  for i = 1, k do
+    local brow = B:totable((i - 1) * n, n)
+    for s = 1, #rows do
+      local a, t = arow[s][i], acc[s]
+      for c = 1, n do t[c] = t[c] + a * brow[c] end
+    end
+  end
+  local values = cl.array("float", #rows * n)
+  for s = 1, #rows do
+    local t, base = acc[s], (s - 1) * n - 1
+    for c = 1, n do values[base + c] = t[c] end
+  end
+  ref.rows, ref.values = rows, values
+  if ref.full then return ref end
+
+  -- Row sums of C = A (B 1); column sums = (1' A) B.
+  local bsum, asum = {}, {}
+  for i = 0, k - 1 do bsum[i + 1] = B:slice(i * n, n):sum() end
+  local col = cl.array("float", m)
+  for i = 0, k - 1 do asum[i + 1] = col:gather(A, i, k):sum() end
+  ref.row_sums, ref.col_sums = {}, {}
+  for r = 0, m - 1 do
+    local a, s = A:totable(r * k, k), 0.0
+    for i = 1, k do s = s + a[i] * bsum[i] end
+    ref.row_sums[r + 1] = s
+  end
+  local cs = ref.col_sums
+  for c = 1, n do cs[c] = 0.0 end
+  for i = 1, k do
+    local brow, a = B:totable((i - 1) * n, n), asum[i]
+    for c = 1, n do cs[c] = cs[c] + a * brow[c] end
+  end
+  ref.scratch = cl.array("float", m * n)
+  ref.how = ("%d whole rows against the CPU product; every row sum and column sum"):format(#rows)
+  return ref
+end
+
+-- Verifies C (m x n) against the reference; raises on a mismatch.
+local function check_product(name, C, ref)
+  local m, n = ref.m, ref.n
+  if ref.full then return R:verify(name, C, ref.values, { tol = ref.tol }) end
+  for s, r in ipairs(ref.rows) do
+    R:verify(("%s, row %d"):format(name, r), C:slice(r * n, n), ref.values:slice((s - 1) * n, n), { tol = ref.tol })
+  end
+  local rs, cs, t = {}, {}, ref.scratch
+  for r = 0, m - 1 do rs[r + 1] = C:slice(r * n, n):sum() end
+  t:transpose(C, m, n)
+  for c = 0, n - 1 do cs[c + 1] = t:slice(c * m, m):sum() end
+  R:verify(name .. ", row sums", rs, ref.row_sums, { tol = SUM_TOL })
+  R:verify(name .. ", column sums", cs, ref.col_sums, { tol = SUM_TOL })
+end
+
+local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
+
+-- The bank conflict of the write transposedTile[x][y] = ..., by the model:
+-- `banks` banks of 32-bit words (word w in bank w % banks) serve requests of
+-- `banks` consecutive work-items (a warp of 32 on NVIDIA since Fermi, the
+-- guide's half-warp of 16), x fastest, which write words x * (T + pad) + y;
+-- the degree is the most distinct words that one bank must give.
+local function conflict_degree(T, pad, banks)
+  local worst = 1
+  for first = 0, T * T - 1, banks do
+    local words = {}
+    for lid = first, math.min(first + banks, T * T) - 1 do
+      local x, y = lid % T, lid // T
+      words[x * (T + pad) + y] = true
+    end
+    local per = {}
+    for w in pairs(words) do
+      local b = w % banks
+      per[b] = (per[b] or 0) + 1
+      if per[b] > worst then worst = per[b] end
+    end
+  end
+  return worst
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local q = R.queue
+  local banks = R.args.banks
+
+  local devtile = R.args.tile or info.warp_size or GUIDE_TILE
+  if devtile < 1 or devtile * devtile > info.max_work_group_size then
+    error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(devtile, devtile, devtile,
+      info.max_work_group_size))
+  end
+  local tiles = { GUIDE_TILE }
+  if devtile ~= GUIDE_TILE then tiles[2] = devtile end
+  local align = 1
+  for _, t in ipairs(tiles) do align = align * t // gcd(align, t) end
+
+  -- Sizes: C is M x M (--size: C's bytes).
+  local cbytes = math.tointeger(R.size or (gpu and 64 * 2^20 or 16 * 2^20))
+  cbytes = math.min(cbytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local M = math.floor(math.sqrt(cbytes / 4)) // align * align
+  if M < align then error(("--size %d is too small: C must be at least %d x %d floats"):format(cbytes, align, align)) end
+
+  local rows, how = {}, {}
+  for ti, T in ipairs(tiles) do
+    local prog = R:program("aat.cl", { TILE_DIM = T })
+    local A = cl.array("float", M * T):random(10 + ti)
+    local At = cl.array("float", T * M):transpose(A, M, T)
+    local C = cl.array("float", M * M)
+    local dA = R.ctx:buffer(A, "read_only")
+    local dC = R.ctx:buffer(C.size, "write_only")
+    local ref = product_reference(A, At, M, T, M, 30 + ti)
+    how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
+    for _, kv in ipairs(KERNELS) do
+      local name, pad = kv[1], kv[2]
+      local k = prog:kernel(name):args(dA, dC, M)
+      local wg = k:info(dev).work_group_size
+      if T * T > wg then error(("%s with tile %d: the kernel allows %d work-items per group"):format(name, T, wg)) end
+      local label = ("%s, tile %d"):format(name, T)
+      q:fill(dC, POISON)
+      local t = R:time(function() return q:launch(k, { M, M }, { T, T }) end, { label = label })
+      C:fill(0)
+      q:read(dC, C)
+      if #rows == 0 then R:corrupt_one(C) end
+      check_product(label, C, ref)
+      rows[#rows + 1] = { tile = T, kernel = name, t = t, bytes = 4 * (M * T + M * M),
+        conflict = pad and conflict_degree(T, pad, banks) }
+    end
+    dA:release(); dC:release()
+  end
+
+  -- Everything verified: the figures.
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local t = R:table{
+    title = ("C = AA^T, A %d x T (the guide's Table 3.3)"):format(M),
+    id = "table_3_3",
+    columns = {
+      { name = "tile", key = true }, { name = "kernel", key = true },
+      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
+      { name = "max", unit = "us", format = us },
+      R:bw_column("effective"),
+      { name = "speedup", unit = "x", format = "%.2f" },
+      { name = "tile write", unit = "n-way", format = "%d" },
+      { name = "GTX 280", unit = "GB/s", format = "%.1f" },
+    },
+  }
+  local base
+  for _, r in ipairs(rows) do
+    if r.kernel == "simpleMultiply" then base = r.t.median end
+    local g = r.tile == GUIDE_TILE and GUIDE[r.kernel]
+    t:add{ tile = r.tile, kernel = r.kernel, time = r.t.median, min = r.t.min, max = r.t.max,
+      effective = R:bw(r.bytes, r.t.median), speedup = base / r.t.median,
+      ["tile write"] = r.conflict, ["GTX 280"] = g and g[1] or nil }
+  end
+  t:note("effective bandwidth: (M*T + M*M) * 4 bytes (A read once, C written once) / time")
+  t:note(("tile write: the bank conflict of transposedTile[x][y] by the model: %d banks of 32-bit words serving "
+    .. "requests of %d work-items (--banks 16: the guide's half-warps)"):format(banks, banks))
+  t:note("GTX 280: the guide's Table 3.3 with TILE_DIM 16 (GTX 8800: 0.5, 13.2, 15.6 GB/s); speedup against "
+    .. "simpleMultiply of the same tile")
+  t:note("Listing 3.11's index get_group_id(0) * get_num_groups(0) is corrected to get_group_id(0) * get_local_size(0)")
+  for _, h in ipairs(how) do t:note("verified: " .. h) end
+  R:emit(t)
+end)

@@ -1,0 +1,199 @@
+-- banks: local-memory bank conflicts. NVIDIA OpenCL Best Practices Guide
+-- 3.2.2.1 and the lecture's "Bank conflicts" slides: successive 32-bit words
+-- sit in successive banks; a request whose addresses fall n to a bank is split
+-- into n requests (n times slower), except that one word read by all is a
+-- broadcast. Work-items chase pointers through a table in local memory, a
+-- warp's work-items 1, 2, 4, ..., 32 words apart, in a random permutation of
+-- the banks, at random words, or all on one word; every chain is replayed on
+-- the CPU, so the reads are proved to have happened.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local plot = require "clua.plot"
+
+local R = recipe.new{
+  name = "banks",
+  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, "
+    .. "random words and a broadcast; time and slowdown against stride 1.",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", "
+    .. "\"Access with bank conflicts\"",
+  size = "8KiB",
+  quick_reps = 3,
+  options = function(p)
+    p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
+      .. "32 with --quick).") :argname("N"):convert(math.tointeger)
+    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N")
+      :convert(math.tointeger)
+    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items "
+      .. "(16 for the guide's compute capability 1.x).", "32"):argname("B"):convert(math.tointeger)
+  end,
+}
+
+local STEP = 97 -- every read moves each chain on by this many words
+local STRIDES = { 1, 2, 4, 8, 16, 32, 33 }
+
+-- The model, for the first words start[0..n-1] of n work-items: local memory
+-- has `banks` banks of 32-bit words (word w in bank w % banks) and serves the
+-- work-items in requests of `banks` consecutive ones (a warp of 32 on NVIDIA
+-- since Fermi; the half-warp of 16 on the guide's compute capability 1.x); a
+-- request takes as many passes as the most distinct words one bank must give
+-- (work-items reading the same word count once). Returns the mean over requests.
+local function conflict_degree(start, n, banks)
+  local total, requests = 0, 0
+  for first = 0, n - 1, banks do
+    local words, per, worst = {}, {}, 1
+    for lid = first, math.min(first + banks, n) - 1 do words[start[lid]] = true end
+    for w in pairs(words) do
+      local b = w % banks
+      per[b] = (per[b] or 0) + 1
+      if per[b] > worst then worst = per[b] end
+    end
+    total, requests = total + worst, requests + 1
+  end
+  return total / requests
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local q = R.queue
+  local banks = R.args.banks
+  if banks < 1 or banks & (banks - 1) ~= 0 or banks > 64 then error("--banks: a power of two up to 64 expected") end
+  local G = R.args.local_size
+  if G < banks or G % banks ~= 0 or G > info.max_work_group_size then
+    error(("--local-size %d: a multiple of %d up to %d expected"):format(G, banks, info.max_work_group_size))
+  end
+
+  -- The table: W words of local memory, a power of two that holds stride 33
+  -- across a request (W >= 33 x banks) and fits 16-bit indices.
+  local W = 1
+  while W * 4 < R.size do W = W * 2 end
+  while W < 33 * banks do W = W * 2 end
+  W = math.min(W, 1 << 16)
+  while W * 4 > info.local_mem_size do W = W // 2 end
+  if W < 33 * banks then error(("local memory of %d bytes is too small for the table"):format(info.local_mem_size)) end
+  local mask = W - 1
+  local iterations = R.args.iterations or (R.quick and 32 or gpu and 1024 or 256)
+  local groups = R.args.groups or info.compute_units * (R.quick and 2 or gpu and 16 or 4)
+  local items = groups * G
+  local reads = items * 4 * iterations
+
+  local payload = cl.array("uint", W):random(5, 0, 0xFFFF)
+  local table_ = cl.array("uint", W)
+  local next_, pay = {}, {}
+  for j = 0, W - 1 do
+    next_[j], pay[j] = (j + STEP) & mask, payload[j]
+    table_[j] = next_[j] | pay[j] << 16
+  end
+
+  -- The CPU replay: the output of a work-item whose first read is at word s.
+  local chain = {}
+  local function replay(s)
+    local c = chain[s]
+    if not c then
+      local i, acc = s, 0
+      for _ = 1, iterations do acc, i = acc + pay[i], next_[i] end
+      c = { acc, i }
+      chain[s] = c
+    end
+    return c[1], c[2]
+  end
+  local quarter = W // 4
+  local function expected(s)
+    local acc, f = 0, {}
+    for c = 0, 3 do
+      local a, i = replay((s + c * quarter) & mask)
+      acc, f[c] = acc + a, i
+    end
+    return (acc * 65599 + f[0] + 3 * f[1] + 5 * f[2] + 7 * f[3]) & 0xFFFFFFFF
+  end
+
+  -- The patterns: the first word each work-item reads (0-based by local id).
+  local patterns = {}
+  for _, s in ipairs(STRIDES) do
+    local st = {}
+    for lid = 0, G - 1 do st[lid] = (lid * s) & mask end
+    patterns[#patterns + 1] = { name = ("stride %d"):format(s), stride = s, start = st }
+  end
+  do
+    local rnd = cl.array("uint", 2 * G):random(6, 0, 1 << 30)
+    local perm, words = {}, {}
+    for first = 0, G - 1, banks do
+      local left = {}
+      for l = 0, banks - 1 do left[l + 1] = l end
+      for l = 0, banks - 1 do -- Fisher-Yates: a bank for each work-item of the request, at a random row
+        local k = l + rnd[first + l] % (banks - l)
+        left[l + 1], left[k + 1] = left[k + 1], left[l + 1]
+        perm[first + l] = left[l + 1] + banks * (rnd[G + first + l] % (W // banks))
+      end
+    end
+    for lid = 0, G - 1 do words[lid] = rnd[G + lid] & mask end
+    patterns[#patterns + 1] = { name = "random permutation", start = perm }
+    patterns[#patterns + 1] = { name = "random words", start = words }
+    local bc = {}
+    for lid = 0, G - 1 do bc[lid] = (lid // banks * 37) & mask end
+    patterns[#patterns + 1] = { name = "broadcast", start = bc }
+  end
+
+  local dTable = R.ctx:buffer(table_, "read_only")
+  local dStart = R.ctx:buffer(4 * G, "read_only")
+  local dOut = R.ctx:buffer(4 * items, "write_only")
+  local startArr, out, exp = cl.array("uint", G), cl.array("uint", items), cl.array("uint", items)
+  local one = cl.array("uint", G)
+  local k = R:kernel("banks.cl", "chase")
+
+  for i, p in ipairs(patterns) do
+    for lid = 0, G - 1 do startArr[lid] = p.start[lid] end
+    q:write(dStart, startArr)
+    k:args(dTable, dStart, dOut, mask, iterations, cl["local"](4 * W))
+    q:fill(dOut, -1)
+    p.t = R:time(function() return q:launch(k, items, G) end, { label = p.name })
+    out:fill(0)
+    q:read(dOut, out)
+    for lid = 0, G - 1 do one[lid] = expected(p.start[lid]) end
+    for g = 0, groups - 1 do exp:slice(g * G, G):copy(one) end
+    if i == 1 then R:corrupt_one(out) end
+    R:verify(("%s (%d work-items x 4 chains x %d reads)"):format(p.name, items, iterations), out, exp)
+    p.model = conflict_degree(p.start, G, banks)
+  end
+
+  -- Everything verified: the figures.
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local way = function(v) return v == math.floor(v) and ("%d"):format(v) or ("%.2f"):format(v) end
+  local t = R:table{
+    title = ("Local-memory reads: %d work-items x 4 chains x %d reads, %s table"):format(items, iterations,
+      ("%d KiB"):format(4 * W // 1024)),
+    id = "banks",
+    columns = {
+      { name = "pattern", key = true },
+      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
+      { name = "max", unit = "us", format = us },
+      R:bw_column("local reads", { theoretical = false }),
+      { name = "slowdown", unit = "x", format = "%.2f" },
+      { name = "model", unit = "n-way", format = way },
+    },
+  }
+  local base = patterns[1].t.median
+  for _, p in ipairs(patterns) do
+    t:add{ pattern = p.name, time = p.t.median, min = p.t.min, max = p.t.max, ["local reads"] = R:bw(4 * reads, p.t.median),
+      slowdown = p.t.median / base, model = p.model }
+  end
+  t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)")
+    :format(reads))
+  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving "
+    .. "requests of %d work-items (mean over requests); the guide: n-way is n times slower"):format(banks, banks))
+  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against "
+    .. "the CPU's replay of the same chains")
+
+  local p = plot.new{ title = "Bank conflicts: slowdown against stride 1",
+    x = { name = "stride", unit = "words", log2 = true }, y = { name = "slowdown", unit = "x" } }
+  for _, pt in ipairs(patterns) do
+    if pt.stride and pt.stride & (pt.stride - 1) == 0 then
+      p:add("measured", pt.stride, pt.t.median / base)
+      p:add("model", pt.stride, pt.model)
+    end
+  end
+  R:emit(t)
+  R:plot(p)
+end)

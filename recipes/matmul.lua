@@ -1,0 +1,256 @@
+-- matmul: local (shared) memory in matrix multiplication, C = AB.
+-- NVIDIA OpenCL Best Practices Guide 3.2.2.2 (Listings 3.7-3.9, Table 3.2):
+-- A is M x TILE_DIM and B is TILE_DIM x N, so in tiles A is a column, B a row
+-- and C their outer product; simpleMultiply reads everything from global
+-- memory, coalescedMultiply stages the tile of A in local memory,
+-- sharedABMultiply the tiles of A and B. Then the OpenCL slides' (seed 002)
+-- general N x N multiply, naive and tiled, with GFLOP/s beside the bandwidth.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+
+local R = recipe.new{
+  name = "matmul",
+  description = "C = AB: the guide's Table 3.2 (A M x TILE_DIM, B TILE_DIM x N; global, A tile, A and B tiles "
+    .. "in local memory) and the slides' N x N multiply, naive and tiled.",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002), "
+    .. "\"Multiplication of Matrices\"",
+  quick_size = "256KiB", quick_reps = 3,
+  options = function(p)
+    p:option("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "
+      .. "on NVIDIA, else 16; the guide's rows always use 16).") :argname("T"):convert(math.tointeger)
+    p:option("--n", "Side of the N x N multiply (default 4096 on a GPU, 512 on a CPU, 128 with --quick).")
+      :argname("N"):convert(math.tointeger)
+  end,
+}
+
+local GUIDE_TILE = 16
+-- Table 3.2, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
+local GUIDE = { simpleMultiply = { 8.8, 0.7 }, coalescedMultiply = { 14.3, 8.2 }, sharedABMultiply = { 29.7, 15.7 } }
+local KERNELS = { "simpleMultiply", "coalescedMultiply", "sharedABMultiply" }
+local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element a kernel leaves unwritten fails verification
+
+-- The CPU reference of C = A B (A m x k, B k x n, row-major float arrays),
+-- computed once for every kernel that produces it. Every element when the
+-- product is small (FULL multiply-adds, about a quarter of a second of Lua);
+-- else a sample of whole rows (the first, the last and random ones, as many as
+-- the same budget allows) plus every row sum and every column sum of C, from
+-- the row sums of B and the column sums of A at C speed: each element of the
+-- result then takes part in a full comparison or in two sums.
+local FULL = 1 << 24
+local SUM_TOL = 1e-5
+
+local function product_reference(A, B, m, k, n, seed)
+  local ref = { m = m, k = k, n = n, tol = math.max(1e-5, 8 * math.sqrt(k) * 2^-24) }
+  local rows = {}
+  if m * n * k <= FULL then
+    for r = 0, m - 1 do rows[#rows + 1] = r end
+    ref.full = true
+    ref.how = "every element against the CPU product"
+  else
+    local want = math.max(2, math.min(m, FULL // (n * k)))
+    local pick = cl.array("int", want):random(seed, 0, m - 1)
+    local seen = { [0] = true, [m - 1] = true }
+    rows = { 0, m - 1 }
+    for i = 0, want - 3 do
+      local r = pick[i]
+      if not seen[r] then seen[r] = true; rows[#rows + 1] = r end
+    end
+  end
+  -- The chosen rows of A B, accumulated in double over the k rows of B.
+  local acc, arow = {}, {}
+  for s, r in ipairs(rows) do
+    local t = {}
+    for c = 1, n do t[c] = 0.0 end
+    acc[s], arow[s] = t, A:totable(r * k, k)
+  end
+  for i = 1, k do
+    local brow = B:totable((i - 1) * n, n)
+    for s = 1, #rows do
+      local a, t = arow[s][i], acc[s]
+      for c = 1, n do t[c] = t[c] + a * brow[c] end
+    end
+  end
+  local values = cl.array("float", #rows * n)
+  for s = 1, #rows do
+    local t, base = acc[s], (s - 1) * n - 1
+    for c = 1, n do values[base + c] = t[c] end
+  end
+  ref.rows, ref.values = rows, values
+  if ref.full then return ref end
+
+  -- Row sums of C = A (B 1); column sums = (1' A) B.
+  local bsum, asum = {}, {}
+  for i = 0, k - 1 do bsum[i + 1] = B:slice(i * n, n):sum() end
+  local col = cl.array("float", m)
+  for i = 0, k - 1 do asum[i + 1] = col:gather(A, i, k):sum() end
+  ref.row_sums, ref.col_sums = {}, {}
+  for r = 0, m - 1 do
+    local a, s = A:totable(r * k, k), 0.0
+    for i = 1, k do s = s + a[i] * bsum[i] end
+    ref.row_sums[r + 1] = s
+  end
+  local cs = ref.col_sums
+  for c = 1, n do cs[c] = 0.0 end
+  for i = 1, k do
+    local brow, a = B:totable((i - 1) * n, n), asum[i]
+    for c = 1, n do cs[c] = cs[c] + a * brow[c] end
+  end
+  ref.scratch = cl.array("float", m * n)
+  ref.how = ("%d whole rows against the CPU product; every row sum and column sum"):format(#rows)
+  return ref
+end
+
+-- Verifies C (m x n) against the reference; raises on a mismatch.
+local function check_product(name, C, ref)
+  local m, n = ref.m, ref.n
+  if ref.full then return R:verify(name, C, ref.values, { tol = ref.tol }) end
+  for s, r in ipairs(ref.rows) do
+    R:verify(("%s, row %d"):format(name, r), C:slice(r * n, n), ref.values:slice((s - 1) * n, n), { tol = ref.tol })
+  end
+  local rs, cs, t = {}, {}, ref.scratch
+  for r = 0, m - 1 do rs[r + 1] = C:slice(r * n, n):sum() end
+  t:transpose(C, m, n)
+  for c = 0, n - 1 do cs[c + 1] = t:slice(c * m, m):sum() end
+  R:verify(name .. ", row sums", rs, ref.row_sums, { tol = SUM_TOL })
+  R:verify(name .. ", column sums", cs, ref.col_sums, { tol = SUM_TOL })
+end
+
+local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local q = R.queue
+
+  -- Tiles: the guide's 16, and the device's warp width (or --tile), as long
+  -- as a square work-group of it fits the device.
+  local devtile = R.args.tile or info.warp_size or GUIDE_TILE
+  if devtile < 1 or devtile * devtile > info.max_work_group_size then
+    error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(devtile, devtile, devtile,
+      info.max_work_group_size))
+  end
+  local tiles = { GUIDE_TILE }
+  if devtile ~= GUIDE_TILE then tiles[2] = devtile end
+  local align = 1
+  for _, t in ipairs(tiles) do align = align * t // gcd(align, t) end
+
+  -- Sizes: C of the guide's product is M x N with M = N (--size: C's bytes).
+  local cbytes = math.tointeger(R.size or (gpu and 64 * 2^20 or 16 * 2^20))
+  cbytes = math.min(cbytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local side = math.floor(math.sqrt(cbytes / 4)) // align * align
+  if side < align then error(("--size %d is too small: C must be at least %d x %d floats"):format(cbytes, align, align)) end
+  local nn = R.args.n or (R.quick and 128 or gpu and 4096 or 512)
+  nn = math.min(nn, math.floor(math.sqrt(math.min(info.max_mem_alloc_size, info.global_mem_size // 4) / 4)))
+  nn = nn // align * align
+  if nn < align then error(("--n must be at least %d"):format(align)) end
+
+  local results, how = {}, {}
+  local function measure(label, k, global, localsz, dC, C, ref)
+    q:fill(dC, POISON)
+    local t = R:time(function() return q:launch(k, global, localsz) end, { label = label })
+    C:fill(0)
+    q:read(dC, C)
+    if #results == 0 then R:corrupt_one(C) end
+    check_product(label, C, ref)
+    results[#results + 1] = t
+    return t
+  end
+
+  -- Part 1, the guide's Table 3.2, once per tile.
+  local guide_rows = {}
+  for ti, T in ipairs(tiles) do
+    local prog = R:program("matmul.cl", { TILE_DIM = T })
+    local M, N, K = side, side, T
+    local A = cl.array("float", M * K):random(10 + ti)
+    local B = cl.array("float", K * N):random(20 + ti)
+    local C = cl.array("float", M * N)
+    local dA, dB = R.ctx:buffer(A, "read_only"), R.ctx:buffer(B, "read_only")
+    local dC = R.ctx:buffer(C.size, "write_only")
+    local ref = product_reference(A, B, M, K, N, 30 + ti)
+    how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
+    for _, name in ipairs(KERNELS) do
+      local k = prog:kernel(name):args(dA, dB, dC, N)
+      local wg = k:info(dev).work_group_size
+      if T * T > wg then error(("%s with tile %d: the kernel allows %d work-items per group"):format(name, T, wg)) end
+      local t = measure(("%s, tile %d"):format(name, T), k, { N, M }, { T, T }, dC, C, ref)
+      guide_rows[#guide_rows + 1] = { tile = T, kernel = name, t = t,
+        bytes = 4 * (M * K + K * N + M * N), flops = 2 * M * N * K }
+    end
+    dA:release(); dB:release(); dC:release()
+  end
+
+  -- Part 2, the slides' N x N multiply: naive, then tiled with each tile.
+  local nn_rows = {}
+  do
+    local N = nn
+    local A = cl.array("float", N * N):random(41)
+    local B = cl.array("float", N * N):random(42)
+    local C = cl.array("float", N * N)
+    local dA, dB = R.ctx:buffer(A, "read_only"), R.ctx:buffer(B, "read_only")
+    local dC = R.ctx:buffer(C.size, "write_only")
+    local ref = product_reference(A, B, N, N, N, 43)
+    how[#how + 1] = ("N x N: %s"):format(ref.how)
+    local variants = { { "naive", devtile, "multiplyNaive" } }
+    for i = #tiles, 1, -1 do variants[#variants + 1] = { "tiled", tiles[i], "multiplyTiled" } end
+    for _, v in ipairs(variants) do
+      local kind, T, name = v[1], v[2], v[3]
+      local k = R:program("matmul.cl", { TILE_DIM = T }):kernel(name):args(dA, dB, dC, N)
+      local t = measure(("%s %d x %d, %d x %d groups"):format(kind, N, N, T, T), k, { N, N }, { T, T }, dC, C, ref)
+      nn_rows[#nn_rows + 1] = { variant = kind, tile = T, t = t, bytes = 4 * 3 * N * N, flops = 2 * N * N * N }
+    end
+    dA:release(); dB:release(); dC:release()
+  end
+
+  -- Everything verified: the figures.
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local t = R:table{
+    title = ("C = AB, A %d x T, B T x %d (the guide's Table 3.2)"):format(side, side),
+    id = "table_3_2",
+    columns = {
+      { name = "tile", key = true }, { name = "kernel", key = true },
+      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
+      { name = "max", unit = "us", format = us },
+      R:bw_column("effective"),
+      { name = "GFLOP/s", format = "%.1f" },
+      { name = "speedup", unit = "x", format = "%.2f" },
+      { name = "GTX 280", unit = "GB/s", format = "%.1f" },
+    },
+  }
+  local base
+  for _, r in ipairs(guide_rows) do
+    if r.kernel == "simpleMultiply" then base = r.t.median end
+    local g = r.tile == GUIDE_TILE and GUIDE[r.kernel]
+    t:add{ tile = r.tile, kernel = r.kernel, time = r.t.median, min = r.t.min, max = r.t.max,
+      effective = R:bw(r.bytes, r.t.median), ["GFLOP/s"] = r.flops / r.t.median,
+      speedup = base / r.t.median, ["GTX 280"] = g and g[1] or nil }
+  end
+  t:note("effective bandwidth: (M*T + T*N + M*N) * 4 bytes (A and B read once, C written once) / time, as in the guide")
+  t:note("GTX 280: the guide's Table 3.2 with TILE_DIM 16 (GTX 8800: 0.7, 8.2, 15.7 GB/s); speedup against "
+    .. "simpleMultiply of the same tile")
+  t:note("coalescedMultiply has a barrier after loading the A tile, which the guide's warp-synchronous listing omits")
+  for _, h in ipairs(how) do t:note("verified: " .. h) end
+
+  local ms = function(v) return ("%.3f"):format(v / 1e6) end
+  local t2 = R:table{
+    title = ("C = AB, N x N with N = %d (the slides' naive and tiled multiply)"):format(nn),
+    id = "nxn",
+    columns = {
+      { name = "variant", key = true }, { name = "tile", key = true },
+      { name = "time", unit = "ms", format = ms }, { name = "min", unit = "ms", format = ms },
+      { name = "max", unit = "ms", format = ms },
+      { name = "GFLOP/s", format = "%.1f", compare = true },
+      R:bw_column("effective", { compare = false }),
+      { name = "speedup", unit = "x", format = "%.2f" },
+    },
+  }
+  for _, r in ipairs(nn_rows) do
+    t2:add{ variant = r.variant, tile = r.tile, time = r.t.median, min = r.t.min, max = r.t.max,
+      ["GFLOP/s"] = r.flops / r.t.median, effective = R:bw(r.bytes, r.t.median),
+      speedup = nn_rows[1].t.median / r.t.median }
+  end
+  t2:note("GFLOP/s: 2 N^3 / time; effective bandwidth: 3 N^2 * 4 bytes (A, B read once, C written once) / time")
+  t2:note("tile: the work-group is tile x tile; the naive kernel uses the device tile's shape")
+  t2:note("verified: " .. how[#how])
+  R:emit(t)
+  R:emit(t2)
+end)

@@ -1,0 +1,120 @@
+-- transpose: local memory to coalesce global memory, and padding against bank
+-- conflicts. The OpenCL optimisation slides (seed 002), "Using local memory to
+-- optimize global memory performance" and "Local memory banks": a naive
+-- transpose (coalesced reads, strided writes), one through a local tile (both
+-- sides coalesced, the tile read down its columns: bank conflicts), and one
+-- through a tile padded by a word per row; each against a plain copy of the
+-- same matrix, the ceiling.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+
+local R = recipe.new{
+  name = "transpose",
+  description = "Matrix transpose: naive, through a local tile, through a padded local tile; each against a "
+    .. "plain copy of the same matrix.",
+  seed = "OpenCL slides (seed 002), \"Using local memory to optimize global memory performance\", "
+    .. "\"Local memory banks\"",
+  quick_size = "256KiB", quick_reps = 3,
+  options = function(p)
+    p:option("--tile", "Side of the square work-group and tile (default: the warp width on NVIDIA, else 16).")
+      :argname("T"):convert(math.tointeger)
+    p:option("--aspect", "Width / height of the matrix.", "1"):argname("K"):convert(math.tointeger)
+    p:option("--banks", "Local-memory banks of the conflict model (32-bit words), each request serving as "
+      .. "many work-items (16 for the guide's compute capability 1.x).", "32")
+      :argname("B"):convert(math.tointeger)
+  end,
+}
+
+local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element left unwritten fails
+
+-- The bank conflict of the tile's column read tile[ty + tx * pitch], by the
+-- model: `banks` banks of 32-bit words (word w in bank w % banks) serve
+-- requests of `banks` consecutive work-items (a warp of 32 on NVIDIA since
+-- Fermi, the guide's half-warp of 16), tx fastest, which read words
+-- tx * pitch + ty; the degree is the most distinct words one bank must give.
+local function conflict_degree(T, pitch, banks)
+  local worst = 1
+  for first = 0, T * T - 1, banks do
+    local words, per = {}, {}
+    for lid = first, math.min(first + banks, T * T) - 1 do words[(lid % T) * pitch + lid // T] = true end
+    for w in pairs(words) do
+      local b = w % banks
+      per[b] = (per[b] or 0) + 1
+      if per[b] > worst then worst = per[b] end
+    end
+  end
+  return worst
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local q = R.queue
+  local T = R.args.tile or info.warp_size or 16
+  if T < 1 or T * T > info.max_work_group_size then
+    error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(T, T, T,
+      info.max_work_group_size))
+  end
+  local aspect = math.max(1, R.args.aspect)
+
+  -- The matrix: height x width floats, about --size bytes.
+  local bytes = math.tointeger(R.size or (info.type == "GPU" and 256 * 2^20 or 16 * 2^20))
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local height = math.floor(math.sqrt(bytes / 4 / aspect)) // T * T
+  local width = aspect * height
+  if height < T then error(("--size %d is too small for %d x %d tiles"):format(bytes, T, T)) end
+  local n = width * height
+  bytes = 4 * n
+
+  local A = cl.array("float", n):random(7, -1, 1)
+  local At = cl.array("float", n):transpose(A, height, width)
+  local C = cl.array("float", n)
+  local dA = R.ctx:buffer(A, "read_only")
+  local dC = R.ctx:buffer(bytes, "write_only")
+  local banks = R.args.banks
+
+  local variants = {
+    { name = "copy", kernel = "copy2d", ref = A },
+    { name = "naive", kernel = "transposeNaive", ref = At },
+    { name = "local tile", kernel = "transposeLocal", ref = At, tile = T * T, pitch = T },
+    { name = "padded local tile", kernel = "transposeLocalPadded", ref = At, tile = T * (T + 1), pitch = T + 1 },
+  }
+  local prog = R:program("transpose.cl")
+  for i, v in ipairs(variants) do
+    local k = prog:kernel(v.kernel)
+    if v.tile then k:args(dC, dA, width, height, cl["local"](4 * v.tile)) else k:args(dC, dA, width, height) end
+    local wg = k:info(dev).work_group_size
+    if T * T > wg then error(("%s: the kernel allows %d work-items per group, not %d x %d"):format(v.kernel, wg, T, T)) end
+    q:fill(dC, POISON)
+    v.t = R:time(function() return q:launch(k, { width, height }, { T, T }) end, { label = v.name })
+    C:fill(0)
+    q:read(dC, C)
+    if i == 2 then R:corrupt_one(C) end
+    R:verify(("%s (%d x %d)"):format(v.name, height, width), C, v.ref, { exact = true })
+    v.conflict = v.pitch and conflict_degree(T, v.pitch, banks)
+  end
+
+  -- Everything verified: the figures.
+  local us = function(x) return ("%.1f"):format(x / 1e3) end
+  local t = R:table{
+    title = ("Transpose of a %d x %d float matrix (%d x %d tiles)"):format(height, width, T, T),
+    id = "transpose",
+    columns = {
+      { name = "variant", key = true },
+      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
+      { name = "max", unit = "us", format = us },
+      R:bw_column("bandwidth"),
+      { name = "of copy", unit = "%", format = "%.1f" },
+      { name = "tile read", unit = "n-way", format = "%d" },
+    },
+  }
+  local copy = variants[1].t.median
+  for _, v in ipairs(variants) do
+    t:add{ variant = v.name, time = v.t.median, min = v.t.min, max = v.t.max, bandwidth = R:bw(2 * bytes, v.t.median),
+      ["of copy"] = 100 * copy / v.t.median, ["tile read"] = v.conflict }
+  end
+  t:note(("bandwidth: 2 x %d bytes (the matrix read once, written once) / time"):format(bytes))
+  t:note(("tile read: the bank conflict of the tile's column read by the model: %d banks of 32-bit words serving "
+    .. "requests of %d work-items (--banks 16: the guide's half-warps)"):format(banks, banks))
+  t:note("verified: every element, exactly, against array:transpose on the CPU (the copy against the input)")
+  R:emit(t)
+end)

@@ -1,0 +1,89 @@
+-- recipes/banks.lua --quick on the default device (PoCL in CI).
+local json = require "dkjson"
+
+local clua = os.getenv("CLUA") or "build/clua"
+
+local function run(args, env)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/banks.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", clua, args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local f = io.open(errf)
+  local err = f and f:read("a") or ""
+  if f then f:close() end
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return out:gsub("exit=%d+%s*$", ""), code, err
+end
+
+local function load_json(path)
+  local f = io.open(path)
+  local doc = f and json.decode(f:read("a"))
+  if f then f:close() end
+  os.remove(path)
+  return doc
+end
+
+local function table_of(doc, id)
+  for _, t in ipairs(doc.tables) do if t.id == id then return t end end
+end
+
+describe("recipes/banks.lua", function()
+  local out, code, err, doc
+  setup(function()
+    local tmp = os.tmpname()
+    local svg = os.tmpname()
+    out, code, err = run("--json " .. tmp .. " --svg " .. svg)
+    doc = load_json(tmp)
+    local f = io.open(svg)
+    doc.svg = f and f:read("a")
+    if f then f:close() end
+    os.remove(svg)
+  end)
+
+  it("exits 0 and prints the table and the plot", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Local-memory reads:", 1, true))
+    assert.truthy(out:find("Bank conflicts: slowdown against stride 1", 1, true))
+    assert.truthy(out:find("against the CPU's replay of the same chains", 1, true))
+    assert.truthy(doc.svg and doc.svg:find("<svg", 1, true))
+  end)
+
+  it("has every stride, the random patterns and the broadcast, with the model's conflicts", function()
+    local t = table_of(doc, "banks")
+    assert.truthy(t)
+    local seen, model = {}, {}
+    for _, row in ipairs(t.rows) do
+      seen[#seen + 1] = row.pattern
+      model[row.pattern] = row.model
+      assert.is_true(row.time > 0 and row.min <= row.time and row.time <= row.max)
+      assert.is_true(row.slowdown > 0 and row["local reads"] > 0)
+    end
+    assert.are.same({ "stride 1", "stride 2", "stride 4", "stride 8", "stride 16", "stride 32", "stride 33",
+      "random permutation", "random words", "broadcast" }, seen)
+    assert.are.equal(1, t.rows[1].slowdown)
+    for s, n in pairs{ [1] = 1, [2] = 2, [4] = 4, [8] = 8, [16] = 16, [32] = 32, [33] = 1 } do
+      assert.are.equal(n, model["stride " .. s])
+    end
+    assert.are.equal(1, model["random permutation"])
+    assert.are.equal(1, model["broadcast"])
+    assert.is_true(model["random words"] > 1 and model["random words"] < 8)
+  end)
+
+  it("follows --banks in the model", function()
+    local tmp = os.tmpname()
+    local _, c, e = run("--banks 16 --reps 1 --warmup 0 --json " .. tmp)
+    assert.are.equal(0, c, e)
+    local rows = table_of(load_json(tmp), "banks").rows
+    assert.are.same({ 16, 16, 1 }, { rows[5].model, rows[6].model, rows[7].model }) -- strides 16, 32, 33 over 16 banks
+  end)
+
+  it("fails without printing a figure when a result is corrupted", function()
+    local o, c, e = run("", "CLUA_CORRUPT=banks")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("GB/s", 1, true))
+    assert.falsy(o:find("slowdown", 1, true))
+    assert.truthy(e:find("verify stride 1", 1, true), e)
+  end)
+end)

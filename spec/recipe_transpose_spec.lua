@@ -1,0 +1,76 @@
+-- recipes/transpose.lua --quick on the default device (PoCL in CI).
+local json = require "dkjson"
+
+local clua = os.getenv("CLUA") or "build/clua"
+
+local function run(args, env)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/transpose.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", clua, args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local f = io.open(errf)
+  local err = f and f:read("a") or ""
+  if f then f:close() end
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return out:gsub("exit=%d+%s*$", ""), code, err
+end
+
+local function load_json(path)
+  local f = io.open(path)
+  local doc = f and json.decode(f:read("a"))
+  if f then f:close() end
+  os.remove(path)
+  return doc
+end
+
+local function table_of(doc, id)
+  for _, t in ipairs(doc.tables) do if t.id == id then return t end end
+end
+
+describe("recipes/transpose.lua", function()
+  local out, code, err, doc
+  setup(function()
+    local tmp = os.tmpname()
+    out, code, err = run("--json " .. tmp)
+    doc = load_json(tmp)
+  end)
+
+  it("exits 0 and prints the table", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Transpose of a 256 x 256 float matrix (16 x 16 tiles)", 1, true))
+    assert.truthy(out:find("verified: every element, exactly", 1, true))
+  end)
+
+  it("has the copy, the naive, the local and the padded local tile, against the copy", function()
+    local t = table_of(doc, "transpose")
+    assert.truthy(t)
+    local seen = {}
+    for _, row in ipairs(t.rows) do
+      seen[#seen + 1] = row.variant
+      assert.is_true(row.time > 0 and row.min <= row.time and row.time <= row.max)
+      assert.is_true(row.bandwidth > 0 and row["of copy"] > 0)
+    end
+    assert.are.same({ "copy", "naive", "local tile", "padded local tile" }, seen)
+    assert.are.equal(100, t.rows[1]["of copy"])
+    assert.are.equal(8, t.rows[3]["tile read"])
+  end)
+
+  it("transposes a non-square matrix with 32 x 32 tiles", function()
+    local tmp = os.tmpname()
+    local o, c, e = run("--tile 32 --aspect 3 --reps 1 --warmup 0 --json " .. tmp)
+    assert.are.equal(0, c, e)
+    assert.truthy(o:find("Transpose of a 128 x 384 float matrix (32 x 32 tiles)", 1, true), o)
+    local t = table_of(load_json(tmp), "transpose")
+    assert.are.same({ 32, 1 }, { t.rows[3]["tile read"], t.rows[4]["tile read"] })
+  end)
+
+  it("fails without printing a figure when a result is corrupted", function()
+    local o, c, e = run("", "CLUA_CORRUPT=transpose")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("GB/s", 1, true))
+    assert.falsy(o:find("Transpose of", 1, true))
+    assert.truthy(e:find("verify naive", 1, true), e)
+  end)
+end)
