@@ -1,0 +1,164 @@
+-- divergence: branching on the work-item id. NVIDIA OpenCL Best Practices Guide
+-- 6.1 (Branching and Divergence), 6.2 (Branch Predication); OpenCL slides
+-- "Conditionals": a branch on get_local_id(0) % 2 splits every warp, which then
+-- runs both paths one after the other; a branch on (get_local_id(0) / warp) % 2
+-- does the same work without splitting any warp; a predicated form computes
+-- both paths everywhere and selects. Long branches (the branch dominates) and
+-- short ones (a couple of instructions, which a compiler may predicate itself).
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "divergence",
+  description = "Divergent branches: get_local_id(0) % 2 vs (get_local_id(0) / warp) % 2 vs a predicated "
+    .. "(select) form, with long and short branches.",
+  seed = "NVIDIA OpenCL Best Practices Guide 6.1-6.2; OpenCL slides \"Conditionals\"",
+  quick_size = "64KiB", quick_reps = 3,
+  options = function(p)
+    p:option("--steps", "Steps per branch of the long branch (default 512 on a GPU, 64 on a CPU, 16 with --quick).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--short-steps", "Steps per branch of the short branch.", "1"):argname("N"):convert(math.tointeger)
+    p:option("--local", "Work-group size (default 256, or the largest multiple of 2 warps the kernel allows).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--warp", "Warp width (default: the device's warp_size, else the kernel's preferred work-group "
+      .. "size multiple).") :argname("N"):convert(math.tointeger)
+  end,
+}
+
+local SENTINEL = 0x7FC0DEAD
+
+-- The two paths in Lua (mod 2^32), as in kernels/divergence.cl.
+local function path_a(x, steps)
+  for _ = 1, steps do
+    x = (x * 1664525 + 1013904223) & 0xFFFFFFFF
+    x = (x * 22695477 + 1) & 0xFFFFFFFF
+  end
+  return x
+end
+local function path_b(x, steps)
+  for _ = 1, steps do x = ((x ~ (x >> 15)) * 2246822519) & 0xFFFFFFFF end
+  return x
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local ctx, q = R.ctx, R.queue
+
+  -- Inputs are bytes (0-255), so each path's result depends on 256 values only:
+  -- two lookup tables are the CPU reference for any number of work-items.
+  local n = R.size and math.tointeger(R.size) // 4 or (gpu and info.compute_units * 2048 * 4 or 2^18)
+  local steps_long = R.args.steps or (R.quick and 16 or gpu and 512 or 64)
+  local steps_short = R.args.short_steps
+
+  local branches = {
+    { name = "long", steps = steps_long },
+    { name = "short", steps = steps_short },
+  }
+  -- The warp width, before the kernels are built with it (-DWARP).
+  local warp, warp_from = R.args.warp, "--warp"
+  if not warp and info.warp_size then warp, warp_from = info.warp_size, "the device's warp_size" end
+  if not warp then
+    local probe = R:kernel("divergence.cl", "divergent", { STEPS = steps_short, WARP = 1 })
+    warp = probe:info(dev).preferred_work_group_size_multiple or 1
+    warp_from = "the kernel's preferred work-group size multiple"
+  end
+  for _, b in ipairs(branches) do
+    b.kernels = {}
+    for _, v in ipairs({ "divergent", "aligned", "predicated" }) do
+      b.kernels[v] = R:kernel("divergence.cl", v, { STEPS = b.steps, WARP = warp })
+    end
+    b.lut_a, b.lut_b = {}, {}
+    for x = 0, 255 do b.lut_a[x], b.lut_b[x] = path_a(x, b.steps), path_b(x, b.steps) end
+  end
+
+  local kmax = math.huge
+  for _, b in ipairs(branches) do
+    for _, k in pairs(b.kernels) do kmax = math.min(kmax, k:info(dev).work_group_size) end
+  end
+  local lsz = R.args["local"] or math.min(256, kmax)
+  if lsz % (2 * warp) ~= 0 then
+    lsz = math.min(kmax, info.max_work_group_size) // (2 * warp) * (2 * warp)
+  end
+  if lsz < 2 * warp then error(("a work-group of 2 warps (%d) is more than the kernel allows (%d)"):format(2 * warp, kmax)) end
+  n = math.max(lsz, n // lsz * lsz)
+
+  local input = cl.array("uint", n)
+  input:random(21, 0, 255)
+  local dIn = ctx:buffer(input, "read_only")
+  local dOut = ctx:buffer(n * 4, "write_only")
+  local out = cl.array("uint", n)
+
+  -- Which path work-item i takes: A when the condition is odd.
+  local cond = {
+    divergent = function(lid) return lid % 2 == 1 end,
+    aligned = function(lid) return (lid // warp) % 2 == 1 end,
+    predicated = function(lid) return lid % 2 == 1 end,
+  }
+  -- The fraction of warps that hold both paths.
+  local function divergent_warps(v)
+    if warp < 2 then return 0 end
+    local split, total = 0, 0
+    for w0 = 0, lsz - 1, warp do
+      local first, mixed = cond[v](w0), false
+      for l = w0 + 1, math.min(lsz, w0 + warp) - 1 do
+        if cond[v](l) ~= first then mixed = true; break end
+      end
+      total = total + 1
+      if mixed and v ~= "predicated" then split = split + 1 end
+    end
+    return split / total
+  end
+
+  local corrupted = false
+  local results = {}
+  for _, b in ipairs(branches) do
+    for _, v in ipairs({ "divergent", "aligned", "predicated" }) do
+      local k = b.kernels[v]
+      k:args(dIn, dOut)
+      q:fill(dOut, SENTINEL):wait()
+      local t = R:time(function() return q:launch(k, n, lsz) end, { label = b.name .. " " .. v })
+      q:read(dOut, out)
+      if not corrupted then corrupted = R:corrupt_one(out) end
+      local la, lb, c = b.lut_a, b.lut_b, cond[v]
+      R:verify(("%s (%s branch, %d steps)"):format(v, b.name, b.steps), out, function(i)
+        local x = input[i]
+        return c(i % lsz) and la[x] or lb[x]
+      end)
+      results[#results + 1] = { branch = b, variant = v, t = t }
+    end
+  end
+
+  -- Everything verified: the figures.
+  local ms = function(v) return ("%.4f"):format(v / 1e6) end
+  local t = R:table{
+    title = ("Divergent branches (%d work-items, work-groups of %d, warp %d)"):format(n, lsz, warp),
+    id = "divergence",
+    columns = {
+      { name = "branch", key = true }, { name = "variant", key = true }, { name = "condition" },
+      { name = "divergent warps", unit = "%", format = "%.0f" },
+      { name = "time", unit = "ms", format = ms, compare = true }, { name = "min", unit = "ms", format = ms },
+      { name = "max", unit = "ms", format = ms },
+      { name = "slowdown", unit = "x", format = "%.2f" },
+      { name = "steps/s", unit = "G", format = "%.1f" },
+    },
+  }
+  local condition = { divergent = "lid % 2", aligned = ("(lid / %d) %% 2"):format(warp),
+    predicated = "select(B, A, lid % 2)" }
+  local base = {}
+  for _, r in ipairs(results) do if r.variant == "aligned" then base[r.branch.name] = r.t.median end end
+  for _, r in ipairs(results) do
+    local b = r.branch
+    t:add{ branch = ("%s (%d step%s)"):format(b.name, b.steps, b.steps == 1 and "" or "s"), variant = r.variant,
+      condition = condition[r.variant], ["divergent warps"] = 100 * divergent_warps(r.variant),
+      time = r.t.median, min = r.t.min, max = r.t.max, slowdown = r.t.median / base[b.name],
+      ["steps/s"] = n * b.steps / r.t.median }
+  end
+  t:note(("warp width %d from %s"):format(warp, warp_from))
+  t:note("path A: two dependent integer multiply-adds per step; path B: shift, xor, multiply per step; "
+    .. "odd lanes (or odd warps) take A")
+  t:note("slowdown: time / the warp-aligned branch's time for the same branch length; steps/s: n x steps / time")
+  t:note(("inputs: %d random bytes; %s per kernel read and written"):format(n, units.format_size(8 * n)))
+  R:emit(t)
+end)

@@ -1,0 +1,229 @@
+-- occupancy: does occupancy matter? NVIDIA OpenCL Best Practices Guide 4.1-4.5
+-- (and the lecture's and slides' "Occupancy calculator"): a memory-bound kernel
+-- (copy) and two latency-bound kernels (a chain of dependent loads, a chain of
+-- dependent multiply-adds), swept over work-group sizes and over local memory
+-- reserved per group (4.5: "by simply increasing this amount, it is possible to
+-- effectively reduce the occupancy of the kernel and measure its effect"). Each
+-- row carries the occupancy that clua.occupancy computes from the device's
+-- limits and the kernel's real attributes, and the resource that limits it.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local occupancy = require "clua.occupancy"
+local plot = require "clua.plot"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "occupancy",
+  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local "
+    .. "memory per group, beside the computed occupancy and its limiting resource.",
+  seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
+  quick_size = "256KiB", quick_reps = 3,
+  options = function(p)
+    p:option("--steps", "Dependent loads per work-item in chase (default 64 on a GPU, 16 on a CPU, 4 with --quick).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, "
+      .. "512 on a CPU, 32 with --quick).") :argname("N"):convert(math.tointeger)
+    p:option("--local-group", "Work-group size of the local-memory sweep (default 64).")
+      :argname("N"):convert(math.tointeger)
+    p:option("--registers", "Registers per work-item for the calculator where the build log does not tell.")
+      :argname("N"):convert(math.tointeger)
+    p:option("--cc", "Compute capability whose limits the calculator uses (default: the device's).")
+      :argname("X.Y")
+  end,
+}
+
+local SENTINEL = 0x7FC0DEAD -- a NaN as a float, an unlikely value as a uint
+
+-- Local-memory sizes of the sweep: 0, then 1, 2, 4, 6, 8, 12, 16, 24, 32, 48 ...
+-- KiB while they fit, and the largest that fits.
+local function local_sizes(max_bytes, quick)
+  local list = { 0 }
+  local k = 1024
+  while k < max_bytes do
+    list[#list + 1] = k
+    local nxt = (k & (k - 1)) == 0 and k * 3 // 2 or k // 3 * 4
+    if k == 1024 then nxt = 2048 end
+    k = nxt
+  end
+  if max_bytes >= 4 and list[#list] ~= max_bytes then list[#list + 1] = max_bytes end
+  if quick and #list > 4 then list = { list[1], list[2], list[#list // 2 + 1], list[#list] } end
+  return list
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local quick = R.quick
+  local ctx, q = R.ctx, R.queue
+
+  -- Sizes from the device.
+  local default_bytes = gpu and 256 * 2^20 or 32 * 2^20
+  local bytes = math.tointeger(R.size or default_bytes)
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local maxwg = info.max_work_group_size
+  local n = bytes // 4 // maxwg * maxwg
+  if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, maxwg * 4)) end
+  bytes = n * 4
+  local resident = info.compute_units * (gpu and 2048 or 4096)
+  local nw = math.min(n, (resident * 4 + maxwg - 1) // maxwg * maxwg) -- work-items of chase and chain
+  if quick then nw = math.min(n, 16 * maxwg) end
+  local steps = R.args.steps or (quick and 4 or gpu and 64 or 16)
+  local iterations = R.args.iterations or (quick and 32 or gpu and 4096 or 512)
+
+  -- Kernels, with and without the __local argument; register counts from the
+  -- build log where the compiler writes one (NVIDIA, -cl-nv-verbose).
+  local opts = occupancy.build_options(dev)
+  local kernels = {}
+  for _, name in ipairs({ "copy", "chase", "chain" }) do
+    kernels[name] = {
+      [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts),
+      [1] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts),
+    }
+  end
+  local L = occupancy.limits(dev, { cc = R.args.cc })
+  local kmax = math.huge
+  for _, pair in pairs(kernels) do
+    for _, k in pairs(pair) do kmax = math.min(kmax, k:info(dev).work_group_size) end
+  end
+  local wg_max = math.min(maxwg, kmax)
+  local sizes = {}
+  do
+    local s = 32
+    while s <= wg_max do sizes[#sizes + 1] = s; s = s * 2 end
+    if quick and #sizes > 3 then sizes = { sizes[1], sizes[#sizes // 2 + 1], sizes[#sizes] } end
+  end
+  local lgroup = math.min(R.args.local_group or 64, wg_max)
+  local static_local = kernels.copy[0]:info(dev).local_mem_size or 0
+  local max_local = info.local_mem_size - static_local
+  if L.max_local then max_local = math.min(max_local, L.max_local - static_local) end
+  max_local = max_local // 4 * 4
+
+  -- Inputs and CPU references (once).
+  local input = cl.array("float", n)
+  input:random(11, -1000, 1000)
+  local dIn = ctx:buffer(input, "read_only")
+  local dOut = ctx:buffer(bytes, "write_only")
+
+  local m = n // 32 * 32
+  local stride = math.max(32, (m * 618 // 1000) // 32 * 32)
+  local next = cl.array("uint", m)
+  next:slice(0, m - stride):ramp(stride)
+  next:slice(m - stride, stride):ramp(0)
+  local dNext = ctx:buffer(next, "read_only")
+  local r = (steps * stride) % m
+  local chase_ref = cl.array("uint", nw)
+  do
+    local first = math.min(nw, m - r)
+    chase_ref:slice(0, first):ramp(r)
+    if first < nw then chase_ref:slice(first, nw - first):ramp(0) end
+  end
+
+  local seeds = cl.array("uint", nw)
+  seeds:random(12, 0, 0xFFFFFFFF)
+  local dSeeds = ctx:buffer(seeds, "read_only")
+  local chain_ref = cl.array("uint", nw)
+  do
+    -- x -> A x + C applied `iterations` times is x -> Ak x + Ck (mod 2^32).
+    local A, C = 1664525, 1013904223
+    local Ak, Ck = 1, 0
+    for _ = 1, iterations do Ak, Ck = (Ak * A) & 0xFFFFFFFF, (Ck * A + C) & 0xFFFFFFFF end
+    for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
+  end
+
+  local spec = {
+    copy = { global = n, args = function(k, ...) k:args(dIn, dOut, ...) end, ref = input, type = "float",
+      work = 2 * bytes, unit = R.bw_unit, rate = function(t) return R:bw(2 * bytes, t) end },
+    chase = { global = nw, args = function(k, ...) k:args(dNext, dOut, steps, ...) end, ref = chase_ref, type = "uint",
+      unit = R.bw_unit, rate = function(t) return R:bw(4 * nw * steps, t) end },
+    chain = { global = nw, args = function(k, ...) k:args(dSeeds, dOut, iterations, ...) end, ref = chain_ref, type = "uint",
+      unit = "GOP/s", rate = function(t) return nw * iterations / t end },
+  }
+  local out = {}
+  for _, s in pairs(spec) do
+    out[s.type] = out[s.type] or cl.array(s.type, n)
+  end
+
+  -- One configuration: set the arguments, poison the output, time, read back,
+  -- verify, and compute the occupancy.
+  local corrupted = false
+  local function measure(name, wg, local_bytes)
+    local s = spec[name]
+    local k = kernels[name][local_bytes > 0 and 1 or 0]
+    if local_bytes > 0 then s.args(k, cl["local"](local_bytes), cl.uint(local_bytes // 4)) else s.args(k) end
+    q:fill(dOut, SENTINEL, { size = s.global * 4 }):wait()
+    local t = R:time(function() return q:launch(k, s.global, wg) end,
+      { label = ("%s, %d work-items, %s local"):format(name, wg, units.format_size(local_bytes)) })
+    local o = out[s.type]:slice(0, s.global)
+    q:read(dOut, o)
+    if not corrupted then corrupted = R:corrupt_one(o) end
+    R:verify(("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes), o, s.ref, { exact = true })
+    local ki = k:info(dev)
+    local lm = ki.local_mem_size or 0
+    if lm < local_bytes then lm = lm + local_bytes end -- a driver that leaves the arguments out
+    local occ = occupancy.of(k, dev, wg, { limits = L, local_mem = lm, registers = R.args.registers })
+    return { kernel = name, wg = wg, local_bytes = local_bytes, t = t, occ = occ, rate = s.rate(t.median),
+      unit = s.unit }
+  end
+
+  local by_wg, by_local = {}, {}
+  for _, name in ipairs({ "copy", "chase", "chain" }) do
+    for _, wg in ipairs(sizes) do by_wg[#by_wg + 1] = measure(name, wg, 0) end
+    for _, lb in ipairs(local_sizes(max_local, quick)) do
+      by_local[#by_local + 1] = measure(name, lgroup, lb)
+    end
+  end
+
+  -- Everything verified: the figures.
+  local best = {}
+  for _, list in ipairs({ by_wg, by_local }) do
+    for _, row in ipairs(list) do best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end
+  end
+  local ms = function(v) return ("%.4f"):format(v / 1e6) end
+  local function columns()
+    return {
+      { name = "kernel", key = true }, { name = "work-group", key = true },
+      { name = "local", unit = "bytes", key = true },
+      { name = "registers" }, { name = "groups/CU" },
+      { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" },
+      { name = "time", unit = "ms", format = ms }, { name = "min", unit = "ms", format = ms },
+      { name = "max", unit = "ms", format = ms },
+      { name = "rate", format = "%.1f", compare = true }, { name = "unit" },
+      { name = "of best", unit = "%", format = "%.0f" },
+    }
+  end
+  local function add(t, row)
+    local o = row.occ
+    t:add{ kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes, registers = o.registers,
+      ["groups/CU"] = o.groups, occupancy = 100 * o.occupancy, ["limited by"] = o.limiter,
+      time = row.t.median, min = row.t.min, max = row.t.max, rate = row.rate, unit = row.unit,
+      ["of best"] = 100 * row.rate / best[row.kernel] }
+  end
+  local function notes(t)
+    t:note(("occupancy: %s"):format(L.source))
+    t:note(("copy: %s of floats, read + written; chase: %d work-items x %d dependent 4-byte loads "
+      .. "(stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
+      :format(units.format_size(bytes), nw, steps, stride, units.format_size(m * 4), nw, iterations))
+    local u = kernels.copy[0] and occupancy.usage(kernels.copy[0], dev)
+    t:note(("registers per work-item: %s"):format(R.args.registers and "--registers" or u.registers_from))
+  end
+
+  local t1 = R:table{ title = "Occupancy by work-group size (no local memory)", id = "work-group", columns = columns() }
+  for _, row in ipairs(by_wg) do add(t1, row) end
+  notes(t1)
+  R:emit(t1)
+
+  local t2 = R:table{ title = ("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup),
+    id = "local", columns = columns() }
+  for _, row in ipairs(by_local) do add(t2, row) end
+  notes(t2)
+  t2:note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)")
+  R:emit(t2)
+
+  local p = plot.new{ title = "Throughput against computed occupancy (local-memory and work-group sweeps)",
+    x = { name = "occupancy", unit = "%" }, y = { name = "of the kernel's best", unit = "%" } }
+  for _, row in ipairs(by_local) do p:add(row.kernel .. " (local sweep)", 100 * row.occ.occupancy,
+    100 * row.rate / best[row.kernel]) end
+  for _, row in ipairs(by_wg) do p:add(row.kernel .. " (work-group sweep)", 100 * row.occ.occupancy,
+    100 * row.rate / best[row.kernel]) end
+  R:plot(p)
+end)

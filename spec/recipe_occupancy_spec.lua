@@ -1,0 +1,83 @@
+-- recipes/occupancy.lua --quick as a subprocess: its tables, its rows, and a
+-- corrupted result caught (CLUA_CORRUPT) with no table printed.
+local RECIPE = "occupancy"
+package.path = "lua/?.lua;" .. package.path
+local report = require "clua.report"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+-- Runs `env CLUA recipes/NAME.lua --quick ARGS` in a shell; returns the exit
+-- status, stdout and stderr.
+local function run(env, args)
+  local err = os.tmpname()
+  local cmd = ("%s %s recipes/%s.lua --quick %s 2>%s; echo \"exit=$?\""):format(env, CLUA, RECIPE, args or "", err)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local f = io.open(err)
+  local stderr = f and f:read("a") or ""
+  if f then f:close() end
+  os.remove(err)
+  local status = tonumber(out:match("exit=(%d+)%s*$"))
+  out = out:gsub("exit=%d+%s*$", "")
+  return status, out, stderr
+end
+
+-- The tables of a --quick run, decoded from its --json output, by id.
+local function tables()
+  local json = os.tmpname()
+  local status, out, stderr = run("", "--json " .. json)
+  assert(status == 0, "the recipe failed: " .. stderr)
+  local d = report.load(json)
+  os.remove(json)
+  local by = {}
+  for _, t in ipairs(d.tables) do by[t.id] = t end
+  return by, out
+end
+
+describe("recipe occupancy", function()
+  local by, out = tables()
+
+  it("prints both sweeps and the plot", function()
+    assert.matches("Occupancy by work%-group size", out)
+    assert.matches("Occupancy by local memory reserved per group", out)
+    assert.matches("Throughput against computed occupancy", out)
+  end)
+
+  it("sweeps work-group sizes for copy, chase and chain, with the computed occupancy", function()
+    local t = assert(by["work-group"])
+    local seen = {}
+    for _, r in ipairs(t.rows) do
+      seen[r.kernel] = (seen[r.kernel] or 0) + 1
+      assert.is_true(r["work-group"] >= 32)
+      assert.equal(0, r["local"])
+      assert.is_true(r.occupancy > 0 and r.occupancy <= 100)
+      assert.is_string(r["limited by"])
+      assert.is_true(r.rate > 0)
+      assert.is_true(r.time >= r.min and r.time <= r.max)
+    end
+    for _, k in ipairs({ "copy", "chase", "chain" }) do assert.is_true((seen[k] or 0) >= 2, k) end
+  end)
+
+  it("sweeps local memory from 0 upwards, lowering the computed occupancy", function()
+    local t = assert(by["local"])
+    local first, last = {}, {}
+    for _, r in ipairs(t.rows) do
+      if not first[r.kernel] then first[r.kernel] = r end
+      last[r.kernel] = r
+    end
+    for _, k in ipairs({ "copy", "chase", "chain" }) do
+      assert.equal(0, first[k]["local"])
+      assert.is_true(last[k]["local"] > 0)
+      assert.is_true(last[k].occupancy < first[k].occupancy)
+      assert.matches("local memory", last[k]["limited by"])
+    end
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    local status, stdout, stderr = run("CLUA_CORRUPT=occupancy")
+    assert.is_not.equal(0, status)
+    assert.equal("", stdout)
+    assert.matches("verify", stderr)
+  end)
+end)
