@@ -1,0 +1,256 @@
+-- stencil: 2D Poisson relaxation with a 5-point stencil (Jacobi sweeps).
+-- "Advanced CUDA - optimizing to get 20x performance", Finite Differences:
+-- keep the grid in device memory, buffer u in shared (local) memory in 16x16
+-- blocks with ghost cells, put the stencil {4, -1, -1, -1, -1} in constant
+-- memory; "512x512 grid ... executes in 0.23 ms on GTX280". Here: one sweep
+-- from global memory (coefficients in __global, then in __constant), and from
+-- local-memory tiles (16x16 computed from an 18x18 tile with a halo; the
+-- seed's 16x16 tile of which 14x14 is computed), by grid size, in float and
+-- double (kernels/stencil.cl).
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local plot = require "clua.plot"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "stencil",
+  description = "Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo, "
+    .. "coefficients in __constant; time per sweep and GB/s by grid size.",
+  seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
+  quick_reps = 3,
+  options = function(p)
+    p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, "
+      .. "128..1024 on a CPU; 64,100 with --quick).") :argname("N,N,...")
+    p:option("--type", "Element type: float, double or both (default: both; float with --quick).")
+      :choices({ "float", "double", "both" })
+    p:option("--sweeps", "Sweeps verified against the CPU.", "3"):argname("K"):convert(math.tointeger)
+    p:option("--batch", "Sweeps launched back to back for the back-to-back time.", "20"):argname("B")
+      :convert(math.tointeger)
+    p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows "
+      .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(math.tointeger)
+  end,
+}
+
+local TILE = 16
+local POISON = -7777.25
+local STENCIL = { 4, -1, -1, -1, -1 } -- centre, west, east, north, south (the seed's __constant__ stencil[5])
+local H2 = 1                          -- grid spacing 1: f weighs as much as u
+
+local VARIANTS = {
+  { id = "global-gcoef", label = "global, coefficients in __global", kernel = "jacobi_global", coef = "__global" },
+  { id = "global", label = "global", kernel = "jacobi_global" },
+  { id = "local", label = "local 18x18 tile with halo", kernel = "jacobi_local" },
+  { id = "overlap", label = "local 16x16 tile, 14x14 computed (seed)", kernel = "jacobi_overlap" },
+}
+
+local function roundup(a, b) return (a + b - 1) // b * b end
+
+-- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from
+-- those rows of u and f (Lua lists, row-major, 1-based). Rows lo and hi, when
+-- not the grid's boundary, lack a neighbour and are carried unchanged, so
+-- after K sweeps the rows farther than K from them are exact; the caller
+-- picks lo = r - K, hi = r + K for row r (or the whole grid).
+local function cpu_sweeps(u, f, N, lo, hi, K)
+  local s0, s1, s2, s3, s4 = table.unpack(STENCIL)
+  local h2 = H2
+  local rows = hi - lo + 1
+  local cur, nxt = u, {}
+  for _ = 1, K do
+    for r = 0, rows - 1 do
+      local y = lo + r
+      local base = r * N
+      if y == 0 or y == N - 1 or r == 0 or r == rows - 1 then
+        for i = base + 1, base + N do nxt[i] = cur[i] end
+      else
+        nxt[base + 1] = cur[base + 1]
+        for i = base + 2, base + N - 1 do
+          nxt[i] = (-h2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
+        end
+        nxt[base + N] = cur[base + N]
+      end
+    end
+    cur, nxt = nxt, (cur == u and {} or cur)
+  end
+  return cur
+end
+
+local function parse_grids(s)
+  local list = {}
+  for w in s:gmatch("[^,%s]+") do
+    local n = math.tointeger(tonumber(w))
+    if not n or n < 3 then error(("--grids: '%s' is not a grid size of at least 3"):format(w)) end
+    list[#list + 1] = n
+  end
+  return list
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local gpu = info.type == "GPU"
+  local grids = R.args.grids and parse_grids(R.args.grids)
+    or (R.quick and { 64, 100 }) or (gpu and { 256, 512, 1024, 2048, 4096, 8192 }) or { 128, 256, 512, 1024 }
+  local types = R.args.type or (R.quick and "float" or "both")
+  types = types == "both" and { "float", "double" } or { types }
+  if not info.double_support then
+    local kept = {}
+    for _, t in ipairs(types) do if t ~= "double" then kept[#kept + 1] = t end end
+    types = kept
+    if #types == 0 then error("the device has no double precision (try --type float)") end
+  end
+  local K = math.max(1, R.args.sweeps)
+  local B = math.max(1, R.args.batch)
+  local full_check = R.args.full_check
+  local q = R.queue
+  local results, skipped = {}, {}
+
+  for _, ty in ipairs(types) do
+    local esize = ty == "double" and 8 or 4
+    local tol = ty == "double" and 1e-12 or 1e-5
+    local kernels = {}
+    for _, v in ipairs(VARIANTS) do
+      local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil, COEF = v.coef }
+      kernels[v.id] = R:kernel("stencil.cl", v.kernel, defines)
+      if kernels[v.id]:info(dev).work_group_size < TILE * TILE then
+        error(("kernel %s: work-groups of %d work-items are too large for this device"):format(v.kernel, TILE * TILE))
+      end
+    end
+    local coef = cl.array(ty, 6)
+    for i, s in ipairs(STENCIL) do coef[i - 1] = s end
+    coef[5] = H2
+    local dcoef = R.ctx:buffer(coef, "read_only")
+
+    for gi, N in ipairs(grids) do
+      local bytes = N * N * esize
+      if bytes > info.max_mem_alloc_size or 4 * bytes > info.global_mem_size then
+        skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N,
+          units.format_size(bytes))
+        goto next_grid
+      end
+      do
+        local u0, f = cl.array(ty, N * N), cl.array(ty, N * N)
+        u0:random(100 + gi, 0, 1)
+        f:random(200 + gi, -1, 1)
+        local du, df = { R.ctx:buffer(bytes), R.ctx:buffer(bytes) }, R.ctx:buffer(f, "read_only")
+        local got = cl.array(ty, N * N)
+
+        -- The CPU reference: every point when N <= --full-check, else 16 rows.
+        local full = N <= full_check
+        local check_rows = {}
+        if full then
+          check_rows = { { lo = 0, hi = N - 1, rows = nil } }
+        else
+          local picked, seen = { 0, 1, N // 2, N - 2, N - 1 }, {}
+          local rng = 12345 + N
+          while #picked < 16 + 5 do -- 16 distinct rows: the edges, the middle and random ones
+            rng = (rng * 1103515245 + 12345) % 2147483648
+            picked[#picked + 1] = rng % N
+          end
+          for _, r in ipairs(picked) do
+            if not seen[r] and #check_rows < 16 then
+              seen[r] = true
+              check_rows[#check_rows + 1] = { lo = math.max(0, r - K), hi = math.min(N - 1, r + K), row = r }
+            end
+          end
+        end
+        for _, c in ipairs(check_rows) do
+          local first, count = c.lo * N, (c.hi - c.lo + 1) * N
+          c.ref = cpu_sweeps(u0:slice(first, count):totable(), f:slice(first, count):totable(), N, c.lo, c.hi, K)
+        end
+
+        local reference_out -- the global-memory sweep's result, for the comparison of every point
+        for _, v in ipairs(VARIANTS) do
+          local k = kernels[v.id]
+          local gsize = v.id == "overlap" and (N + TILE - 3) // (TILE - 2) * TILE or roundup(N, TILE)
+          local function sweep(it)
+            k:args(dcoef, du[it % 2 + 1], df, du[(it + 1) % 2 + 1], N)
+            return q:launch(k, { gsize, gsize }, { TILE, TILE })
+          end
+          q:write(du[1], u0)
+          q:write(du[2], u0)
+          local it = 0
+          local label = ("%s %d^2 %s"):format(ty, N, v.label)
+          local t = R:time(function()
+            it = it + 1
+            return sweep(it)
+          end, { label = label, target_ms = not R.quick and 100 or nil })
+          local tb = R:time(function()
+            local evs = {}
+            for b = 1, B do evs[b] = sweep(b) end
+            return evs
+          end, { label = label .. " back to back" })
+
+          -- K sweeps from u0, every output poisoned first; the result is in du[K % 2 + 1].
+          q:write(du[1], u0)
+          for s = 1, K do
+            q:fill(du[s % 2 + 1], POISON, { type = ty })
+            sweep(s - 1)
+          end
+          got:fill(0)
+          q:read(du[K % 2 + 1], got)
+          if v.id == "local" and gi == #grids then R:corrupt_one(got) end
+          local name = ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label)
+          for _, c in ipairs(check_rows) do
+            local ref, lo = c.ref, c.lo
+            if c.row then
+              local off = (c.row - lo) * N + 1
+              R:verify(("%s, row %d"):format(name, c.row), got:slice(c.row * N, N),
+                function(i) return ref[off + i] end, { tol = tol })
+            else
+              R:verify(name, got, function(i) return ref[i + 1] end, { tol = tol })
+            end
+          end
+          if reference_out then
+            R:verify(name .. " vs the global-memory sweep", got, reference_out, { tol = tol })
+          elseif v.id == "global" or v.id == "global-gcoef" then
+            reference_out = cl.array(ty, N * N)
+            reference_out:copy(got)
+          end
+          results[#results + 1] = { type = ty, N = N, v = v, t = t, tb = tb, bytes = 3 * bytes,
+            check = full and "full" or ("%d rows + all vs global"):format(#check_rows) }
+        end
+        for _, b in ipairs(du) do b:release() end
+        df:release()
+      end
+      ::next_grid::
+    end
+  end
+
+  -- Everything verified: the figures.
+  local us = function(v) return ("%.2f"):format(v / 1e3) end
+  local t = R:table{
+    title = "Jacobi sweeps of the 5-point Poisson stencil: time per sweep by grid size",
+    id = "stencil",
+    columns = {
+      { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true },
+      { name = "time", unit = "µs", format = us, compare = true },
+      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      { name = "back to back", unit = "µs", format = us },
+      R:bw_column("bandwidth", { compare = false }),
+      { name = "vs global", unit = "x", format = "%.2f" },
+      { name = "checked" },
+    },
+  }
+  local global_t = {}
+  for _, r in ipairs(results) do
+    if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end
+  end
+  local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
+    x = { name = "grid side N", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
+  for _, r in ipairs(results) do
+    t:add{ type = r.type, grid = ("%dx%d"):format(r.N, r.N), variant = r.v.label, time = r.t.median,
+      min = r.t.min, max = r.t.max, ["back to back"] = r.tb.median / B, bandwidth = R:bw(r.bytes, r.t.median),
+      ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check }
+    if r.type == types[1] then p:add(r.v.label, r.N, R:bw(r.bytes, r.t.median)) end
+  end
+  t:note("time: one sweep's kernel (event start to end), median; back to back: the span of " .. B
+    .. " sweeps launched in a row / " .. B)
+  t:note("bandwidth: 3 N^2 elements per sweep (u and f read, u' written, each once) / time; small grids fit the caches")
+  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): "
+    .. "every point up to N = %d, else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point "
+    .. "against the global-memory sweep"):format(K, full_check, K))
+  t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of "
+    .. TILE .. "x" .. TILE)
+  for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
+  R:emit(t)
+  R:plot(p)
+end)

@@ -1,0 +1,80 @@
+-- recipes/stencil.lua --quick on the default device (PoCL in CI), run as a
+-- subprocess: every variant for every grid, checked in full and on rows, and
+-- CLUA_CORRUPT=stencil makes it exit non-zero with no table.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/stencil.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local VARIANTS = { "global, coefficients in __global", "global", "local 18x18 tile with halo",
+  "local 16x16 tile, 14x14 computed (seed)" }
+
+describe("recipe stencil", function()
+  local out, code, err, doc
+
+  setup(function()
+    local path = os.tmpname()
+    -- 64 and 100 checked in full, 130 (not a multiple of 14 or 16) on 16 rows
+    out, code, err = run(nil, "--grids 64,100,130 --full-check 100 --json " .. path)
+    local text = slurp(path)
+    os.remove(path)
+    doc = text and json.decode(text) or { tables = {} }
+  end)
+
+  it("runs --quick and exits 0", function()
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Jacobi sweeps of the 5-point Poisson stencil", 1, true))
+  end)
+
+  it("has every variant for every grid, timed and checked", function()
+    local t = assert(doc.tables[1])
+    assert.are.equal("stencil", t.id)
+    assert.are.equal(12, #t.rows)
+    local i = 0
+    for _, grid in ipairs({ "64x64", "100x100", "130x130" }) do
+      for _, v in ipairs(VARIANTS) do
+        i = i + 1
+        local r = t.rows[i]
+        assert.are.equal("float", r.type)
+        assert.are.equal(grid, r.grid)
+        assert.are.equal(v, r.variant)
+        assert.is_true(r.time > 0 and r.min <= r.time and r.time <= r.max)
+        assert.is_true(r["back to back"] > 0 and r.bandwidth > 0)
+        assert.are.equal(grid == "130x130" and "16 rows + all vs global" or "full", r.checked)
+      end
+    end
+    assert.are.equal(1, t.rows[2]["vs global"])
+  end)
+
+  it("exits non-zero with no table when a result is corrupted", function()
+    for _, args in ipairs({ "", "--grids 64,130 --full-check 64" }) do
+      local o, c, e = run("CLUA_CORRUPT=stencil", args)
+      assert.are_not.equal(0, c)
+      assert.falsy(o:find("Jacobi", 1, true))
+      assert.falsy(o:find("variant", 1, true))
+      assert.truthy(e:find("verify u after 3 sweeps (float, ", 1, true), e)
+      assert.truthy(e:find("local 18x18 tile with halo", 1, true), e)
+    end
+  end)
+end)
