@@ -1,0 +1,296 @@
+-- image: reading through image objects (the texture cache) vs global memory.
+-- NVIDIA OpenCL Best Practices Guide 3.2.4 "Texture Memory": image reads are
+-- cached, optimised for 2D spatial locality, can avoid uncoalesced loads, and
+-- offer fast low-precision linear filtering (Table 3.4); OpenCL slides
+-- "Texture Memory" (a read_imagef with CLK_FILTER_LINEAR). Each access
+-- pattern runs once from a row-major float buffer and once from a CL_R/CL_FLOAT
+-- image2d_t (kernels/image.cl): a copy, a 3x3 average (2D locality), a read
+-- shifted by one pixel (misaligned), a transposed read (a column walk) and a
+-- scattered read; then bilinear interpolation by hand vs CLK_FILTER_LINEAR.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local units = require "clua.units"
+
+local R = recipe.new{
+  name = "image",
+  description = "Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered "
+    .. "patterns, and linear filtering by the sampler vs by hand.",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.2.4, Table 3.4; OpenCL slides \"Texture Memory\"",
+  quick_size = "256KiB", quick_reps = 3,
+  options = function(p)
+    p:option("--stride", "Pixels between the reads of consecutive work-items in the scattered pattern "
+      .. "(taken modulo the image).", "7919"):argname("P"):convert(math.tointeger)
+    p:option("--full-check", "Largest image side checked in full on the CPU for the 3x3 average and the "
+      .. "bilinear kernels; larger images are checked on 16 rows (on the CPU) and everywhere against the "
+      .. "global-memory kernel.", "512"):argname("N"):convert(math.tointeger)
+  end,
+}
+
+local POISON = -999.5 -- the inputs are in [0, 1)
+local LX, LY = 32, 8  -- work-groups: one warp-wide row of pixels, 8 rows
+local DX, DY = 0.3, 0.7 -- the bilinear sample point, in pixels from each output pixel
+local VERIFY_W, VERIFY_H = 509, 317 -- the verification image: odd sides, partial work-groups
+
+local PATTERNS = {
+  { id = "copy", label = "copy (row-major)" },
+  { id = "avg3", label = "3x3 average (2D locality)" },
+  { id = "shift", label = "shifted by 1 pixel (misaligned)" },
+  { id = "column", label = "transposed read (column walk)" },
+  { id = "scatter", label = "scattered (stride P mod W*H)" },
+}
+local FILTERS = {
+  { id = "bilinear_global", label = "global, bilinear by hand (4 reads)", tol = 1e-3 },
+  { id = "bilinear_image_manual", label = "image, bilinear by hand (4 nearest reads)", tol = 1e-3 },
+  { id = "bilinear_image_linear", label = "image, CLK_FILTER_LINEAR (1 read)", tol = 1e-2 },
+}
+
+local function roundup(a, b) return (a + b - 1) // b * b end
+
+-- The CPU value of pixel (x, y) of `kind` ("avg3" or "bilinear") from rows
+-- lo.. of the W x H input, given as a Lua list (1-based, row-major).
+local function pixel_fn(kind, rows, W, H, lo)
+  local function at(x, y)
+    x = x < 0 and 0 or x >= W and W - 1 or x
+    y = y < 0 and 0 or y >= H and H - 1 or y
+    return rows[(y - lo) * W + x + 1]
+  end
+  if kind == "avg3" then
+    return function(x, y)
+      local s = 0
+      for dy = -1, 1 do for dx = -1, 1 do s = s + at(x + dx, y + dy) end end
+      return s / 9
+    end
+  end
+  return function(x, y)
+    local fx, fy = x + DX, y + DY
+    local x0, y0 = math.floor(fx), math.floor(fy)
+    local a, b = fx - x0, fy - y0
+    return (1 - a) * (1 - b) * at(x0, y0) + a * (1 - b) * at(x0 + 1, y0) + (1 - a) * b * at(x0, y0 + 1)
+      + a * b * at(x0 + 1, y0 + 1)
+  end
+end
+
+-- References computed in C: copy, shift (a gather), column (a transpose),
+-- scatter (gathers along the stride, one per wrap around the image).
+local function c_reference(id, src, W, H, P)
+  local n = W * H
+  local ref = cl.array("float", n)
+  if id == "copy" then
+    ref:copy(src)
+  elseif id == "shift" then
+    ref:slice(0, n - 1):gather(src, 1)
+    for y = 0, H - 1 do ref[y * W + W - 1] = src[y * W + W - 1] end
+  elseif id == "column" then
+    ref:transpose(src, H, W)
+  elseif id == "scatter" then
+    local i = 0
+    while i < n do
+      local j = i * P % n
+      local count = math.min((n - 1 - j) // P + 1, n - i)
+      ref:slice(i, count):gather(src, j, P)
+      i = i + count
+    end
+  end
+  return ref
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local q, ctx = R.queue, R.ctx
+  local P = R.args.stride
+  local full_check = R.args.full_check
+  local bytes = math.tointeger(R.size or (info.type == "GPU" and 64 * 2 ^ 20 or 4 * 2 ^ 20))
+  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local side = math.floor(math.sqrt(bytes / 4))
+  side = math.min(side, info.image2d_max_width or side, info.image2d_max_height or side) // LX * LX
+  if side < LX then error(("--size %d is too small: at least %d bytes"):format(bytes, LX * LX * 4)) end
+
+  local nearest = ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = "nearest" }
+  local linear = ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = "linear" }
+  local kernels = {}
+  local function kernel(name)
+    kernels[name] = kernels[name] or R:kernel("image.cl", name)
+    return kernels[name]
+  end
+
+  -- One input of W x H: the host array, a buffer and an image of it, an output buffer.
+  local function setup(W, H, seed)
+    local s = { W = W, H = H, n = W * H }
+    s.src = cl.array("float", s.n)
+    s.src:random(seed, 0, 1)
+    s.buf = ctx:buffer(s.src, "read_only")
+    s.img = ctx:image2d{ width = W, height = H, format = "float", flags = "read_only", data = s.src }
+    s.out = ctx:buffer(s.n * 4, "write_only")
+    s.got = cl.array("float", s.n)
+    -- the image as written reads back bit for bit
+    local back = cl.array("float", s.n)
+    q:read_image(s.img, back)
+    R:verify(("image %dx%d read back"):format(W, H), back, s.src, { exact = true })
+    return s
+  end
+
+  -- Runs kernel `name` (global or image) on s; returns the launch function.
+  local function launcher(s, name, extra)
+    local k = kernel(name)
+    local input = name:match("_global$") and s.buf or s.img
+    local args = { input }
+    if input == s.img then args[#args + 1] = name:match("linear$") and linear or nearest end
+    for _, v in ipairs({ s.out, s.W, s.H }) do args[#args + 1] = v end
+    for _, v in ipairs(extra or {}) do args[#args + 1] = v end
+    k:args(table.unpack(args))
+    local g, l
+    if name:match("^scatter") then g, l = roundup(s.n, LX * LY), LX * LY
+    elseif name:match("^column") then g, l = { roundup(s.H, LX), roundup(s.W, LY) }, { LX, LY }
+    else g, l = { roundup(s.W, LX), roundup(s.H, LY) }, { LX, LY } end
+    return function() return q:launch(k, g, l) end
+  end
+
+  -- Poisons the output, runs once, reads the result into s.got.
+  local function run_once(s, launch)
+    q:fill(s.out, POISON, { type = "float" })
+    launch()
+    s.got:fill(0)
+    q:read(s.out, s.got)
+    return s.got
+  end
+
+  -- Checks s.got for `kind` against the CPU: every pixel when `full`, else 16
+  -- rows. Returns the largest absolute error seen and what was checked.
+  local function check_cpu(s, kind, name, tol, full)
+    local W, H = s.W, s.H
+    local rows = {}
+    if full then
+      for y = 0, H - 1 do rows[#rows + 1] = y end
+    else
+      local seen = {}
+      local rng = 4242 + W
+      for _, y in ipairs({ 0, 1, H // 2, H - 2, H - 1 }) do
+        if not seen[y] then seen[y] = true; rows[#rows + 1] = y end
+      end
+      while #rows < math.min(16, H) do
+        rng = (rng * 1103515245 + 12345) % 2147483648
+        local y = rng % H
+        if not seen[y] then seen[y] = true; rows[#rows + 1] = y end
+      end
+    end
+    local worst = 0
+    local whole = full and pixel_fn(kind, s.src:totable(), W, H, 0) or nil
+    for _, y in ipairs(rows) do
+      local lo, hi = math.max(0, y - 1), math.min(H - 1, y + 1) -- the rows pixel row y reads
+      local f = whole or pixel_fn(kind, s.src:slice(lo * W, (hi - lo + 1) * W):totable(), W, H, lo)
+      local r = R:verify(("%s, row %d"):format(name, y), s.got:slice(y * W, W), function(x) return f(x, y) end,
+        { tol = tol })
+      worst = math.max(worst, r.max_abs or 0)
+    end
+    return worst, full and "full" or (#rows .. " rows + all vs global")
+  end
+
+  local measured = setup(side, side, 1)
+  local small = setup(VERIFY_W, VERIFY_H, 2)
+  local results, filters = {}, {}
+
+  -- The access patterns: verified in full on the small image, then timed and
+  -- verified on the measured one.
+  for _, pat in ipairs(PATTERNS) do
+    local extra = pat.id == "scatter" and { P } or nil
+    local ref_small = c_reference(pat.id, small.src, small.W, small.H, P)
+    local ref = pat.id ~= "avg3" and c_reference(pat.id, measured.src, side, side, P) or nil
+    local global_out
+    for _, mem in ipairs({ "global", "image" }) do
+      local name = pat.id .. "_" .. mem
+      local what = ("%s (%s)"):format(pat.label, mem)
+      run_once(small, launcher(small, name, extra))
+      if pat.id == "avg3" then check_cpu(small, "avg3", what .. " " .. VERIFY_W .. "x" .. VERIFY_H, 1e-5, true)
+      else R:verify(what .. " " .. VERIFY_W .. "x" .. VERIFY_H, small.got, ref_small, { exact = true }) end
+
+      local launch = launcher(measured, name, extra)
+      q:fill(measured.out, POISON, { type = "float" })
+      local t = R:time(launch, { label = what })
+      run_once(measured, launch)
+      if pat.id == "avg3" and mem == "image" then R:corrupt_one(measured.got) end
+      local checked = "full"
+      if ref then
+        R:verify(what, measured.got, ref, { exact = true })
+      else
+        local _, c = check_cpu(measured, "avg3", what, 1e-5, side <= full_check)
+        checked = c
+        if global_out then R:verify(what .. " vs global", measured.got, global_out, { tol = 1e-5 })
+        else global_out = cl.array("float", measured.n); global_out:copy(measured.got) end
+      end
+      results[#results + 1] = { pat = pat, mem = mem, t = t, checked = checked }
+    end
+  end
+
+  -- Linear filtering: by hand from global memory and from an image, and by the sampler.
+  local global_out
+  for _, f in ipairs(FILTERS) do
+    local extra = { cl.float(DX), cl.float(DY) }
+    run_once(small, launcher(small, f.id, extra))
+    local worst = check_cpu(small, "bilinear", f.label .. " " .. VERIFY_W .. "x" .. VERIFY_H, f.tol, true)
+    local launch = launcher(measured, f.id, extra)
+    q:fill(measured.out, POISON, { type = "float" })
+    local t = R:time(launch, { label = f.label })
+    run_once(measured, launch)
+    local w, checked = check_cpu(measured, "bilinear", f.label, f.tol, side <= full_check)
+    worst = math.max(worst, w)
+    if global_out then R:verify(f.label .. " vs global", measured.got, global_out, { tol = f.tol })
+    else global_out = cl.array("float", measured.n); global_out:copy(measured.got) end
+    filters[#filters + 1] = { f = f, t = t, worst = worst, checked = checked }
+  end
+
+  -- Everything verified: the figures.
+  local moved = 2 * 4 * measured.n
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local t = R:table{
+    title = ("Image vs global reads, %dx%d floats (%s)"):format(side, side, units.format_size(4 * measured.n)),
+    id = "image",
+    columns = {
+      { name = "pattern", key = true }, { name = "memory", key = true },
+      { name = "time", unit = "µs", format = us, compare = true },
+      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      R:bw_column("bandwidth", { compare = false }),
+      { name = "image speed-up", unit = "x", format = "%.2f" },
+      { name = "checked" },
+    },
+  }
+  local gt = {}
+  for _, r in ipairs(results) do if r.mem == "global" then gt[r.pat.id] = r.t.median end end
+  for _, r in ipairs(results) do
+    t:add{ pattern = r.pat.label, memory = r.mem == "global" and "__global" or "image2d_t", time = r.t.median,
+      min = r.t.min, max = r.t.max, bandwidth = R:bw(moved, r.t.median),
+      ["image speed-up"] = r.mem == "image" and gt[r.pat.id] / r.t.median or nil, checked = r.checked }
+  end
+  t:note("bandwidth: one read and one write of every pixel (2 x 4 bytes x W x H) / time")
+  t:note("image speed-up: __global time / image2d_t time for the same pattern")
+  t:note(("image: CL_R, CL_FLOAT, read_only, sampler unnormalized/clamp_to_edge/nearest; work-groups %dx%d; "
+    .. "scattered: work-item i reads pixel (i x %d) mod (W x H)"):format(LX, LY, P))
+  t:note(("checked: each kernel in full on a %dx%d image (exactly, or against the CPU in double); at this size "
+    .. "copy, shift, column and scatter exactly against references built in C, the 3x3 average against the CPU "
+    .. "(every pixel up to side %d, else 16 rows and every pixel against the global kernel)"):format(VERIFY_W,
+    VERIFY_H, full_check))
+  R:emit(t)
+
+  local ft = R:table{
+    title = ("Bilinear interpolation at (x + %.1f, y + %.1f), %dx%d floats"):format(DX, DY, side, side),
+    id = "filter",
+    columns = {
+      { name = "variant", key = true },
+      { name = "time", unit = "µs", format = us, compare = true },
+      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      R:bw_column("bandwidth", { compare = false }),
+      { name = "speed-up", unit = "x", format = "%.2f" },
+      { name = "max error", format = "%.2e" }, { name = "tolerance", format = "%.0e" },
+      { name = "checked" },
+    },
+  }
+  for _, r in ipairs(filters) do
+    ft:add{ variant = r.f.label, time = r.t.median, min = r.t.min, max = r.t.max, bandwidth = R:bw(moved, r.t.median),
+      ["speed-up"] = filters[1].t.median / r.t.median, ["max error"] = r.worst, tolerance = r.f.tol,
+      checked = r.checked }
+  end
+  ft:note("max error: largest |result - CPU bilinear in double| over the pixels checked (inputs in [0, 1))")
+  ft:note("speed-up: vs the first row; CLK_FILTER_LINEAR: unnormalized coordinates, clamp_to_edge, read at +0.5")
+  ft:note(("checked: every pixel on a %dx%d image; at this size every pixel up to side %d, else 16 rows, "
+    .. "and every pixel against the first row within the tolerance"):format(VERIFY_W, VERIFY_H, full_check))
+  R:emit(ft)
+end)
