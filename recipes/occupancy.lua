@@ -151,6 +151,15 @@ R:main(function(R, dev)
     local k = kernels[name][local_bytes > 0 and 1 or 0]
     if local_bytes > 0 then s.args(k, cl["local"](local_bytes), cl.uint(local_bytes // 4)) else s.args(k) end
     q:fill(dOut, SENTINEL, { size = s.global * 4 }):wait()
+    -- A configuration the driver refuses (too much local memory, say) is a row
+    -- of the table, not the end of the recipe.
+    local ok, err = pcall(function() q:launch(k, s.global, wg):wait() end)
+    if not ok then
+      q:finish()
+      return { kernel = name, wg = wg, local_bytes = local_bytes, failed = tostring(err),
+        occ = occupancy.of(k, dev, wg, { limits = L, registers = R.args.registers }) }
+    end
+    q:fill(dOut, SENTINEL, { size = s.global * 4 }):wait()
     local t = R:time(function() return q:launch(k, s.global, wg) end,
       { label = ("%s, %d work-items, %s local"):format(name, wg, units.format_size(local_bytes)) })
     local o = out[s.type]:slice(0, s.global)
@@ -176,7 +185,9 @@ R:main(function(R, dev)
   -- Everything verified: the figures.
   local best = {}
   for _, list in ipairs({ by_wg, by_local }) do
-    for _, row in ipairs(list) do best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end
+    for _, row in ipairs(list) do
+      if row.rate then best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end
+    end
   end
   local ms = function(v) return ("%.4f"):format(v / 1e6) end
   local function columns()
@@ -193,6 +204,13 @@ R:main(function(R, dev)
   end
   local function add(t, row)
     local o = row.occ
+    if row.failed then
+      t:add{ kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes, registers = o.registers,
+        ["groups/CU"] = o.groups, occupancy = 100 * o.occupancy, ["limited by"] = "launch failed" }
+      t:note(("%s, work-group %d, %d bytes local: the launch failed: %s"):format(row.kernel, row.wg,
+        row.local_bytes, row.failed))
+      return
+    end
     t:add{ kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes, registers = o.registers,
       ["groups/CU"] = o.groups, occupancy = 100 * o.occupancy, ["limited by"] = o.limiter,
       time = row.t.median, min = row.t.min, max = row.t.max, rate = row.rate, unit = row.unit,
@@ -221,9 +239,10 @@ R:main(function(R, dev)
 
   local p = plot.new{ title = "Throughput against computed occupancy (local-memory and work-group sweeps)",
     x = { name = "occupancy", unit = "%" }, y = { name = "of the kernel's best", unit = "%" } }
-  for _, row in ipairs(by_local) do p:add(row.kernel .. " (local sweep)", 100 * row.occ.occupancy,
-    100 * row.rate / best[row.kernel]) end
-  for _, row in ipairs(by_wg) do p:add(row.kernel .. " (work-group sweep)", 100 * row.occ.occupancy,
-    100 * row.rate / best[row.kernel]) end
+  for _, sweep in ipairs({ { by_local, " (local sweep)" }, { by_wg, " (work-group sweep)" } }) do
+    for _, row in ipairs(sweep[1]) do
+      if row.rate then p:add(row.kernel .. sweep[2], 100 * row.occ.occupancy, 100 * row.rate / best[row.kernel]) end
+    end
+  end
   R:plot(p)
 end)

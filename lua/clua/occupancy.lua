@@ -425,6 +425,8 @@ function occupancy.describe(r)
     local v = r.by[k]
     if v then
       add("    %-13s %5d   %s%s", k, v, detail[k] or "", r.fits and r.limiter:find(k, 1, true) and "  <- limit" or "")
+    elseif k == "local memory" and L.local_mem and r.local_alloc == 0 then
+      add("    %-13s     -   none used", k)
     else
       add("    %-13s     -   not modelled", k)
     end
