@@ -115,7 +115,8 @@ typedef struct {
                              'i' image, 'S' sampler, '?' unknown */
   char **argtype;         /* declared type names (NULL when unknown) */
   char **argname;
-  void **argbuf;          /* per argument: the cbuffer set (kept alive by the kernel), else NULL */
+  void **argbuf;          /* per argument: the cbuffer, cimage or csampler set (kept alive by the
+                             kernel; each starts with `released`), else NULL */
 } ckernel;
 typedef struct { int released; cl_event ev; int user; } cevent;
 

@@ -134,8 +134,8 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
   cbuffer *b;
   cscalar *s;
   clocal *loc;
-  cimage *img;
-  csampler *smp;
+  cimage *img = NULL;
+  csampler *smp = NULL;
   if (kind == 'i' || kind == 'S') {  /* an image or a sampler, and nothing else */
     const char *want = kind == 'i' ? T_IMAGE : T_SAMPLER;
     void *p = luaL_testudata(L, idx, want);
@@ -198,7 +198,7 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     k->argset[i] = 1;
     k->unset--;
   }
-  k->argbuf[i] = b;
+  k->argbuf[i] = b ? (void *)b : img ? (void *)img : (void *)smp;
   /* keep buffers alive while the kernel may use them */
   lua_getiuservalue(L, kidx, 2);
   lua_pushvalue(L, idx);
@@ -370,9 +370,13 @@ int clua_queue_launch(lua_State *L) {
       if (!k->argset[i])
         luaL_error(L, "queue:launch: %s of kernel '%s' is not set", argdesc(L, k, i), kname(k, kn, sizeof kn));
   }
-  for (cl_uint i = 0; i < k->nargs; i++)  /* an explicitly released buffer's handle is gone */
-    if (k->argbuf[i] && ((cbuffer *)k->argbuf[i])->released)
-      luaL_error(L, "queue:launch: %s of kernel '%s' is a released cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn));
+  for (cl_uint i = 0; i < k->nargs; i++)  /* an explicitly released object's handle is gone */
+    if (k->argbuf[i] && *(int *)k->argbuf[i]) {
+      lua_getiuservalue(L, 2, 2);
+      lua_rawgeti(L, -1, (lua_Integer)i + 1);
+      luaL_error(L, "queue:launch: %s of kernel '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn),
+                 luaL_getmetafield(L, -1, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "object");
+    }
   size_t total = 1;
   for (cl_uint i = 0; i < dims; i++) {
     if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);

@@ -242,6 +242,20 @@ describe("cl images", function()
       assert.matches("is a released cl.sampler", err)
       assert.is_false(ok)
       assert.equal("cl.sampler (released)", tostring(s))
+      -- released after being set: the launch refuses it
+      local img2, s2 = ctx:image2d{ width = 4, height = 4 }, ctx:sampler()
+      k:args(img2, s2, ctx:buffer(64), 0, 0)
+      img2:release()
+      ok, err = pcall(q.launch, q, k, { 4, 4 })
+      assert.matches("queue:launch: argument 0 %(image2d_t im%) of kernel 'fetch' is a released cl.image", err)
+      img2 = ctx:image2d{ width = 4, height = 4 }
+      k:arg(0, img2)
+      s2:release()
+      ok, err = pcall(q.launch, q, k, { 4, 4 })
+      assert.matches("argument 1 %(sampler_t s%) of kernel 'fetch' is a released cl.sampler", err)
+      k:arg(1, ctx:sampler())
+      q:launch(k, { 4, 4 })
+      q:finish()
       do
         local i2 <close> = ctx:image2d{ width = 2, height = 2 }
         local s2 <close> = ctx:sampler()
