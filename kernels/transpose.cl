@@ -8,14 +8,23 @@
  * argument of T*T floats (T*(T+1) for the padded one), as the slides do with
  * clSetKernelArg(kernel, 3, 256 * sizeof(float), NULL).
  *
+ * Built with -DTILE=T, the kernels declare reqd_work_group_size(T, T, 1): on
+ * an H100 (driver 580.159.04) NVIDIA's OpenCL reported CL_KERNEL_WORK_GROUP_SIZE
+ * 256 for kernels without the attribute, below the device's 1024.
+ *
  * The slides' listing sets tx, ty to get_local_size(0), get_local_size(1)
  * where get_local_id is meant, and writes c[x + y*height] after setting
  * x = tx + group(1) * size(1): the kernels below are that listing with the
  * local ids.
  */
+#ifdef TILE
+#define TILED __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+#else
+#define TILED
+#endif
 
 /* The ceiling: the same matrix copied, both sides coalesced. */
-__kernel void copy2d(__global float *c,
+__kernel TILED void copy2d(__global float *c,
                      __global const float *a,
                      int width, int height)
 {
@@ -25,7 +34,7 @@ __kernel void copy2d(__global float *c,
 
 /* The slides' first transpose: the read is coalesced, the write strided by
  * height floats between neighbouring work-items ("Not coalesced"). */
-__kernel void transposeNaive(__global float *c,
+__kernel TILED void transposeNaive(__global float *c,
                              __global const float *a,
                              int width, int height)
 {
@@ -37,7 +46,7 @@ __kernel void transposeNaive(__global float *c,
  * transposed tile, both coalesced. The tile is read down its columns, a
  * stride of T words: a T-way bank conflict where T is a multiple of the
  * bank count ("Bad"). */
-__kernel void transposeLocal(__global float *c,
+__kernel TILED void transposeLocal(__global float *c,
                              __global const float *a,
                              int width, int height,
                              __local float *tile)
@@ -54,7 +63,7 @@ __kernel void transposeLocal(__global float *c,
 
 /* The same with one word of padding per row of the tile: the column read has
  * a stride of T + 1 words, which visits every bank once ("Good"). */
-__kernel void transposeLocalPadded(__global float *c,
+__kernel TILED void transposeLocalPadded(__global float *c,
                                    __global const float *a,
                                    int width, int height,
                                    __local float *tile)

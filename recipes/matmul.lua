@@ -129,8 +129,31 @@ R:main(function(R, dev)
     error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(devtile, devtile, devtile,
       info.max_work_group_size))
   end
+  -- A tile is used when every kernel built for it allows a tile x tile group
+  -- (drivers may allow a kernel fewer work-items than the device's maximum).
+  local skipped = {}
+  local function usable(T)
+    local ok, prog = pcall(R.program, R, "matmul.cl", { TILE_DIM = T })
+    if not ok then return false, ("the build failed: %s"):format(tostring(prog):match("[^\n]*")) end
+    for _, name in ipairs({ "simpleMultiply", "coalescedMultiply", "sharedABMultiply", "multiplyNaive", "multiplyTiled" }) do
+      local wg = prog:kernel(name):info(dev).work_group_size
+      if T * T > wg then return false, ("the driver allows %s %d work-items per group"):format(name, wg) end
+    end
+    return true
+  end
   local tiles = { GUIDE_TILE }
-  if devtile ~= GUIDE_TILE then tiles[2] = devtile end
+  do
+    local ok, why = usable(GUIDE_TILE)
+    if not ok then error(("tile %d: %s"):format(GUIDE_TILE, why)) end
+  end
+  if devtile ~= GUIDE_TILE then
+    local ok, why = usable(devtile)
+    if ok then tiles[2] = devtile
+    else
+      skipped[#skipped + 1] = ("tile %d left out: %s"):format(devtile, why)
+      devtile = GUIDE_TILE
+    end
+  end
   local align = 1
   for _, t in ipairs(tiles) do align = align * t // gcd(align, t) end
 
@@ -170,8 +193,6 @@ R:main(function(R, dev)
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
     for _, name in ipairs(KERNELS) do
       local k = prog:kernel(name):args(dA, dB, dC, N)
-      local wg = k:info(dev).work_group_size
-      if T * T > wg then error(("%s with tile %d: the kernel allows %d work-items per group"):format(name, T, wg)) end
       local t = measure(("%s, tile %d"):format(name, T), k, { N, M }, { T, T }, dC, C, ref)
       guide_rows[#guide_rows + 1] = { tile = T, kernel = name, t = t,
         bytes = 4 * (M * K + K * N + M * N), flops = 2 * M * N * K }
@@ -229,6 +250,7 @@ R:main(function(R, dev)
     .. "simpleMultiply of the same tile")
   t:note("coalescedMultiply has a barrier after loading the A tile, which the guide's warp-synchronous listing omits")
   for _, h in ipairs(how) do t:note("verified: " .. h) end
+  for _, h in ipairs(skipped) do t:note(h) end
 
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
   local t2 = R:table{
@@ -251,6 +273,7 @@ R:main(function(R, dev)
   t2:note("GFLOP/s: 2 N^3 / time; effective bandwidth: 3 N^2 * 4 bytes (A, B read once, C written once) / time")
   t2:note("tile: the work-group is tile x tile; the naive kernel uses the device tile's shape")
   t2:note("verified: " .. how[#how])
+  for _, h in ipairs(skipped) do t2:note(h) end
   R:emit(t)
   R:emit(t2)
 end)
