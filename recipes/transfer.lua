@@ -260,7 +260,7 @@ R:main(function(R, dev)
   if #sizes > 1 then
     local cols = { { name = "size", key = true, format = function(v) return units.format_size(v) end } }
     for _, nm in ipairs(names) do cols[#cols + 1] = R:bw_column(nm, { theoretical = false }) end
-    local t = R:table{ title = "Bandwidth by transfer size (events, median)", id = "sweep", columns = cols }
+    local t = R:table{ title = "Bandwidth by transfer size (median; events, mapped by host clock)", id = "sweep", columns = cols }
     for _, b in ipairs(sizes) do
       local row = { size = b }
       for _, s in ipairs(list) do
