@@ -145,6 +145,7 @@ static int buf_release(lua_State *L) {
 }
 
 static int buf_index(lua_State *L) {
+  if (clua_release_method(L)) return 1;
   cbuffer *b = clua_check(L, 1, T_BUFFER);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "size")) lua_pushinteger(L, (lua_Integer)b->size);

@@ -127,6 +127,13 @@ void *clua_check(lua_State *L, int idx, const char *tname) {
   return p;
 }
 
+int clua_release_method(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING || strcmp(lua_tostring(L, 2), "release")) return 0;
+  luaL_getmetafield(L, 1, "methods");
+  lua_getfield(L, -1, "release");
+  return 1;
+}
+
 void *clua_new(lua_State *L, size_t size, const char *tname, int nuv) {
   void *p = lua_newuserdatauv(L, size, nuv);
   memset(p, 0, size);

@@ -130,6 +130,10 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
 void *clua_check(lua_State *L, int idx, const char *tname);
 /* Same, NULL when the value is not of that type (released objects raise). */
 void *clua_test(lua_State *L, int idx, const char *tname);
+/* For an __index function: pushes the method when the key at 2 is "release"
+   and returns 1 (a released object still answers release(), which does
+   nothing then), else returns 0. */
+int clua_release_method(lua_State *L);
 /* A new userdata with metatable tname and nuv user values, zeroed. */
 void *clua_new(lua_State *L, size_t size, const char *tname, int nuv);
 /* A non-negative integer that fits size_t. */

@@ -62,6 +62,7 @@ static int ctx_release(lua_State *L) {
 }
 
 static int ctx_index(lua_State *L) {
+  if (clua_release_method(L)) return 1;
   clua_check(L, 1, T_CONTEXT);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "devices")) {

@@ -135,6 +135,7 @@ static int profile(lua_State *L, cevent *e, cl_profiling_info what, cl_ulong *ou
 }
 
 static int ev_index(lua_State *L) {
+  if (clua_release_method(L)) return 1;
   cevent *e = clua_check(L, 1, T_EVENT);
   const char *k = luaL_checkstring(L, 2);
   cl_ulong t, t2;

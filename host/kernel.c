@@ -291,6 +291,7 @@ static int k_release(lua_State *L) {
 }
 
 static int k_index(lua_State *L) {
+  if (clua_release_method(L)) return 1;
   ckernel *k = check_kernel(L, 1);
   const char *key = luaL_checkstring(L, 2);
   char kn[128];

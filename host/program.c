@@ -309,6 +309,7 @@ static int prog_release(lua_State *L) {
 }
 
 static int prog_index(lua_State *L) {
+  if (clua_release_method(L)) return 1;
   clua_check(L, 1, T_PROGRAM);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "log")) lua_getiuservalue(L, 1, 3);
