@@ -1,0 +1,188 @@
+-- cl events: status, command, profiling times (queued <= submit <= start <=
+-- end, duration >= 0), wait and cl.wait, markers and barriers, and user events
+-- that hold a queue until they complete.
+local cl = require "cl"
+
+local function err_of(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, "expected an error")
+  return tostring(err)
+end
+
+local function pending(status) return status == "queued" or status == "submitted" end
+
+describe("cl events", function()
+  local ctx, q, k
+  setup(function()
+    ctx = cl.context()
+    q = ctx:queue()
+    k = ctx:program_file("copy.cl"):build():kernel("copy")
+  end)
+
+  it("name their command and report their status", function()
+    local a = cl.array("float", 256):ramp()
+    local b1, b2 = ctx:buffer(1024), ctx:buffer(1024)
+    local cmds = {
+      write_buffer = q:write(b1, a), read_buffer = q:read(b1, a), copy_buffer = q:copy(b1, b2),
+      fill_buffer = q:fill(b1, 0), ndrange_kernel = q:launch(k:args(b2, b1), 256),
+      write_buffer_rect = q:write_rect(b1, a, { region = { 16, 2, 1 } }),
+      read_buffer_rect = q:read_rect(b1, a, { region = { 16, 2, 1 } }),
+      copy_buffer_rect = q:copy_rect(b1, b2, { region = { 16, 2, 1 } }),
+      marker = q:marker(), barrier = q:barrier(),
+    }
+    local v, m = q:map(b1)
+    cmds.map_buffer = m
+    cmds.unmap = q:unmap(v)
+    cmds.user = ctx:user_event()
+    q:finish()
+    for name, e in pairs(cmds) do
+      assert.equal(name, e.command)
+      if name ~= "user" then
+        assert.equal("complete", e.status, name)
+        assert.matches("^cl.event: " .. name .. ", complete %(0x", tostring(e))
+        assert.is_false(e.user)
+      end
+    end
+    assert.is_true(cmds.user.user)
+    assert.equal("submitted", cmds.user.status)
+    cmds.user:complete()
+    assert.equal("complete", cmds.user.status)
+  end)
+
+  it("give ordered profiling times in ns", function()
+    local n = 1 << 20
+    local src, dst = ctx:buffer(4 * n), ctx:buffer(4 * n)
+    local events = {
+      q:write(src, cl.array("float", n):random(1), { blocking = false }),
+      q:launch(k:args(dst, src), n),
+      q:copy(dst, src),
+      q:read(dst, cl.array("float", n), { blocking = false }),
+      q:marker(),
+    }
+    for i, e in ipairs(events) do
+      local t = { e.queued, e.submit, e.start, e["end"] } -- each waits for completion
+      assert.equal("complete", e.status)
+      for j = 1, 4 do assert.is_true(math.type(t[j]) == "integer", j) end
+      assert.is_true(t[1] <= t[2], ("event %d: queued %d > submit %d"):format(i, t[1], t[2]))
+      assert.is_true(t[2] <= t[3], ("event %d: submit %d > start %d"):format(i, t[2], t[3]))
+      assert.is_true(t[3] <= t[4], ("event %d: start %d > end %d"):format(i, t[3], t[4]))
+      assert.equal(t[4] - t[3], e.duration)
+      assert.is_true(e.duration >= 0)
+    end
+    -- in-order: each command starts after the one before it ended
+    for i = 2, 4 do assert.is_true(events[i].start >= events[i - 1]["end"], i) end
+    assert.is_true(events[2].duration > 0)
+  end)
+
+  it("wait returns the event; cl.wait takes an event or a list", function()
+    local b = ctx:buffer(4096)
+    local e1 = q:fill(b, 1)
+    assert.equal(e1, e1:wait())
+    local e2, e3 = q:fill(b, 2), q:marker()
+    cl.wait({ e2, e3 })
+    assert.equal("complete", e2.status)
+    assert.equal("complete", e3.status)
+    cl.wait(q:marker())
+    cl.wait({})
+    assert.matches("cl.wait: wait[2] must be a cl.event, got number", err_of(cl.wait, { e1, 5 }), 1, true)
+    assert.matches("table expected, got string", err_of(cl.wait, "x"), 1, true)
+  end)
+
+  describe("user events", function()
+    it("hold a queue: a write waiting on one has not happened until it completes", function()
+      local b = ctx:buffer(64)
+      q:fill(b, -1)
+      q:finish()
+      local side = ctx:queue() -- a second queue to look with
+      local gate = ctx:user_event()
+      local w = q:write(b, cl.array("int", 16):ramp(1), { blocking = false, wait = { gate } })
+      local after = q:marker() -- in order: behind the held write
+      local r = cl.array("int", 16)
+      side:read(b, r)
+      assert.same({ -1, -1, -1, -1 }, r:totable(0, 4))
+      for i = 0, 15 do assert.equal(-1, r[i]) end
+      assert.is_true(pending(w.status), w.status)
+      assert.is_true(pending(after.status), after.status)
+      assert.equal("submitted", gate.status)
+      gate:complete()
+      w:wait()
+      after:wait()
+      assert.equal("complete", w.status)
+      side:read(b, r)
+      for i = 0, 15 do assert.equal(i + 1, r[i]) end
+    end)
+
+    it("hold a launch, a marker and a barrier with wait lists", function()
+      local src, dst = ctx:buffer(cl.array("float", 64):fill(3)), ctx:buffer(256)
+      local side = ctx:queue()
+      side:fill(dst, 0.0)
+      local gate = ctx:user_event()
+      local e = q:launch(k:args(dst, src), 64, nil, { wait = { gate } })
+      local m = q:marker({ gate })
+      local ba = q:barrier(gate)
+      local r = cl.array("float", 64)
+      side:read(dst, r)
+      assert.equal(0, r[63])
+      assert.is_true(pending(e.status) and pending(m.status) and pending(ba.status))
+      gate:set_status("complete")
+      cl.wait({ e, m, ba })
+      side:read(dst, r)
+      for i = 0, 63 do assert.equal(3, r[i]) end
+    end)
+
+    it("fail the commands waiting on them when set to an error", function()
+      local b = ctx:buffer(16)
+      local gate = ctx:user_event()
+      local w = q:write(b, cl.array("int", 4), { blocking = false, wait = { gate } })
+      gate:set_status(-5)
+      assert.equal("CL_OUT_OF_RESOURCES", gate.status)
+      local err = err_of(w.wait, w)
+      assert.matches("event:wait: clWaitForEvents failed: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (event 1 ended with ", err, 1, true)
+      assert.matches("^CL_", w.status)
+      assert.matches("cl.wait: clWaitForEvents failed: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST", err_of(cl.wait, { w }), 1, true)
+    end)
+
+    it("dropped while holding commands, fail them instead of holding them forever", function()
+      local b = ctx:buffer(16)
+      local w
+      do
+        local gate = ctx:user_event()
+        w = q:write(b, cl.array("int", 4), { blocking = false, wait = { gate } })
+      end
+      collectgarbage()
+      collectgarbage()
+      assert.has_error(function() w:wait() end)
+      assert.matches("^CL_", w.status)
+    end)
+
+    it("complete once, and only user events complete", function()
+      local gate = ctx:user_event()
+      assert.equal(gate, gate:complete())
+      assert.matches("event:complete: clSetUserEventStatus failed: CL_INVALID_OPERATION (a user event can be completed once)",
+        err_of(gate.complete, gate), 1, true)
+      assert.matches('"complete" or a negative error code expected', err_of(gate.set_status, ctx:user_event(), 1), 1, true)
+      local m = q:marker()
+      assert.matches("event:complete: only user events can be completed", err_of(m.complete, m), 1, true)
+      assert.matches("event: user events have no profiling times", err_of(function() return gate.start end), 1, true)
+      assert.matches("event: user events have no profiling times", err_of(function() return gate.duration end), 1, true)
+    end)
+  end)
+
+  it("a queue released while a user event holds its commands does not block", function()
+    local gate = ctx:user_event()
+    local b = ctx:buffer(64)
+    local w
+    do
+      local q2 <close> = ctx:queue()
+      w = q2:write(b, cl.array("int", 16):fill(4), { blocking = false, wait = { gate } })
+    end -- q2 released here, its write still held
+    collectgarbage()
+    collectgarbage()
+    assert.is_true(pending(w.status))
+    gate:complete()
+    w:wait()
+    local r = cl.array("int", 16)
+    q:read(b, r)
+    for i = 0, 15 do assert.equal(4, r[i]) end
+  end)
+end)

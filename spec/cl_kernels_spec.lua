@@ -1,0 +1,310 @@
+-- cl kernels and q:launch: arguments (buffers, typed values, plain numbers
+-- converted from the kernel's argument info, local memory), kernel info,
+-- 1-3 dimensional launches with offsets and wait lists, and every argument and
+-- launch error.
+local cl = require "cl"
+local LOCAL = cl["local"] -- cl.local(bytes): `local` is a Lua keyword
+
+local function err_of(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok, "expected an error")
+  return tostring(err)
+end
+
+local SRC = [[
+kernel void axpy(global float *y, global const float *x, float a, int n) {
+  int i = get_global_id(0);
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+kernel void scalars(global long *out, char c, uchar uc, short s, ushort us, int i, uint ui, long l, ulong ul, float f) {
+  out[0] = c; out[1] = uc; out[2] = s; out[3] = us; out[4] = i; out[5] = ui; out[6] = l; out[7] = (long)ul;
+  out[8] = (long)(f * 1000.0f);
+}
+kernel void group_sum(global int *out, global const int *in, local int *tmp) {
+  int l = get_local_id(0);
+  tmp[l] = in[get_global_id(0)];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {
+    int s = 0;
+    for (int k = 0; k < (int)get_local_size(0); k++) s += tmp[k];
+    out[get_group_id(0)] = s;
+  }
+}
+kernel void where(global int *out) {
+  size_t x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  size_t w = get_global_size(0) + get_global_offset(0), h = get_global_size(1) + get_global_offset(1);
+  out[(z * h + y) * w + x] = (int)(x + 100 * y + 10000 * z);
+}
+__attribute__((reqd_work_group_size(4, 1, 1))) kernel void fixed(global int *out) {
+  out[get_global_id(0)] = (int)get_local_size(0);
+}
+kernel void nothing(void) {}
+]]
+
+describe("cl kernels", function()
+  local ctx, q, prog, dev
+  setup(function()
+    ctx = cl.context()
+    q = ctx:queue()
+    dev = ctx.device
+    prog = ctx:program(SRC, "kernels_spec.cl"):build()
+  end)
+
+  describe("objects and info", function()
+    it("has a name, argument count, program and tostring", function()
+      local k = prog:kernel("axpy")
+      assert.equal("axpy", k.name)
+      assert.equal(4, k.nargs)
+      assert.equal(prog, k.program)
+      assert.matches("^cl.kernel: axpy, 4 arguments %(0x", tostring(k))
+      assert.equal(0, prog:kernel("nothing").nargs)
+    end)
+
+    it("k:info gives work-group facts for a device", function()
+      local k = prog:kernel("group_sum")
+      local info = k:info()
+      assert.is_true(info.work_group_size >= 1 and info.work_group_size <= dev.info.max_work_group_size)
+      assert.is_true(info.preferred_work_group_size_multiple >= 1)
+      assert.is_true(math.type(info.local_mem_size) == "integer" and info.local_mem_size >= 0)
+      assert.is_true(math.type(info.private_mem_size) == "integer" and info.private_mem_size >= 0)
+      assert.same({ 0, 0, 0 }, info.compile_work_group_size)
+      assert.same(info, k:info(dev))
+      assert.same({ 4, 1, 1 }, prog:kernel("fixed"):info().compile_work_group_size)
+      assert.matches("cl.device expected, got number", err_of(k.info, k, 3), 1, true)
+    end)
+
+    it("k:arg_info names each argument, its type and address space", function()
+      local k = prog:kernel("group_sum")
+      assert.same({ name = "out", type = "int*", address = "global", set = false }, k:arg_info(0))
+      assert.same({ name = "tmp", type = "int*", address = "local", set = false }, k:arg_info(2))
+      local a = prog:kernel("axpy")
+      assert.same({ name = "a", type = "float", address = "private", set = false }, a:arg_info(2))
+      a:arg(2, 1.5)
+      assert.is_true(a:arg_info(2).set)
+      assert.matches("index 0 to 3 expected", err_of(a.arg_info, a, 4), 1, true)
+      assert.matches("index 0 to 3 expected", err_of(a.arg_info, a, -1), 1, true)
+    end)
+  end)
+
+  describe("arguments and launches", function()
+    it("runs axpy with buffers and plain numbers, global not a multiple of anything", function()
+      local n = 1000
+      local x = cl.array("float", n):random(1, -1, 1)
+      local y0 = cl.array("float", n):random(2, -1, 1)
+      local bx, by = ctx:buffer(x), ctx:buffer(y0)
+      local k = prog:kernel("axpy")
+      assert.equal(k, k:args(by, bx, 2.5, 997))
+      local e = q:launch(k, n)
+      assert.equal("ndrange_kernel", e.command)
+      local y = cl.array("float", n)
+      q:read(by, y)
+      for i = 0, n - 1 do
+        local want = i < 997 and string.unpack("f", string.pack("f", 2.5 * x[i] + y0[i])) or y0[i]
+        assert.is_true(math.abs(y[i] - want) <= 1e-6 * math.max(1, math.abs(want)), i)
+      end
+    end)
+
+    it("converts plain numbers and typed values to each scalar type", function()
+      local out = ctx:buffer(9 * 8)
+      local k = prog:kernel("scalars")
+      local r = cl.array("long", 9)
+      k:args(out, -7, 200, -300, 60000, -70000, 4000000000, math.mininteger, math.maxinteger, 1.25)
+      q:launch(k, 1)
+      q:read(out, r)
+      assert.same({ -7, 200, -300, 60000, -70000, 4000000000, math.mininteger, math.maxinteger, 1250 }, r:totable())
+      k:args(out, cl.char(5), cl.uchar(6), cl.short(7), cl.ushort(8), cl.int(9), cl.uint(10), cl.long(11), cl.ulong(12), cl.float(0.5))
+      q:launch(k, 1)
+      q:read(out, r)
+      assert.same({ 5, 6, 7, 8, 9, 10, 11, 12, 500 }, r:totable())
+      k:arg(5, 3.0) -- an integral float fits an int
+      q:launch(k, 1)
+      q:read(out, r)
+      assert.equal(3, r[4])
+    end)
+
+    it("takes local memory as cl.local(bytes)", function()
+      local wg, groups = 16, 8
+      local input = cl.array("int", wg * groups):ramp(1)
+      local out = ctx:buffer(4 * groups)
+      local k = prog:kernel("group_sum"):args(out, ctx:buffer(input), LOCAL(4 * wg))
+      q:launch(k, wg * groups, wg)
+      local r = cl.array("int", groups)
+      q:read(out, r)
+      for g = 0, groups - 1 do
+        local s = 0
+        for i = g * wg, g * wg + wg - 1 do s = s + input[i] end
+        assert.equal(s, r[g])
+      end
+    end)
+
+    it("launches in 2 and 3 dimensions, with a global offset", function()
+      local k = prog:kernel("where")
+      local W, H, D = 8, 4, 2
+      local out = ctx:buffer(4 * W * H * D)
+      k:arg(0, out)
+      q:launch(k, { W, H, D }, { 4, 2, 1 })
+      local r = cl.array("int", W * H * D)
+      q:read(out, r)
+      for z = 0, D - 1 do
+        for y = 0, H - 1 do
+          for x = 0, W - 1 do assert.equal(x + 100 * y + 10000 * z, r[(z * H + y) * W + x]) end
+        end
+      end
+      q:fill(out, -1)
+      q:launch(k, { 6, 3 }, nil, { offset = { 2, 1 } }) -- covers x 2..7, y 1..3 of an 8 x 4 grid
+      q:read(out, r)
+      for y = 0, H - 1 do
+        for x = 0, W - 1 do
+          local want = (x >= 2 and y >= 1) and x + 100 * y or -1
+          assert.equal(want, r[y * W + x], ("x %d y %d"):format(x, y))
+        end
+      end
+    end)
+
+    it("waits for the events in opts.wait", function()
+      local out = ctx:buffer(64)
+      local k = prog:kernel("where"):args(out)
+      local gate = ctx:user_event()
+      local e = q:launch(k, 16, nil, { wait = { gate } })
+      assert.is_true(e.status == "queued" or e.status == "submitted")
+      gate:complete()
+      e:wait()
+      assert.equal("complete", e.status)
+      q:launch(k, 16, nil, { wait = e })
+      q:finish()
+    end)
+
+    it("keeps its program and argument buffers alive", function()
+      local k, by
+      do
+        local p = ctx:program(SRC):build()
+        k = p:kernel("axpy")
+        by = ctx:buffer(cl.array("float", 4):fill(1))
+        k:args(by, ctx:buffer(cl.array("float", 4):ramp(1)), 2, 4)
+      end
+      collectgarbage()
+      collectgarbage()
+      q:launch(k, 4)
+      local r = cl.array("float", 4)
+      q:read(by, r)
+      assert.same({ 3, 5, 7, 9 }, r:totable())
+      assert.matches("^cl.program: <source>", tostring(k.program))
+    end)
+  end)
+
+  describe("argument errors name the argument", function()
+    local k
+    before_each(function() k = prog:kernel("axpy") end)
+
+    it("a number for a pointer, a buffer for a scalar", function()
+      assert.matches("kernel:arg: argument 0 (float* y) of 'axpy' is a pointer; pass a cl.buffer, not a number",
+        err_of(k.arg, k, 0, 5), 1, true)
+      assert.matches("kernel:arg: argument 2 (float a) of 'axpy' takes a number, got a cl.buffer",
+        err_of(k.arg, k, 2, ctx:buffer(4)), 1, true)
+      assert.matches("kernel:arg: argument 1 (float* x) of 'axpy' is a pointer; pass a cl.buffer, not a cl.int",
+        err_of(k.arg, k, 1, cl.int(1)), 1, true)
+      local g = prog:kernel("group_sum")
+      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' takes cl.local(bytes), got a cl.buffer",
+        err_of(g.arg, g, 2, ctx:buffer(4)), 1, true)
+      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' is a pointer; pass a cl.local(bytes), not a number",
+        err_of(g.arg, g, 2, 64), 1, true)
+      assert.matches("kernel:arg: argument 0 (int* out) of 'group_sum' is not a __local pointer; cl.local() does not fit it",
+        err_of(g.arg, g, 0, LOCAL(64)), 1, true)
+    end)
+
+    it("values that do not fit the declared type", function()
+      assert.matches("kernel:arg: argument 3 (int n) of 'axpy': 1099511627776 does not fit a int (-2147483648 to 2147483647)",
+        err_of(k.arg, k, 3, 2 ^ 40), 1, true)
+      assert.matches("kernel:arg: argument 3 (int n) of 'axpy': int values are integers, got 1.5",
+        err_of(k.arg, k, 3, 1.5), 1, true)
+      local s = prog:kernel("scalars")
+      assert.matches("argument 2 (uchar uc) of 'scalars': 256 does not fit a uchar", err_of(s.arg, s, 2, 256), 1, true)
+      assert.matches("argument 1 (char c) of 'scalars': -129 does not fit a char", err_of(s.arg, s, 1, -129), 1, true)
+      assert.matches("argument 6 (uint ui) of 'scalars': -1 does not fit a uint", err_of(s.arg, s, 6, -1), 1, true)
+      assert.matches("kernel:arg: argument 2 (float a) of 'axpy' takes 4 bytes, got a cl.double of 8",
+        err_of(k.arg, k, 2, cl.double(1)), 1, true)
+      local e = err_of(k.arg, k, 2, "1")
+      assert.matches("kernel:arg: argument 2 (float a) of 'axpy': a cl.buffer, ", e, 1, true)
+      assert.matches("number, typed value (cl.int(x)) or cl.local(bytes) expected, got string", e, 1, true)
+    end)
+
+    it("indices and counts", function()
+      assert.matches("kernel:arg: kernel 'axpy' has 4 arguments (0 to 3), no argument 4", err_of(k.arg, k, 4, 1), 1, true)
+      assert.matches("argument index must be 0 or more", err_of(k.arg, k, -1, 1), 1, true)
+      assert.matches("bad argument #3", err_of(k.arg, k, 0), 1, true)
+      assert.matches("kernel:args: kernel 'axpy' takes 4 arguments, got 3", err_of(k.args, k, 1, 2, 3), 1, true)
+      assert.matches("kernel:arg: argument 0 (float* y) of 'axpy' is a released cl.buffer",
+        err_of(function() local b = ctx:buffer(4); b:release(); k:arg(0, b) end), 1, true)
+    end)
+
+    it("typed values check their own range", function()
+      assert.matches("cl.uchar: 300 does not fit a uchar (0 to 255)", err_of(cl.uchar, 300), 1, true)
+      assert.matches("cl.int: int values are integers, got 1.5", err_of(cl.int, 1.5), 1, true)
+      assert.matches("number expected, got string", err_of(cl.float, "x"), 1, true)
+      assert.matches("local memory size must be at least 1 byte", err_of(LOCAL, 0), 1, true)
+      assert.equal("cl.int(3)", tostring(cl.int(3)))
+      assert.equal("cl.float(1.5)", tostring(cl.float(1.5)))
+      assert.equal("cl.ulong(5)", tostring(cl.size_t(5)))
+      assert.equal("cl.local(64)", tostring(LOCAL(64)))
+    end)
+  end)
+
+  describe("launch errors", function()
+    it("name an argument not set", function()
+      local k = prog:kernel("axpy")
+      k:arg(0, ctx:buffer(16))
+      k:arg(1, ctx:buffer(16))
+      assert.matches("queue:launch: argument 2 (float a) of kernel 'axpy' is not set", err_of(q.launch, q, k, 4), 1, true)
+    end)
+
+    it("refuse an argument buffer released since it was set", function()
+      local k = prog:kernel("axpy")
+      local y = ctx:buffer(16)
+      k:args(y, ctx:buffer(16), 1, 4)
+      y:release()
+      assert.matches("queue:launch: argument 0 (float* y) of kernel 'axpy' is a released cl.buffer",
+        err_of(q.launch, q, k, 4), 1, true)
+    end)
+
+    it("a local size above the kernel's maximum is CL_INVALID_WORK_GROUP_SIZE", function()
+      local k = prog:kernel("nothing")
+      local max = k:info().work_group_size
+      local err = err_of(q.launch, q, k, 2 * max, 2 * max)
+      assert.equal(("queue:launch: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (local size %d exceeds the kernel's maximum %d on %s)")
+        :format(2 * max, max, dev.name), err)
+      assert.matches(("local size %d exceeds"):format(16 * max), err_of(q.launch, q, k, { 4 * max, 16 }, { max, 16 }), 1, true)
+    end)
+
+    it("a global size not a multiple of the local size", function()
+      local k = prog:kernel("nothing")
+      assert.equal("queue:launch: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (global size 10 in dimension 1 is not a multiple of the local size 4)",
+        err_of(q.launch, q, k, 10, 4))
+      assert.matches("global size 9 in dimension 2 is not a multiple of the local size 2",
+        err_of(q.launch, q, k, { 8, 9 }, { 2, 2 }), 1, true)
+    end)
+
+    it("a required work-group size the launch does not give", function()
+      local k = prog:kernel("fixed"):args(ctx:buffer(64))
+      assert.matches("queue:launch: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE", err_of(q.launch, q, k, 8, 2), 1, true)
+      q:launch(k, 8, 4)
+    end)
+
+    it("bad sizes, dimensions and options", function()
+      local k = prog:kernel("nothing")
+      assert.matches("queue:launch: global size 1 is 0", err_of(q.launch, q, k, 0), 1, true)
+      assert.matches("queue:launch: global size 2 is 0", err_of(q.launch, q, k, { 4, 0 }), 1, true)
+      assert.matches("queue:launch: local size 1 is 0", err_of(q.launch, q, k, 4, 0), 1, true)
+      assert.matches("queue:launch: global size has 2 dimensions, local size 1", err_of(q.launch, q, k, { 4, 4 }, { 2 }), 1, true)
+      assert.matches("global size must have 1 to 3 dimensions, got 4", err_of(q.launch, q, k, { 1, 1, 1, 1 }), 1, true)
+      assert.matches("global size must have 1 to 3 dimensions, got 0", err_of(q.launch, q, k, {}), 1, true)
+      assert.matches("global size[2] must be a non-negative integer", err_of(q.launch, q, k, { 4, -1 }), 1, true)
+      assert.matches("global size must not be negative, got -4", err_of(q.launch, q, k, -4), 1, true)
+      assert.matches("number or list of 1 to 3 numbers expected, got string", err_of(q.launch, q, k, "4"), 1, true)
+      assert.matches("queue:launch: offset has 2 dimensions, global size 1", err_of(q.launch, q, k, 4, nil, { offset = { 1, 1 } }), 1, true)
+      assert.matches("table expected, got number", err_of(q.launch, q, k, 4, nil, 5), 1, true)
+      assert.matches("queue:launch: wait[1] must be a cl.event, got number", err_of(q.launch, q, k, 4, nil, { wait = { 1 } }), 1, true)
+      assert.matches("cl.kernel expected, got cl.program", err_of(q.launch, q, prog, 4), 1, true)
+      assert.matches("cl.queue expected, got cl.kernel", err_of(q.launch, k, k, 4), 1, true)
+    end)
+  end)
+end)
