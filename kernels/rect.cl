@@ -9,6 +9,15 @@
  * pitch * 4 is a multiple of the alignment (128 bytes: pitch % 32 == 0).
  */
 
+/* The reference: the same floats as one contiguous 1-D copy (as copy.cl's
+ * copy, here so that this file is all the recipe builds). */
+__kernel void linearCopy(__global float *out,
+                         __global const float *in)
+{
+    size_t i = get_global_id(0);
+    out[i] = in[i];
+}
+
 /* With the edge check: launch gx >= width (rounded up to the work-group
  * size); work-items past the row's end do nothing, so the padding of `out`
  * is left as it was. */

@@ -194,7 +194,7 @@ R:main(function(R, dev)
   ---------------------------------------------------------------------------
   local kcheck = R:kernel("rect.cl", "rowCopy")
   local kpad = R:kernel("rect.cl", "rowCopyPadded")
-  local kcopy = R:kernel("copy.cl", "copy")
+  local kcopy = R:kernel("rect.cl", "linearCopy")
   local L = math.max(1, math.min(R.args["local"], kcheck:info(dev).work_group_size, kpad:info(dev).work_group_size))
   local Lp = L -- the padded launch needs a work-group width that divides the pitch
   while P % Lp ~= 0 do Lp = Lp // 2 end
