@@ -9,40 +9,29 @@
  *
  * Every kernel reads n floats from `in` and writes one partial sum per
  * work-group to out[get_group_id(0)]; the host launches again on the partial
- * sums until one value is left. `sdata` holds LOCAL floats.
- *
- * LOCAL (build option): the work-group size, a power of two >= 64, fixed at
- * build time (as the SDK's oclReduction does with blockSize) so that every
- * loop has a bound the compiler sees, and required through
- * reqd_work_group_size. With get_local_size(0) in the loop condition, PoCL 3.1
- * miscompiled reduce1 (no addition happened; the recipe's check caught it);
- * and with a bound it cannot see, a compiler may take s doubling past 2^31,
- * where tid % (2s) divides by zero.
+ * sums until one value is left. `sdata` holds get_local_size(0) floats; the
+ * local size must be a power of two. Each kernel reads get_local_size(0) once,
+ * into L: with get_local_size(0) in the loop's condition PoCL 3.1 miscompiled
+ * reduce1 (no addition happened at all; the recipe's check caught it).
  *
  * WARP_SYNC (build option, 0 or 1): 1 lets reduce5 and reduce6 finish the last
  * 64 values in one warp without barriers, through volatile local memory (the
  * CUDA idiom). That is safe only where 32 consecutive work-items run in lock
- * step: NVIDIA, warp size 32, LOCAL >= 64. Elsewhere (0) the same steps
+ * step: NVIDIA, warp size 32, local size >= 64. Elsewhere (0) the same steps
  * keep a barrier between them.
  */
 #ifndef WARP_SYNC
 #define WARP_SYNC 0
 #endif
-#ifndef LOCAL
-#define LOCAL 256
-#endif
-#define WG_SIZE __attribute__((reqd_work_group_size(LOCAL, 1, 1)))
 
 /* 1: interleaved addressing, divergent branches. Work-item tid is active at
  * step s when tid % (2s) == 0: active and idle work-items alternate within
- * every warp, and % is slow. With LOCAL known at build time the compiler may
- * unroll the loop and turn % by the power of two 2s into a mask (nvcc does
- * with the same loop in CUDA), leaving the divergence as this step's cost. */
-__kernel WG_SIZE void reduce1(__global const float *in, __global float *out, uint n,
-                              __local float *sdata)
+ * every warp, and % is slow. */
+__kernel void reduce1(__global const float *in, __global float *out, uint n,
+                      __local float *sdata)
 {
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     size_t i = get_global_id(0);
     sdata[tid] = i < n ? in[i] : 0.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -57,11 +46,11 @@ __kernel WG_SIZE void reduce1(__global const float *in, __global float *out, uin
 /* 2: interleaved addressing with a strided index: the active work-items are
  * contiguous (no divergence) but index = 2 s tid hits the same local-memory
  * bank for many work-items of a warp (an s-way bank conflict). */
-__kernel WG_SIZE void reduce2(__global const float *in, __global float *out, uint n,
-                              __local float *sdata)
+__kernel void reduce2(__global const float *in, __global float *out, uint n,
+                      __local float *sdata)
 {
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     size_t i = get_global_id(0);
     sdata[tid] = i < n ? in[i] : 0.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -77,11 +66,11 @@ __kernel WG_SIZE void reduce2(__global const float *in, __global float *out, uin
 /* 3: sequential addressing: the first half adds the second half; consecutive
  * work-items touch consecutive words, conflict-free. Half the work-items are
  * idle from the first step. */
-__kernel WG_SIZE void reduce3(__global const float *in, __global float *out, uint n,
-                              __local float *sdata)
+__kernel void reduce3(__global const float *in, __global float *out, uint n,
+                      __local float *sdata)
 {
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     size_t i = get_global_id(0);
     sdata[tid] = i < n ? in[i] : 0.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -95,11 +84,11 @@ __kernel WG_SIZE void reduce3(__global const float *in, __global float *out, uin
 
 /* 4: first add during load: a work-group of L work-items sums 2L elements, the
  * first step done while loading (half as many work-groups). */
-__kernel WG_SIZE void reduce4(__global const float *in, __global float *out, uint n,
-                              __local float *sdata)
+__kernel void reduce4(__global const float *in, __global float *out, uint n,
+                      __local float *sdata)
 {
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     size_t i = get_group_id(0) * (size_t)(2 * L) + tid;
     float v = i < n ? in[i] : 0.0f;
     if (i + L < n) v += in[i + L];
@@ -141,11 +130,11 @@ static inline void last_warp(__local float *sdata, uint tid)
 
 /* 5: as 4, with the loop stopping at s = 64 and the last six steps unrolled
  * (in one warp without barriers where WARP_SYNC allows it). */
-__kernel WG_SIZE void reduce5(__global const float *in, __global float *out, uint n,
-                              __local float *sdata)
+__kernel void reduce5(__global const float *in, __global float *out, uint n,
+                      __local float *sdata)
 {
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     size_t i = get_group_id(0) * (size_t)(2 * L) + tid;
     float v = i < n ? in[i] : 0.0f;
     if (i + L < n) v += in[i + L];
@@ -163,11 +152,11 @@ __kernel WG_SIZE void reduce5(__global const float *in, __global float *out, uin
 /* 6: many elements per work-item: a few work-groups per compute unit, each
  * work-item summing a grid-stride loop (two coalesced loads per iteration)
  * in a register before the tree of 5. */
-__kernel WG_SIZE void reduce6(__global const float *in, __global float *out, uint n,
-                              __local float *sdata)
+__kernel void reduce6(__global const float *in, __global float *out, uint n,
+                      __local float *sdata)
 {
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     size_t i = get_group_id(0) * (size_t)(2 * L) + tid;
     size_t grid = (size_t)(2 * L) * get_num_groups(0);
     float sum = 0.0f;
@@ -197,13 +186,13 @@ __kernel WG_SIZE void reduce6(__global const float *in, __global float *out, uin
  * that read races with the other groups. Here stage 3 is a second launch of
  * this kernel with one work-group over the partial sums. The loop runs while
  * the index is below n, so n need not divide by the global size. */
-__kernel WG_SIZE void reduce_slides(__global const float *in, __global float *out, uint n,
-                                    __local float *lmem)
+__kernel void reduce_slides(__global const float *in, __global float *out, uint n,
+                            __local float *lmem)
 {
     size_t gsize = get_global_size(0);
     size_t gid = get_global_id(0);
     uint tid = get_local_id(0);
-    const uint L = LOCAL;
+    uint L = get_local_size(0);
     float sum = 0.0f;
     for (size_t i = 0; i * gsize + gid < n; i++)
         sum += in[i * gsize + gid];

@@ -65,7 +65,7 @@ R:main(function(R, dev)
       .. "(only NVIDIA reports warp size 32), and without barriers the steps would race, e.g. PoCL "
       .. "runs a work-group's work-items one after another between barriers"):format(info.name)
   end
-  local prog = R:program("reduction.cl", { WARP_SYNC = warp_sync and 1 or 0, LOCAL = L })
+  local prog = R:program("reduction.cl", { WARP_SYNC = warp_sync and 1 or 0 })
   local kernels = {}
   for _, name in ipairs({ "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6", "reduce_slides" }) do
     kernels[name] = prog:kernel(name)
