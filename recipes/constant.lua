@@ -5,7 +5,8 @@
 -- addresses are serialised, the cost growing with their number. Every
 -- work-item sums `iters` reads of a small table, indexed by the loop counter
 -- (one address), or by the loop counter plus lid % spread (spread addresses
--- per warp), from __constant and from __global memory (kernels/constant.cl).
+-- per warp), from a program-scope __constant array, a __constant kernel
+-- argument and a __global one (kernels/constant.cl).
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
@@ -27,6 +28,11 @@ local R = recipe.new{
 }
 
 local POISON = 0xDEADBEEF
+local MEMORIES = {
+  { id = "program", label = "__constant array" }, -- program scope
+  { id = "constant", label = "__constant arg" },  -- kernel argument
+  { id = "global", label = "__global arg" },
+}
 
 -- An n-element uint array repeating `period` (a Lua list), filled by doubling copies in C.
 local function tiled(period, n)
@@ -51,9 +57,14 @@ R:main(function(R, dev)
     :format(tsize * 4, info.constant_mem_size))
   local iters = R.args.iters or (R.quick and 32 or gpu and 1024 or 512)
   local warp = info.warp_size or 32
-  local defines = { TABLE = tsize }
+  local tbl = cl.array("uint", tsize)
+  tbl:random(1, 0, 65535)
+  local tab = tbl:totable()
+  -- the program-scope array's contents come in as a build option: -DTABLE_VALUES=v0,v1,...
+  local defines = { TABLE = tsize, TABLE_VALUES = table.concat(tab, ",") }
   local kernels = {}
-  for _, name in ipairs({ "constant_uniform", "constant_spread", "global_uniform", "global_spread" }) do
+  for _, name in ipairs({ "program_uniform", "program_spread", "constant_uniform", "constant_spread",
+    "global_uniform", "global_spread" }) do
     kernels[name] = R:kernel("constant.cl", name, defines)
   end
   local L = R.args["local"]
@@ -61,11 +72,8 @@ R:main(function(R, dev)
   local n = R.args.work_items or (R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
   n = math.max(L, n // L * L)
 
-  local table = cl.array("uint", tsize)
-  table:random(1, 0, 2 ^ 20)
-  local tab = table:totable()
   local q = R.queue
-  local dtable = R.ctx:buffer(table, "read_only")
+  local dtable = R.ctx:buffer(tbl, "read_only")
   local dout = R.ctx:buffer(n * 4, "write_only")
   local got = cl.array("uint", n)
 
@@ -94,16 +102,18 @@ R:main(function(R, dev)
   local results = {}
   for _, pat in ipairs(patterns) do
     local ref = reference(pat.spread)
-    for _, mem in ipairs({ "constant", "global" }) do
-      local k = kernels[mem .. (pat.spread and "_spread" or "_uniform")]
-      if pat.spread then k:args(dtable, dout, iters, pat.spread) else k:args(dtable, dout, iters) end
+    for _, mem in ipairs(MEMORIES) do
+      local k = kernels[mem.id .. (pat.spread and "_spread" or "_uniform")]
+      local args = { dout, iters, pat.spread }
+      if mem.id ~= "program" then table.insert(args, 1, dtable) end
+      k:args(table.unpack(args))
       q:fill(dout, POISON, { type = "uint" })
       q:finish()
-      local t = R:time(function() return q:launch(k, n, L) end, { label = ("%s %s"):format(mem, pat.label) })
+      local t = R:time(function() return q:launch(k, n, L) end, { label = ("%s %s"):format(mem.label, pat.label) })
       got:fill(0)
       q:read(dout, got)
-      if mem == "constant" and pat.spread == 32 then R:corrupt_one(got) end
-      R:verify(("out (__%s, table[%s])"):format(mem, pat.label), got, ref, { exact = true })
+      if mem.id == "program" and pat.spread == 32 then R:corrupt_one(got) end
+      R:verify(("out (%s, table[%s])"):format(mem.label, pat.label), got, ref, { exact = true })
       results[#results + 1] = { mem = mem, pat = pat, t = t }
     end
   end
@@ -126,23 +136,25 @@ R:main(function(R, dev)
   }
   local base, global_t = {}, {}
   for _, r in ipairs(results) do
-    if not r.pat.spread then base[r.mem] = r.t.median end
-    if r.mem == "global" then global_t[r.pat.label] = r.t.median end
+    if not r.pat.spread then base[r.mem.id] = r.t.median end
+    if r.mem.id == "global" then global_t[r.pat.label] = r.t.median end
   end
   local p = plot.new{ title = "Constant vs global reads by addresses per warp",
     x = { name = "distinct addresses per warp", log2 = true }, y = { name = "reads", unit = "G/s" } }
   for _, r in ipairs(results) do
     local gps = reads / r.t.median
-    t:add{ memory = "__" .. r.mem, index = r.pat.label, ["addresses per warp"] = r.pat.addresses,
+    t:add{ memory = r.mem.label, index = r.pat.label, ["addresses per warp"] = r.pat.addresses,
       time = r.t.median, min = r.t.min, max = r.t.max, reads = gps,
-      delivered = R:bw(4 * reads, r.t.median), slowdown = r.t.median / base[r.mem],
-      ["vs global"] = r.mem == "constant" and r.t.median / global_t[r.pat.label] or nil }
-    if r.pat.spread and r.pat.spread <= 32 then p:add("__" .. r.mem, r.pat.spread, gps) end
+      delivered = R:bw(4 * reads, r.t.median), slowdown = r.t.median / base[r.mem.id],
+      ["vs global"] = r.mem.id ~= "global" and r.t.median / global_t[r.pat.label] or nil }
+    if r.pat.spread and r.pat.spread <= 32 then p:add(r.mem.label, r.pat.spread, gps) end
   end
   t:note(("lid = get_local_id(0), work-groups of %d; warp = %d work-items%s"):format(L, warp,
     info.warp_size and "" or " (assumed: the driver reports no warp size)"))
   t:note("delivered: 4-byte reads served to work-items per second (from the caches, not DRAM)")
-  t:note("slowdown: time / the same memory's j (loop counter) row; vs global: __constant time / __global time")
+  t:note("__constant array: program scope, initialised by -DTABLE_VALUES; __constant arg / __global arg: "
+    .. "a buffer passed as a __constant / __global const uint * argument")
+  t:note("slowdown: time / the same memory's j (loop counter) row; vs global: this time / the __global arg time")
   t:note(("every output checked exactly against sums computed on the CPU; outputs poisoned with 0x%X before each run")
     :format(POISON))
   R:emit(t)
