@@ -102,6 +102,7 @@ typedef struct {
 typedef struct {
   int released;
   cl_program prog;
+  cl_program info;      /* built with -cl-kernel-arg-info when prog could not be */
 } cprogram;
 typedef struct {
   int released;

@@ -34,15 +34,17 @@ static void free_kernel_info(ckernel *k) {
   k->argkind = NULL;
 }
 
-static void read_arg_info(ckernel *k) {
+/* Reads the argument descriptions of kernel `from` (k's own, or the same
+   kernel of the program's arg-info twin). */
+static void read_arg_info(ckernel *k, cl_kernel from) {
   for (cl_uint i = 0; i < k->nargs; i++) {
     k->argkind[i] = '?';
     cl_kernel_arg_address_qualifier aq;
     char buf[256];
-    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) != CL_SUCCESS) continue;
+    if (clGetKernelArgInfo(from, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) != CL_SUCCESS) continue;
     k->argkind[i] = aq == CL_KERNEL_ARG_ADDRESS_LOCAL ? 'l'
                     : (aq == CL_KERNEL_ARG_ADDRESS_GLOBAL || aq == CL_KERNEL_ARG_ADDRESS_CONSTANT) ? 'g' : 's';
-    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
+    if (clGetKernelArgInfo(from, i, CL_KERNEL_ARG_TYPE_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
       buf[sizeof buf - 1] = 0;
       k->argtype[i] = dupstr(buf);
       if (k->argkind[i] == 's' && strchr(buf, '*')) k->argkind[i] = 'g';
@@ -50,10 +52,10 @@ static void read_arg_info(ckernel *k) {
       else if (strstr(buf, "image")) k->argkind[i] = '?';
     }
     cl_kernel_arg_access_qualifier acc;  /* only images (and pipes) have an access qualifier */
-    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof acc, &acc, NULL) == CL_SUCCESS &&
+    if (clGetKernelArgInfo(from, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof acc, &acc, NULL) == CL_SUCCESS &&
         acc != CL_KERNEL_ARG_ACCESS_NONE && k->argtype[i] && strstr(k->argtype[i], "image"))
       k->argkind[i] = 'i';
-    if (clGetKernelArgInfo(k->k, i, CL_KERNEL_ARG_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
+    if (clGetKernelArgInfo(from, i, CL_KERNEL_ARG_NAME, sizeof buf, buf, NULL) == CL_SUCCESS) {
       buf[sizeof buf - 1] = 0;
       k->argname[i] = dupstr(buf);
     }
@@ -88,7 +90,10 @@ int clua_program_kernel(lua_State *L) {
   k->argbuf = calloc(n, sizeof(void *));
   if (!k->argset || !k->argkind || !k->argtype || !k->argname || !k->argbuf) return luaL_error(L, "program:kernel: out of memory");
   k->unset = k->nargs;
-  read_arg_info(k);
+  cl_kernel from = ker;
+  if (p->info && (from = clCreateKernel(p->info, name, &err)) == NULL) from = ker;
+  read_arg_info(k, from);
+  if (from != ker) clReleaseKernel(from);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   lua_newtable(L);
@@ -268,7 +273,7 @@ static int k_info(lua_State *L) {
 static int k_arg_info(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
-  if (i < 0 || (cl_uint)i >= k->nargs) luaL_argerror(L, 2, lua_pushfstring(L, "index 0 to %d expected", (int)k->nargs - 1));
+  if (i < 0 || i >= (lua_Integer)k->nargs) luaL_argerror(L, 2, lua_pushfstring(L, "index 0 to %d expected", (int)k->nargs - 1));
   lua_createtable(L, 0, 4);
   if (k->argname[i]) { lua_pushstring(L, k->argname[i]); lua_setfield(L, -2, "name"); }
   if (k->argtype[i]) { lua_pushstring(L, k->argtype[i]); lua_setfield(L, -2, "type"); }

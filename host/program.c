@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* user values: 1 the context, 2 the list of pieces {name, first, lines},
-   3 the last build log */
+   3 the last build log, 4 the source */
 
 static int count_lines(const char *s, size_t n) {
   int lines = 0;
@@ -23,7 +23,7 @@ static int make_program(lua_State *L, int ctxidx, const char *method) {
   ccontext *c = clua_check(L, ctxidx, T_CONTEXT);
   size_t len;
   const char *src = lua_tolstring(L, -1, &len);
-  cprogram *p = clua_new(L, sizeof *p, T_PROGRAM, 3);
+  cprogram *p = clua_new(L, sizeof *p, T_PROGRAM, 4);
   p->released = 1;
   cl_int err;
   cl_program prog = clCreateProgramWithSource(c->ctx, 1, &src, &len, &err);
@@ -34,6 +34,8 @@ static int make_program(lua_State *L, int ctxidx, const char *method) {
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, -3);
   lua_setiuservalue(L, -2, 2);
+  lua_pushvalue(L, -2);
+  lua_setiuservalue(L, -2, 4);
   return 1;
 }
 
@@ -190,7 +192,7 @@ static void map_log(lua_State *L, int pieces) {
 }
 
 /* Pushes the build options: the caller's, the defines, clua's own. */
-static void push_options(lua_State *L, int optidx, int defidx) {
+static void push_options(lua_State *L, int optidx, int defidx, int arginfo) {
   int top = lua_gettop(L);
   if (!lua_isnoneornil(L, optidx)) lua_pushfstring(L, "%s ", luaL_checkstring(L, optidx));
   if (!lua_isnoneornil(L, defidx)) {
@@ -213,7 +215,7 @@ static void push_options(lua_State *L, int optidx, int defidx) {
       lua_pop(L, 1);
     }
   }
-  lua_pushliteral(L, "-cl-kernel-arg-info");
+  lua_pushstring(L, arginfo ? "-cl-kernel-arg-info" : "");
   const char *root = clua_root();
   if (root && !strchr(root, ' ')) lua_pushfstring(L, " -I %s/kernels", root);
   const char *env = getenv("CLUA_BUILD_OPTIONS");
@@ -221,15 +223,61 @@ static void push_options(lua_State *L, int optidx, int defidx) {
   lua_concat(L, lua_gettop(L) - top);
 }
 
+/* NVIDIA's compiler (driver 580) fails with -cl-kernel-arg-info when a kernel
+   takes no argument ("ptxas ... Parsing error"). The program is then built
+   without the option, and a second program, whose argument-less kernels get
+   an unused int parameter, is built with it only to describe the arguments.
+   Uses the source (user value 4) and the options string on top of the stack. */
+static void build_info_program(lua_State *L, cprogram *p) {
+  const char *opts = lua_tostring(L, -1);
+  lua_getiuservalue(L, 1, 4);
+  static const char *patterns[] = {"(kernel%s+void%s+[%w_]+%s*)%(%s*void%s*%)", "(kernel%s+void%s+[%w_]+%s*)%(%s*%)"};
+  for (int i = 0; i < 2; i++) {
+    lua_getglobal(L, "string");
+    lua_getfield(L, -1, "gsub");
+    lua_remove(L, -2);
+    lua_insert(L, -2);
+    lua_pushstring(L, patterns[i]);
+    lua_pushliteral(L, "%1(int clua_unused_)");
+    lua_call(L, 3, 1);
+  }
+  size_t len;
+  const char *src = lua_tolstring(L, -1, &len);
+  lua_getiuservalue(L, 1, 1);
+  ccontext *c = clua_check(L, -1, T_CONTEXT);
+  cl_int err;
+  cl_program info = clCreateProgramWithSource(c->ctx, 1, &src, &len, &err);
+  lua_pop(L, 2);
+  if (err != CL_SUCCESS) return;
+  if (clBuildProgram(info, 0, NULL, opts, NULL, NULL) != CL_SUCCESS) {
+    clReleaseProgram(info);
+    return;
+  }
+  if (p->info) clReleaseProgram(p->info);
+  p->info = info;
+}
+
 /* Returns 1 on success; on failure leaves the mapped log on the stack. */
 static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
   lua_settop(L, 3);  /* options at 2 and defines at 3 (nil when absent), pieces pushed above */
-  push_options(L, 2, 3);
+  const char *argi = getenv("CLUA_KERNEL_ARG_INFO");  /* "0": leave the option out */
+  int arginfo = !(argi && !strcmp(argi, "0"));
+  push_options(L, 2, 3, arginfo);
   const char *opts = lua_tostring(L, -1);
   lua_getiuservalue(L, 1, 1);
   cl_device_id dev = clua_ctx_device(L, lua_gettop(L));
   lua_pop(L, 1);
   cl_int err = clBuildProgram(p->prog, 0, NULL, opts, NULL, NULL);
+  if (err == CL_BUILD_PROGRAM_FAILURE && arginfo) {
+    push_options(L, 2, 3, 0);
+    if (clBuildProgram(p->prog, 0, NULL, lua_tostring(L, -1), NULL, NULL) == CL_SUCCESS) {
+      err = CL_SUCCESS;
+      lua_pop(L, 1);
+      build_info_program(L, p);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
   *errp = err;
   push_log(L, p, dev);
   lua_getiuservalue(L, 1, 2);
@@ -304,6 +352,8 @@ static int prog_release(lua_State *L) {
   if (!p->released) {
     p->released = 1;
     clReleaseProgram(p->prog);
+    if (p->info) clReleaseProgram(p->info);
+    p->info = NULL;
   }
   return 0;
 }
