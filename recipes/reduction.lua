@@ -106,7 +106,7 @@ R:main(function(R, dev)
   local function launch(seq)
     local evs = {}
     for i, s in ipairs(seq) do
-      s.k:args(s.src, s.dst, s.n, cl["local"](L * 4))
+      s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4))
       evs[i] = q:launch(s.k, s.groups * L, L)
     end
     return evs

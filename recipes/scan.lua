@@ -96,7 +96,7 @@ R:main(function(R, dev)
   local POISON = 0xdeadbeef
 
   local function scan(k, pad, src, dst, sums, count)
-    k:args(src, dst, sums, count, cl["local"](temp_bytes(pad)))
+    k:args(src, dst, sums, cl.uint(count), cl["local"](temp_bytes(pad)))
     return q:launch(k, (count + m - 1) // m * B, B)
   end
 
@@ -115,7 +115,7 @@ R:main(function(R, dev)
     end
     for lv = #sizes - 2, 1, -1 do
       local data = lv == 1 and dout or sumbufs[lv - 1]
-      add:args(data, sumbufs[lv], sizes[lv])
+      add:args(data, sumbufs[lv], cl.uint(sizes[lv]))
       evs[#evs + 1] = q:launch(add, (sizes[lv] + m - 1) // m * B, B)
     end
     return evs
