@@ -5,9 +5,16 @@
  * it is possible to effectively reduce the occupancy of the kernel and measure
  * its effect on performance").
  *
- * Three kernels, each swept over work-group sizes and over local memory
- * reserved per group:
- *   copy   memory-bound: out[i] = in[i], one float per work-item;
+ * Four kernels, swept over work-group sizes and over local memory reserved
+ * per group:
+ *   copy   memory-bound: out[i] = in[i], one float per work-item; with one
+ *          float per work-item an H100 launches work-groups of under 256
+ *          work-items more slowly than it moves their data (about 1.65 G
+ *          groups/s measured), so this kernel shows the group launch rate
+ *          (the guide's 4.4 heuristics) rather than occupancy;
+ *   copy4  memory-bound: one float4 (16 bytes) per work-item, four times
+ *          fewer groups for the same bytes, so occupancy, not the launch
+ *          rate, decides how many bytes are in flight;
  *   chase  latency-bound loads: each work-item follows `steps` dependent loads
  *          through next[] (j = next[j]), starting at its own index; next[j] =
  *          (j + stride) mod m, so neighbouring work-items load neighbouring words
@@ -45,6 +52,14 @@ __kernel void copy(__global const float *in, __global float *out SCRATCH_ARGS)
     size_t i = get_global_id(0);
     float v = in[i];
     TOUCH(as_uint(v));
+    out[i] = v;
+}
+
+__kernel void copy4(__global const float4 *in, __global float4 *out SCRATCH_ARGS)
+{
+    size_t i = get_global_id(0);
+    float4 v = in[i];
+    TOUCH(as_uint(v.x));
     out[i] = v;
 }
 

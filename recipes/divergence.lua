@@ -16,7 +16,7 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 6.1-6.2; OpenCL slides \"Conditionals\"",
   quick_size = "64KiB", quick_reps = 3,
   options = function(p)
-    p:option("--steps", "Steps per branch of the long branch (default 512 on a GPU, 64 on a CPU, 16 with --quick).")
+    p:option("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick).")
       :argname("N"):convert(math.tointeger)
     p:option("--short-steps", "Steps per branch of the short branch.", "1"):argname("N"):convert(math.tointeger)
     p:option("--local", "Work-group size (default 256, or the largest multiple of 2 warps the kernel allows).")
@@ -49,7 +49,7 @@ R:main(function(R, dev)
   -- Inputs are bytes (0-255), so each path's result depends on 256 values only:
   -- two lookup tables are the CPU reference for any number of work-items.
   local n = R.size and math.tointeger(R.size) // 4 or (gpu and info.compute_units * 2048 * 4 or 2^18)
-  local steps_long = R.args.steps or (R.quick and 16 or gpu and 512 or 64)
+  local steps_long = R.args.steps or (R.quick and 16 or gpu and 2048 or 64)
   local steps_short = R.args.short_steps
 
   local branches = {

@@ -1,6 +1,6 @@
 -- occupancy: does occupancy matter? NVIDIA OpenCL Best Practices Guide 4.1-4.5
--- (and the lecture's and slides' "Occupancy calculator"): a memory-bound kernel
--- (copy) and two latency-bound kernels (a chain of dependent loads, a chain of
+-- (and the lecture's and slides' "Occupancy calculator"): memory-bound kernels
+-- (copy: a float, copy4: a float4 per work-item) and two latency-bound kernels (a chain of dependent loads, a chain of
 -- dependent multiply-adds), swept over work-group sizes and over local memory
 -- reserved per group (4.5: "by simply increasing this amount, it is possible to
 -- effectively reduce the occupancy of the kernel and measure its effect"). Each
@@ -74,25 +74,31 @@ R:main(function(R, dev)
   -- build log where the compiler writes one (NVIDIA, -cl-nv-verbose).
   local opts = occupancy.build_options(dev)
   local kernels = {}
-  for _, name in ipairs({ "copy", "chase", "chain" }) do
+  local NAMES = { "copy", "copy4", "chase", "chain" }
+  for _, name in ipairs(NAMES) do
     kernels[name] = {
       [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts),
       [1] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts),
     }
   end
   local L = occupancy.limits(dev, { cc = R.args.cc })
-  local kmax = math.huge
-  for _, pair in pairs(kernels) do
-    for _, k in pairs(pair) do kmax = math.min(kmax, k:info(dev).work_group_size) end
+  -- The largest work-group each kernel allows (CL_KERNEL_WORK_GROUP_SIZE):
+  -- the work-group sweep goes up to each kernel's own, the local-memory sweep
+  -- uses one size every variant with the __local argument allows.
+  local wg_limit, wg_note, lmax = {}, {}, maxwg
+  for _, name in ipairs(NAMES) do
+    local w0, w1 = kernels[name][0]:info(dev).work_group_size, kernels[name][1]:info(dev).work_group_size
+    wg_limit[name] = math.min(maxwg, w0)
+    lmax = math.min(lmax, w1)
+    wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, w0, w1)
   end
-  local wg_max = math.min(maxwg, kmax)
-  local sizes = {}
-  do
-    local s = 32
-    while s <= wg_max do sizes[#sizes + 1] = s; s = s * 2 end
-    if quick and #sizes > 3 then sizes = { sizes[1], sizes[#sizes // 2 + 1], sizes[#sizes] } end
+  local function sizes_for(name)
+    local list, s = {}, 32
+    while s <= wg_limit[name] do list[#list + 1] = s; s = s * 2 end
+    if quick and #list > 3 then list = { list[1], list[#list // 2 + 1], list[#list] } end
+    return list
   end
-  local lgroup = math.min(R.args.local_group or 64, wg_max)
+  local lgroup = math.min(R.args.local_group or 64, lmax)
   local static_local = kernels.copy[0]:info(dev).local_mem_size or 0
   local max_local = info.local_mem_size - static_local
   if L.max_local then max_local = math.min(max_local, L.max_local - static_local) end
@@ -131,11 +137,13 @@ R:main(function(R, dev)
   end
 
   local spec = {
-    copy = { global = n, args = function(k, ...) k:args(dIn, dOut, ...) end, ref = input, type = "float",
-      work = 2 * bytes, unit = R.bw_unit, rate = function(t) return R:bw(2 * bytes, t) end },
-    chase = { global = nw, args = function(k, ...) k:args(dNext, dOut, steps, ...) end, ref = chase_ref, type = "uint",
+    copy = { global = n, elems = n, args = function(k, ...) k:args(dIn, dOut, ...) end, ref = input,
+      type = "float", unit = R.bw_unit, rate = function(t) return R:bw(2 * bytes, t) end },
+    copy4 = { global = n // 4, elems = n, args = function(k, ...) k:args(dIn, dOut, ...) end, ref = input,
+      type = "float", unit = R.bw_unit, rate = function(t) return R:bw(2 * bytes, t) end },
+    chase = { global = nw, elems = nw, args = function(k, ...) k:args(dNext, dOut, steps, ...) end, ref = chase_ref, type = "uint",
       unit = R.bw_unit, rate = function(t) return R:bw(4 * nw * steps, t) end },
-    chain = { global = nw, args = function(k, ...) k:args(dSeeds, dOut, iterations, ...) end, ref = chain_ref, type = "uint",
+    chain = { global = nw, elems = nw, args = function(k, ...) k:args(dSeeds, dOut, iterations, ...) end, ref = chain_ref, type = "uint",
       unit = "GOP/s", rate = function(t) return nw * iterations / t end },
   }
   local out = {}
@@ -150,7 +158,7 @@ R:main(function(R, dev)
     local s = spec[name]
     local k = kernels[name][local_bytes > 0 and 1 or 0]
     if local_bytes > 0 then s.args(k, cl["local"](local_bytes), cl.uint(local_bytes // 4)) else s.args(k) end
-    q:fill(dOut, SENTINEL, { size = s.global * 4 }):wait()
+    q:fill(dOut, SENTINEL, { size = s.elems * 4 }):wait()
     -- A configuration the driver refuses (too much local memory, say) is a row
     -- of the table, not the end of the recipe.
     local ok, err = pcall(function() q:launch(k, s.global, wg):wait() end)
@@ -159,10 +167,10 @@ R:main(function(R, dev)
       return { kernel = name, wg = wg, local_bytes = local_bytes, failed = tostring(err),
         occ = occupancy.of(k, dev, wg, { limits = L, registers = R.args.registers }) }
     end
-    q:fill(dOut, SENTINEL, { size = s.global * 4 }):wait()
+    q:fill(dOut, SENTINEL, { size = s.elems * 4 }):wait()
     local t = R:time(function() return q:launch(k, s.global, wg) end,
       { label = ("%s, %d work-items, %s local"):format(name, wg, units.format_size(local_bytes)) })
-    local o = out[s.type]:slice(0, s.global)
+    local o = out[s.type]:slice(0, s.elems)
     q:read(dOut, o)
     if not corrupted then corrupted = R:corrupt_one(o) end
     R:verify(("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes), o, s.ref, { exact = true })
@@ -175,10 +183,14 @@ R:main(function(R, dev)
   end
 
   local by_wg, by_local = {}, {}
-  for _, name in ipairs({ "copy", "chase", "chain" }) do
-    for _, wg in ipairs(sizes) do by_wg[#by_wg + 1] = measure(name, wg, 0) end
-    for _, lb in ipairs(local_sizes(max_local, quick)) do
-      by_local[#by_local + 1] = measure(name, lgroup, lb)
+  for _, name in ipairs(NAMES) do
+    for _, wg in ipairs(sizes_for(name)) do by_wg[#by_wg + 1] = measure(name, wg, 0) end
+    -- copy (a float per work-item) is left out of the local sweep: at small
+    -- work-groups its time is set by the group launch rate (see the kernel file).
+    if name ~= "copy" then
+      for _, lb in ipairs(local_sizes(max_local, quick)) do
+        by_local[#by_local + 1] = measure(name, lgroup, lb)
+      end
     end
   end
 
@@ -218,11 +230,12 @@ R:main(function(R, dev)
   end
   local function notes(t)
     t:note(("occupancy: %s"):format(L.source))
-    t:note(("copy: %s of floats, read + written; chase: %d work-items x %d dependent 4-byte loads "
+    t:note(("copy, copy4: %s of floats, read + written, a float / a float4 per work-item; chase: %d work-items x %d dependent 4-byte loads "
       .. "(stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
       :format(units.format_size(bytes), nw, steps, stride, units.format_size(m * 4), nw, iterations))
     local u = kernels.copy[0] and occupancy.usage(kernels.copy[0], dev)
-    t:note(("registers per work-item: %s"):format(R.args.registers and "--registers" or u.registers_from))
+    t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument: %s")
+      :format(R.args.registers and "--registers" or u.registers_from, table.concat(wg_note, ", ")))
   end
 
   local t1 = R:table{ title = "Occupancy by work-group size (no local memory)", id = "work-group", columns = columns() }
@@ -237,12 +250,10 @@ R:main(function(R, dev)
   t2:note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)")
   R:emit(t2)
 
-  local p = plot.new{ title = "Throughput against computed occupancy (local-memory and work-group sweeps)",
+  local p = plot.new{ title = ("Throughput vs computed occupancy (local sweep, groups of %d)"):format(lgroup),
     x = { name = "occupancy", unit = "%" }, y = { name = "of the kernel's best", unit = "%" } }
-  for _, sweep in ipairs({ { by_local, " (local sweep)" }, { by_wg, " (work-group sweep)" } }) do
-    for _, row in ipairs(sweep[1]) do
-      if row.rate then p:add(row.kernel .. sweep[2], 100 * row.occ.occupancy, 100 * row.rate / best[row.kernel]) end
-    end
+  for _, row in ipairs(by_local) do
+    if row.rate then p:add(row.kernel, 100 * row.occ.occupancy, 100 * row.rate / best[row.kernel]) end
   end
   R:plot(p)
 end)

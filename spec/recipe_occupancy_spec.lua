@@ -44,7 +44,7 @@ describe("recipe occupancy", function()
     assert.matches("Throughput against computed occupancy", out)
   end)
 
-  it("sweeps work-group sizes for copy, chase and chain, with the computed occupancy", function()
+  it("sweeps work-group sizes for copy, copy4, chase and chain, with the computed occupancy", function()
     local t = assert(by["work-group"])
     local seen = {}
     for _, r in ipairs(t.rows) do
@@ -56,7 +56,7 @@ describe("recipe occupancy", function()
       assert.is_true(r.rate > 0)
       assert.is_true(r.time >= r.min and r.time <= r.max)
     end
-    for _, k in ipairs({ "copy", "chase", "chain" }) do assert.is_true((seen[k] or 0) >= 2, k) end
+    for _, k in ipairs({ "copy", "copy4", "chase", "chain" }) do assert.is_true((seen[k] or 0) >= 2, k) end
   end)
 
   it("sweeps local memory from 0 upwards, lowering the computed occupancy", function()
@@ -66,7 +66,8 @@ describe("recipe occupancy", function()
       if not first[r.kernel] then first[r.kernel] = r end
       last[r.kernel] = r
     end
-    for _, k in ipairs({ "copy", "chase", "chain" }) do
+    assert.is_nil(first.copy)
+    for _, k in ipairs({ "copy4", "chase", "chain" }) do
       assert.equal(0, first[k]["local"])
       assert.is_true(last[k]["local"] > 0)
       assert.is_true(last[k].occupancy < first[k].occupancy)
