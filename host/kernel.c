@@ -410,7 +410,10 @@ int clua_queue_launch(lua_State *L) {
   }
   cl_event *wl = NULL;
   cl_uint nw = 0;
+  int want_event = 1;
   if (opts) {
+    if (lua_getfield(L, 5, "event") != LUA_TNIL) want_event = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     if (lua_getfield(L, 5, "offset") != LUA_TNIL) {
       cl_uint od = work_size(L, lua_gettop(L), off, "offset");
       if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
@@ -419,7 +422,8 @@ int clua_queue_launch(lua_State *L) {
     nw = clua_waitlist(L, 5, "queue:launch", &wl);
   }
   cl_event ev;
-  cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl, &ev);
+  cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl,
+                                      want_event ? &ev : NULL);
   if (err != CL_SUCCESS) {
     if (err == CL_INVALID_WORK_ITEM_SIZE)
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
@@ -428,6 +432,7 @@ int clua_queue_launch(lua_State *L) {
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid", kname(k, kn, sizeof kn));
     return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
   }
+  if (!want_event) return 0;
   cevent *e = lua_newuserdatauv(L, sizeof *e, 0);  /* clua_push_event, with the metatable at hand */
   e->released = 0;
   e->ev = ev;
