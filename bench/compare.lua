@@ -1,0 +1,247 @@
+-- bench/compare.lua: clua against the plain C OpenCL baseline, same device,
+-- same run. Makes, from Lua, the very calls bench/baseline.c makes (same sizes,
+-- kernels, warm-ups, repetitions, events; every output checked), runs the C
+-- program before and after, and prints each figure with the ratio clua / C.
+--   clua bench/compare.lua [--device D] [--size BYTES] [--quick] [--rounds N]
+local cl = require "cl"
+local argparse = require "argparse"
+local stats = require "clua.stats"
+local units = require "clua.units"
+local report = require "clua.report"
+
+local p = argparse("compare", "clua beside build/bench/baseline (plain C OpenCL), same device, same run.")
+p:option("--device", "Device: a name or P:D (default: CLUA_DEVICE, else the first GPU).")
+p:option("--size", "Bytes per buffer (default 256 MiB; --quick 4 MiB)."):convert(units.parse_size)
+p:option("--overlap-size", "Bytes per hypot input (default 64 MiB; --quick 2 MiB)."):convert(units.parse_size)
+p:option("--reps", "Repetitions per figure.", "10"):convert(math.tointeger)
+p:option("--rounds", "Rounds of C then clua (medians over rounds).", "2"):convert(math.tointeger)
+p:flag("--quick", "Small sizes.")
+p:option("--md", "Also write the table as Markdown to FILE."):argname("FILE")
+local args = p:parse()
+
+local SIZE = args.size or (args.quick and 4 * 2 ^ 20 or 256 * 2 ^ 20)
+local OVERLAP = args.overlap_size or (args.quick and 2 * 2 ^ 20 or 64 * 2 ^ 20)
+SIZE, OVERLAP = math.tointeger(SIZE), math.tointeger(OVERLAP)
+local REPS, WARM, LOCAL, ITER, LAUNCH_N, BATCHES = args.reps, 2, 256, 64, 10000, 5
+
+local dev = cl.device(args.device)
+local ctx = cl.context(dev)
+local q = ctx:queue()
+local copy_prog = ctx:program_file("copy.cl"):build()
+local hyp_prog = ctx:program_file("overlap.cl"):build()
+
+local function check(what, got, want)
+  local ok, _, _, bad = got:compare(want, 0)
+  if not ok then error(("%s: element %d differs: %s, expected %s"):format(what, bad, got[bad], want[bad]), 0) end
+end
+
+local function timed(step)
+  local t = {}
+  for r = -WARM + 1, REPS do
+    local e = step()
+    e:wait()
+    if r >= 1 then t[r] = e.duration end
+  end
+  return stats.median(t)
+end
+
+-- Each function returns {id = ns or µs} for one round, like baseline's CSV ids.
+local function transfers(out)
+  local bytes, n = SIZE, SIZE // 4
+  local d = ctx:buffer(bytes)
+  local src, dst = cl.array("float", n):random(1, -1, 1), cl.array("float", n):fill(-7)
+  out.h2d_pageable = bytes / timed(function() return q:write(d, src) end)
+  out.d2h_pageable = bytes / timed(function() return q:read(d, dst) end)
+  check("D2H pageable", dst, src)
+  local bs, bd = ctx:buffer(bytes, "alloc_host_ptr"), ctx:buffer(bytes, "alloc_host_ptr")
+  local ps = q:map(bs, { type = "float" }):random(2, -1, 1)
+  local pd = q:map(bd, { type = "float" }):fill(-7)
+  out.h2d_pinned = bytes / timed(function() return q:write(d, ps) end)
+  out.d2h_pinned = bytes / timed(function() return q:read(d, pd) end)
+  check("D2H pinned", pd, ps)
+  local d2 = ctx:buffer(bytes)
+  out.d2d_copy = 2 * bytes / timed(function() return q:copy(d, d2) end)
+  q:read(d2, dst)
+  check("D2D", dst, ps)
+  q:unmap(ps)
+  q:unmap(pd)
+end
+
+local function kernels(out)
+  local bytes, n = SIZE, SIZE // 4
+  local input = cl.array("float", n + 32):random(3, -1, 1)
+  local din, dout = ctx:buffer(bytes + 128), ctx:buffer(bytes + 128)
+  q:write(din, input)
+  local result = cl.array("float", n + 32)
+  local global = n // LOCAL * LOCAL
+  local copy = copy_prog:kernel("copy"):args(dout, din)
+  out.copy_kernel = 2 * 4 * global / timed(function() return q:launch(copy, global, LOCAL) end)
+  q:read(dout, result)
+  check("copy", result:slice(0, global), input:slice(0, global))
+  local oc = copy_prog:kernel("offsetCopy")
+  for _, off in ipairs({ 0, 1, 17, 32 }) do
+    oc:args(dout, din, off)
+    out["offset_" .. off] = 2 * 4 * global / timed(function() return q:launch(oc, global, LOCAL) end)
+    q:read(dout, result)
+    check("offsetCopy " .. off, result:slice(off, global), input:slice(off, global))
+  end
+  local sc = copy_prog:kernel("strideCopy")
+  for _, s in ipairs({ 2, 4, 8, 16, 32 }) do
+    local m = n // s // LOCAL * LOCAL
+    sc:args(dout, din, s)
+    out["stride_" .. s] = 2 * 4 * m / timed(function() return q:launch(sc, m, LOCAL) end)
+    q:read(dout, result)
+    local got, want = cl.array("float", m), cl.array("float", m)
+    check("strideCopy " .. s, got:gather(result, 0, s), want:gather(input, 0, s))
+  end
+end
+
+local function launch(out)
+  local k = copy_prog:kernel("empty")
+  local no_event, per = { event = false }, {}
+  for b = 0, BATCHES do
+    q:finish()
+    local t0 = cl.now()
+    for _ = 1, LAUNCH_N do q:launch(k, 1, nil, no_event) end
+    local t1 = cl.now()
+    q:finish()
+    if b > 0 then per[b] = (t1 - t0) / LAUNCH_N end
+  end
+  out.launch_enqueue_us = stats.median(per) / 1e3
+end
+
+-- The hypotenuse pipeline as baseline.c runs it: 1 queue, then 2 queues on
+-- halves enqueued in the guide's staggered order, 64 iterations, pinned memory.
+local function overlap(out)
+  local hyp = hyp_prog:kernel("hypotenuse")
+  local n = OVERLAP // 4 // (2 * LOCAL) * (2 * LOCAL)
+  local bytes, h = n * 4, n // 2
+  local q1 = ctx:queue()
+  local function pinned() return q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" }) end
+  local ha, hb, hc = pinned():random(4, 0.5, 2), pinned():random(5, 0.5, 2), pinned()
+  local da, db, dc = ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "write_only")
+  hyp:args(da, db, dc, ITER)
+  local ref = cl.array("float", n)
+  for i = 0, n - 1 do ref[i] = math.sqrt(ha[i] * ha[i] + hb[i] * hb[i]) end
+  local nb = { blocking = false }
+  local function span(evs)
+    local s, e = math.huge, 0
+    for _, ev in ipairs(evs) do s, e = math.min(s, ev.start), math.max(e, ev["end"]) end
+    return e - s
+  end
+  local function serial()
+    local evs = { q:write(da, ha, nb), q:write(db, hb, nb), q:launch(hyp, n, LOCAL), q:read(dc, hc, nb) }
+    q:finish()
+    return evs
+  end
+  local A1, A2, B1, B2, C1, C2 = ha:slice(0, h), ha:slice(h, h), hb:slice(0, h), hb:slice(h, h), hc:slice(0, h), hc:slice(h, h)
+  local hi = { offset = h * 4, blocking = false }
+  local function two()
+    local evs = {}
+    evs[1], evs[2] = q:write(da, A1, nb), q:write(db, B1, nb)
+    q:flush()
+    evs[3] = q:launch(hyp, h, LOCAL, { offset = { 0 } })
+    evs[4], evs[5] = q1:write(da, A2, hi), q1:write(db, B2, hi)
+    q:flush(); q1:flush()
+    evs[6] = q:read(dc, C1, nb)
+    evs[7] = q1:launch(hyp, h, LOCAL, { offset = { h } })
+    q:flush(); q1:flush()
+    evs[8] = q1:read(dc, C2, hi)
+    q:finish(); q1:finish()
+    return evs
+  end
+  for name, fn in pairs({ overlap_1queue_ms = serial, overlap_2queues_ms = two }) do
+    local t = {}
+    for r = -WARM + 1, REPS do
+      hc:fill(-1)
+      local evs = fn()
+      local ok, _, _, bad = hc:compare(ref, 1e-5)
+      if not ok then error(("%s: element %d is %s, expected %s"):format(name, bad, hc[bad], ref[bad]), 0) end
+      if r >= 1 then t[r] = span(evs) end
+    end
+    out[name] = stats.median(t) / 1e6
+  end
+  out.overlap_saved_pct = 100 * (1 - out.overlap_2queues_ms / out.overlap_1queue_ms)
+end
+
+-- The C baseline, as a subprocess: {id = value} from its CSV.
+local function device_index()
+  for _, pl in ipairs(cl.platforms()) do
+    for j, d in ipairs(pl:devices()) do if d == dev then return ("%d:%d"):format(pl.index, j - 1) end end
+  end
+end
+local baseline = (cl.root or ".") .. "/build/bench/baseline"
+local function run_c()
+  local csv = os.tmpname()
+  local cmd = ("%s --device %s --size %d --overlap-size %d --reps %d --csv %s > /dev/null"):format(baseline,
+    device_index(), SIZE, OVERLAP, REPS, csv)
+  local ok = os.execute(cmd)
+  if not ok then error("build/bench/baseline failed: " .. cmd, 0) end
+  local out = {}
+  for line in io.lines(csv) do
+    local id, v = line:match("^([%w_]+),([-%d.eE+]+),")
+    if id then out[id] = tonumber(v) end
+  end
+  os.remove(csv)
+  return out
+end
+
+local rounds = { c = {}, clua = {} }
+for r = 1, args.rounds do
+  io.stderr:write(("compare: round %d of %d: C\n"):format(r, args.rounds))
+  rounds.c[r] = run_c()
+  io.stderr:write(("compare: round %d of %d: clua\n"):format(r, args.rounds))
+  local out = {}
+  transfers(out)
+  kernels(out)
+  launch(out)
+  overlap(out)
+  rounds.clua[r] = out
+  collectgarbage()
+end
+
+local function med(side, id)
+  local xs = {}
+  for _, round in ipairs(rounds[side]) do xs[#xs + 1] = round[id] end
+  return #xs > 0 and stats.median(xs) or nil
+end
+
+local FIGS = {
+  { "h2d_pageable", "H2D pageable", "GB/s", true }, { "d2h_pageable", "D2H pageable", "GB/s", true },
+  { "h2d_pinned", "H2D pinned", "GB/s", true }, { "d2h_pinned", "D2H pinned", "GB/s", true },
+  { "d2d_copy", "D2D clEnqueueCopyBuffer", "GB/s", true }, { "copy_kernel", "copy kernel", "GB/s", true },
+  { "offset_0", "copy kernel, offset 0", "GB/s", true }, { "offset_1", "offset 1", "GB/s", true },
+  { "offset_17", "offset 17", "GB/s", true }, { "offset_32", "offset 32", "GB/s", true },
+  { "stride_2", "stride 2", "GB/s", true }, { "stride_4", "stride 4", "GB/s", true },
+  { "stride_8", "stride 8", "GB/s", true }, { "stride_16", "stride 16", "GB/s", true },
+  { "stride_32", "stride 32", "GB/s", true },
+  { "launch_enqueue_us", "empty kernel, enqueue (host, no event)", "µs", false },
+  { "overlap_1queue_ms", "hypot pipeline, 1 queue", "ms", false },
+  { "overlap_2queues_ms", "hypot pipeline, 2 queues", "ms", false },
+  { "overlap_saved_pct", "hypot pipeline, time saved", "%", true },
+}
+local t = report.new{ title = "clua against plain C OpenCL, same device, same run", id = "compare",
+  columns = { { name = "figure", key = true }, { name = "unit" }, { name = "C", format = "%.2f" },
+    { name = "clua", format = "%.2f", compare = true }, { name = "clua / C", format = "%.3f" },
+    { name = "clua's cost", unit = "%", format = "%+.1f" } },
+  meta = { device = dev.name, driver = dev.info.driver_version, date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+    clua = cl.version, size = units.format_size(SIZE), rounds = args.rounds, reps = REPS } }
+for _, f in ipairs(FIGS) do
+  local c, l = med("c", f[1]), med("clua", f[1])
+  local ratio = c and l and c ~= 0 and l / c or nil
+  -- cost: how much worse clua is (slower time, lower bandwidth), in %
+  local cost = ratio and (f[4] and (1 / ratio - 1) or (ratio - 1)) * 100 or nil
+  if f[1] == "overlap_saved_pct" then ratio, cost = nil, c and l and (c - l) or nil end -- points, not %
+  t:add{ figure = f[2], unit = f[3], C = c, clua = l, ["clua / C"] = ratio, ["clua's cost"] = cost }
+end
+t:note(("medians over %d rounds (C, then clua, alternating); each figure the median of %d repetitions after %d warm-ups")
+  :format(args.rounds, REPS, WARM))
+t:note("clua's cost: how much slower (or lower) clua's figure is than C's, in % (for the time saved, in points); "
+  .. "negative: clua measured better")
+t:note("every output checked in both programs; C: build/bench/baseline --csv")
+io.write(report.text(t), "\n")
+if args.md then
+  local f = assert(io.open(args.md, "w"))
+  f:write(report.markdown(t), "\n")
+  f:close()
+end
