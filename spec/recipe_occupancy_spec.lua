@@ -41,7 +41,7 @@ describe("recipe occupancy", function()
   it("prints both sweeps and the plot", function()
     assert.matches("Occupancy by work%-group size", out)
     assert.matches("Occupancy by local memory reserved per group", out)
-    assert.matches("Throughput against computed occupancy", out)
+    assert.matches("Throughput vs computed occupancy", out)
   end)
 
   it("sweeps work-group sizes for copy, copy4, chase and chain, with the computed occupancy", function()
