@@ -120,6 +120,10 @@ static const char *command_name(cl_command_type t) {
     case CL_COMMAND_MARKER: return "marker";
     case CL_COMMAND_BARRIER: return "barrier";
     case CL_COMMAND_USER: return "user";
+    case CL_COMMAND_READ_IMAGE: return "read_image";
+    case CL_COMMAND_WRITE_IMAGE: return "write_image";
+    case CL_COMMAND_COPY_IMAGE: return "copy_image";
+    case CL_COMMAND_MAP_IMAGE: return "map_image";
     default: return "other";
   }
 }

@@ -516,5 +516,7 @@ void clua_open_scalars(lua_State *L) {
   lua_pushcclosure(L, make_scalar, 1);
   lua_setfield(L, -2, "size_t");
   lua_pushcfunction(L, make_local);
+  lua_setfield(L, -2, "localmem");  /* cl.local is a keyword in Lua: cl.localmem(bytes) */
+  lua_pushcfunction(L, make_local);
   lua_setfield(L, -2, "local");
 }
