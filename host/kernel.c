@@ -1,5 +1,5 @@
 /* Kernels: arguments typed from the kernel's argument info, typed wrappers
-   (cl.float(x), cl.local(bytes)), kernel info, and queue:launch. */
+   (cl.float(x), cl.localmem(bytes)), kernel info, and queue:launch. */
 #include "check.h"
 
 #include <stdio.h>
@@ -155,7 +155,7 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     if (b->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind == 's' || kind == 'l')
       luaL_error(L, "kernel:arg: %s of '%s' takes %s, got a cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn),
-                 kind == 'l' ? "cl.local(bytes)" : "a number");
+                 kind == 'l' ? "cl.localmem(bytes)" : "a number");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
   } else if ((img = luaL_testudata(L, idx, T_IMAGE))) {
     if (img->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.image", argdesc(L, k, i), kname(k, kn, sizeof kn));
@@ -169,13 +169,13 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     err = clSetKernelArg(k->k, i, sizeof(cl_sampler), &smp->s);
   } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
     if (kind == 's' || kind == 'g')
-      luaL_error(L, "kernel:arg: %s of '%s' is not a __local pointer; cl.local() does not fit it", argdesc(L, k, i),
+      luaL_error(L, "kernel:arg: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", argdesc(L, k, i),
                  kname(k, kn, sizeof kn));
     err = clSetKernelArg(k->k, i, loc->size, NULL);
   } else if ((s = luaL_testudata(L, idx, T_SCALAR))) {
     if (kind == 'g' || kind == 'l')
       luaL_error(L, "kernel:arg: %s of '%s' is a pointer; pass a %s, not a cl.%s", argdesc(L, k, i),
-                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.local(bytes)" : "cl.buffer", s->type->name);
+                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer", s->type->name);
     const ctype *want = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (want && want->size != s->type->size)
       luaL_error(L, "kernel:arg: %s of '%s' takes %d bytes, got a cl.%s of %d", argdesc(L, k, i),
@@ -184,7 +184,7 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
   } else if (lua_type(L, idx) == LUA_TNUMBER) {
     if (kind == 'g' || kind == 'l')
       luaL_error(L, "kernel:arg: %s of '%s' is a pointer; pass a %s, not a number", argdesc(L, k, i),
-                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.local(bytes)" : "cl.buffer");
+                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer");
     const ctype *t = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (!t)
       luaL_error(L, "kernel:arg: %s of '%s': its type is unknown here; pass a typed value such as cl.int(x) or cl.float(x)",
@@ -194,7 +194,7 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     if (why) luaL_error(L, "kernel:arg: %s of '%s': %s", argdesc(L, k, i), kname(k, kn, sizeof kn), why);
     err = clSetKernelArg(k->k, i, (size_t)t->size, bytes);
   } else {
-    luaL_error(L, "kernel:arg: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.local(bytes) expected, got %s",
+    luaL_error(L, "kernel:arg: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got %s",
                argdesc(L, k, i), kname(k, kn, sizeof kn), luaL_typename(L, idx));
     return;
   }
@@ -480,7 +480,7 @@ static int scalar_tostring(lua_State *L) {
 
 static int local_tostring(lua_State *L) {
   clocal *c = luaL_checkudata(L, 1, T_LOCAL);
-  lua_pushfstring(L, "cl.local(%I)", (lua_Integer)c->size);
+  lua_pushfstring(L, "cl.localmem(%I)", (lua_Integer)c->size);
   return 1;
 }
 

@@ -3,7 +3,7 @@
 -- 1-3 dimensional launches with offsets and wait lists, and every argument and
 -- launch error.
 local cl = require "cl"
-local LOCAL = cl["local"] -- cl.local(bytes): `local` is a Lua keyword
+local LOCAL = cl.localmem -- also cl["local"]: `local` is a Lua keyword
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)
@@ -204,11 +204,11 @@ describe("cl kernels", function()
       assert.matches("kernel:arg: argument 1 (float* x) of 'axpy' is a pointer; pass a cl.buffer, not a cl.int",
         err_of(k.arg, k, 1, cl.int(1)), 1, true)
       local g = prog:kernel("group_sum")
-      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' takes cl.local(bytes), got a cl.buffer",
+      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' takes cl.localmem(bytes), got a cl.buffer",
         err_of(g.arg, g, 2, ctx:buffer(4)), 1, true)
-      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' is a pointer; pass a cl.local(bytes), not a number",
+      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' is a pointer; pass a cl.localmem(bytes), not a number",
         err_of(g.arg, g, 2, 64), 1, true)
-      assert.matches("kernel:arg: argument 0 (int* out) of 'group_sum' is not a __local pointer; cl.local() does not fit it",
+      assert.matches("kernel:arg: argument 0 (int* out) of 'group_sum' is not a __local pointer; cl.localmem() does not fit it",
         err_of(g.arg, g, 0, LOCAL(64)), 1, true)
     end)
 
@@ -225,7 +225,7 @@ describe("cl kernels", function()
         err_of(k.arg, k, 2, cl.double(1)), 1, true)
       local e = err_of(k.arg, k, 2, "1")
       assert.matches("kernel:arg: argument 2 (float a) of 'axpy': a cl.buffer, ", e, 1, true)
-      assert.matches("number, typed value (cl.int(x)) or cl.local(bytes) expected, got string", e, 1, true)
+      assert.matches("number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got string", e, 1, true)
     end)
 
     it("indices and counts", function()
@@ -245,7 +245,7 @@ describe("cl kernels", function()
       assert.equal("cl.int(3)", tostring(cl.int(3)))
       assert.equal("cl.float(1.5)", tostring(cl.float(1.5)))
       assert.equal("cl.ulong(5)", tostring(cl.size_t(5)))
-      assert.equal("cl.local(64)", tostring(LOCAL(64)))
+      assert.equal("cl.localmem(64)", tostring(LOCAL(64)))
     end)
   end)
 
