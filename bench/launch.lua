@@ -9,11 +9,12 @@
 -- of B = 5 batches, in µs per enqueue. q:launch always asks OpenCL for an event
 -- (released when collected), so the C figure to hold it against is
 -- `launch --event`, which asks for one and releases it at each launch; plain
--- `launch` (no event) is shown too. The device is cl.device() (CLUA_DEVICE),
+-- `launch` (no event) is shown too, beside `q:launch(k, 1, nil, {event = false})`,
+-- which asks for no event either. The device is cl.device() (CLUA_DEVICE),
 -- passed to the C program as P:D.
 --
--- One round is clua, C --event and C, one after the other; R rounds (default
--- 5) alternate them so that a noisy machine (PoCL on a small CPU) hits all
+-- One round is clua, C --event, clua without an event and C, one after the
+-- other; R rounds (default 5) alternate them so that a noisy machine (PoCL on a small CPU) hits all
 -- three alike. Each round's figures are printed, then the median over rounds
 -- and the ratio clua / C of those medians.
 local cl = require "cl"
@@ -61,12 +62,16 @@ local q = ctx:queue()
 local k = ctx:program_file("copy.cl"):build():kernel("empty")
 
 -- clua: one warm-up batch, then `batches`; the median µs per enqueue.
-local function run_clua()
+local function run_clua(opts)
   q:finish()
   local per = {}
   for b = 0, batches do
     local t0 = cl.now()
-    for _ = 1, n do q:launch(k, 1) end
+    if opts then
+      for _ = 1, n do q:launch(k, 1, nil, opts) end
+    else
+      for _ = 1, n do q:launch(k, 1) end
+    end
     local t1 = cl.now()
     q:finish()
     if b > 0 then per[b] = (t1 - t0) / n / 1e3 end
@@ -91,17 +96,20 @@ end
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
 print()
-print(("%-7s %12s %14s %12s %14s"):format("round", "clua", "C --event", "C", "clua/C --event"))
-local cl_us, ce_us, cp_us = {}, {}, {}
+local noevent = { event = false }
+local fmt = "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×"
+print(("%-7s %10s %11s %15s %16s %10s %12s"):format("round", "clua", "C --event", "clua/C --event",
+  "clua, no event", "C", "clua/C"))
+local cl_us, ce_us, cn_us, cp_us = {}, {}, {}, {}
 for r = 1, rounds do
   cl_us[r] = run_clua()
   ce_us[r] = run_c("--event")
+  cn_us[r] = run_clua(noevent)
   cp_us[r] = run_c("")
-  print(("%-7d %12.3f %14.3f %12.3f %13.2f×"):format(r, cl_us[r], ce_us[r], cp_us[r], cl_us[r] / ce_us[r]))
+  print(fmt:format(r, cl_us[r], ce_us[r], cl_us[r] / ce_us[r], cn_us[r], cp_us[r], cn_us[r] / cp_us[r]))
 end
-local mcl, mce, mcp = median(cl_us), median(ce_us), median(cp_us)
-print(("%-7s %12.3f %14.3f %12.3f %13.2f×"):format("median", mcl, mce, mcp, mcl / mce))
+local mcl, mce, mcn, mcp = median(cl_us), median(ce_us), median(cn_us), median(cp_us)
+print(fmt:format("median", mcl, mce, mcl / mce, mcn, mcp, mcn / mcp))
 print()
-print(("clua q:launch(k, 1)         %8.3f µs"):format(mcl))
-print(("C with an event (same calls) %7.3f µs   clua / C = %.2f×   (goal ≤ 1.10×)"):format(mce, mcl / mce))
-print(("C without an event          %8.3f µs   clua / C = %.2f×"):format(mcp, mcl / mcp))
+print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×   (goal ≤ 1.10×)"):format("clua q:launch(k, 1)", mcl, mce, mcl / mce))
+print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", mcn, mcp, mcn / mcp))
