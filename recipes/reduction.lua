@@ -14,11 +14,19 @@ local R = recipe.new{
     .. "add during load, unrolled last warp, many elements per work-item) and the slides' two-stage kernel.",
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\"; Best Practices Guide A.2",
   quick_size = "1MiB", quick_reps = 3,
+  student = "a kernel with the arguments of reduce1-6 (__global const float *in, __global float *out, "
+    .. "uint n, __local float *sdata); launched with --local L work-items per group and ceil(n / (P L)) "
+    .. "groups (P = --kernel-per), work-group g must write the sum of in[g P L .. (g+1) P L) (those "
+    .. "below n) to out[g]; the recipe launches it again on the partial sums until one value is left. "
+    .. "Every partial sum of the first launch is checked against the CPU before any timing.",
+  student_name = "reduce",
   options = function(p)
     p:option("--local", "Work-group size, a power of two >= 64.", "256"):argname("N"):convert(math.tointeger)
     p:option("--groups-per-cu", "Work-groups per compute unit for kernel 6 and the slides' kernel "
       .. "(default: the best of the sweep).") :argname("N"):convert(math.tointeger)
     p:flag("--no-warp-sync", "Keep barriers in the unrolled last warp even on NVIDIA.")
+    p:option("--kernel-per", "Assignment mode: elements each work-item of --kernel sums per launch.", "2")
+      :argname("P"):convert(math.tointeger)
   end,
 }
 
@@ -74,6 +82,17 @@ R:main(function(R, dev)
   end
   local copy = R:kernel("copy.cl", "copy")
 
+  -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
+  -- of 1-6, checked work-group by work-group before anything is timed.
+  local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
+  local per = R.args.kernel_per
+  if student then
+    if not per or per < 1 then error("--kernel-per must be at least 1") end
+    local max = student:info(dev).work_group_size
+    if L > max then error(("--local %d exceeds %s's maximum %d on this device"):format(L, student_label, max)) end
+    kernels.student = student
+  end
+
   -- Input: floats in [0, 1] (all positive: the relative error of the sum is
   -- the relative error against sum |x|, which the bound below is about).
   local host = cl.array("float", n)
@@ -95,7 +114,8 @@ R:main(function(R, dev)
       local h = log2(L)
       if depth == "load" then h = h + 1
       elseif depth == "grid" then h = h + 2 * ((m + 2 * L * g - 1) // (2 * L * g))
-      elseif depth == "slides" then h = h + (m + L * g - 1) // (L * g) end
+      elseif depth == "slides" then h = h + (m + L * g - 1) // (L * g)
+      elseif depth == "any" then h = per * L end -- any order of a group's per * L additions
       local dst = P[which]
       seq[#seq + 1] = { k = kernels[kname], src = src, dst = dst, n = m, groups = g, height = h }
       src, m, which = dst, g, 3 - which
@@ -129,6 +149,22 @@ R:main(function(R, dev)
     local bound = h * U / (1 - h * U)
     local err = verify.scalar("sum (" .. label .. ")", result[0], ref, bound)
     return { t = t, err = err, bound = bound, launches = #seq, sum = result[0] }
+  end
+
+  -- The student's first launch against the CPU, group by group: the first
+  -- wrong partial sum is named, and nothing is timed.
+  if student then
+    local span = per * L
+    local g = (n + span - 1) // span
+    q:fill(P[1], NAN, { type = "uint" })
+    student:args(din, P[1], cl.uint(n), cl["local"](L * 4))
+    q:launch(student, g * L, L)
+    local got = cl.array("float", g)
+    q:read(P[1], got)
+    local want = cl.array("double", g)
+    for i = 0, g - 1 do want[i] = host:slice(i * span, math.min(span, n - i * span)):sum() end
+    R:verify(("%s: out[g] = sum of in[%dg .. %d(g+1)), the first launch's %d partial sums"):format(
+      student_label, span, span, g), got, want, { tol = span * U / (1 - span * U) })
   end
 
   -- The copy kernel on the same bytes: the device's streaming bandwidth.
@@ -170,6 +206,7 @@ R:main(function(R, dev)
   local label6 = ("6 many elements per work-item, unrolled (%d groups/CU)"):format(best6.g)
   rows[#rows + 1] = { label = label6, r = best6.r6 }
   rows[#rows + 1] = { label = ("slides' two-stage kernel (%d groups/CU)"):format(bests.g), r = bests.rs }
+  if student then rows[#rows + 1] = { label = student_label, r = measure(student_label, plan("student", per, "any")) } end
 
   -- Everything verified: the figures.
   local us = function(v) return ("%.1f"):format(v / 1e3) end
@@ -206,6 +243,11 @@ R:main(function(R, dev)
     .. "floats in [0, 1] (seed 7); bound: gamma_h = h u / (1 - h u), u = 2^-24, h the most additions "
     .. "any element goes through; each result is checked against it"):format(ref))
   t:note(warp_why)
+  if student then
+    R:rank(t, "time", function(row) return row.variant ~= t.rows[1].variant end)
+    t:note(("%s: %d elements per work-item per launch (--kernel-per), its error bound that of any "
+      .. "order of a group's %d additions"):format(student_label, per, per * L))
+  end
   t:note(("work-groups of %d work-items; 6 and the slides' kernel use the best of the groups-per-CU sweep "
     .. "(%d compute units); the slides' last step (work-item 0 adding every group's value after "
     .. "barrier(CLK_GLOBAL_MEM_FENCE)) races across work-groups, so its second stage is a second launch")

@@ -15,6 +15,12 @@ local R = recipe.new{
   seed = "OpenCL slides (seed 002), \"Using local memory to optimize global memory performance\", "
     .. "\"Local memory banks\"",
   quick_size = "256KiB", quick_reps = 3,
+  student = "a kernel with the arguments of transposeNaive (__global float *c, __global const float *a, "
+    .. "int width, int height), or of transposeLocal with a fifth (__local float *tile, TILE * (TILE + 1) "
+    .. "floats); built with -DTILE=T and launched on {width, height} work-items in {T, T} groups, it must "
+    .. "write the width x height transpose of the height x width matrix a: c[y + x * height] = "
+    .. "a[x + y * width]. Checked exactly, element by element.",
+  student_name = "transpose",
   options = function(p)
     p:option("--tile", "Side of the square work-group and tile (default: the warp width on NVIDIA, else 16).")
       :argname("T"):convert(math.tointeger)
@@ -97,8 +103,17 @@ R:main(function(R, dev)
     { name = "local tile", kernel = "transposeLocal", ref = At, tile = T * T, pitch = T },
     { name = "padded local tile", kernel = "transposeLocalPadded", ref = At, tile = T * (T + 1), pitch = T + 1 },
   }
+  -- Assignment mode (--kernel FILE): the student's kernel, last, checked as the others.
+  local student, student_label = R:student_kernel(nil, { TILE = T })
+  if student then
+    local wg = student:info(dev).work_group_size
+    if T * T > wg then error(("%s: the driver allows it %d work-items per group, fewer than %d x %d"):format(
+      student_label, wg, T, T)) end
+    variants[#variants + 1] = { name = student_label, k = student, ref = At,
+      tile = student.nargs >= 5 and T * (T + 1) or nil }
+  end
   for i, v in ipairs(variants) do
-    local k = prog:kernel(v.kernel)
+    local k = v.k or prog:kernel(v.kernel)
     if v.tile then k:args(dC, dA, width, height, cl["local"](4 * v.tile)) else k:args(dC, dA, width, height) end
     q:fill(dC, POISON)
     v.t = R:time(function() return q:launch(k, { width, height }, { T, T }) end, { label = v.name })
@@ -133,5 +148,6 @@ R:main(function(R, dev)
     .. "requests of %d work-items (--banks 16: the guide's half-warps)"):format(banks, banks))
   t:note("verified: every element, exactly, against array:transpose on the CPU (the copy against the input)")
   if shrunk then t:note(shrunk) end
+  if student then R:rank(t, "time", function(row) return row.variant ~= "copy" end) end
   R:emit(t)
 end)

@@ -69,7 +69,8 @@ function recipe.new(spec)
     timelines = {} }, Recipe)
   local epilog = (spec.seed and ("Reproduces: " .. spec.seed .. ".\n") or "") ..
     "Environment: CLUA_DEVICE selects the default device; CLUA_CORRUPT=1 (or a list of " ..
-    "recipe names) corrupts one output element before verification, which must then fail."
+    "recipe names) corrupts one output element before verification, which must then fail." ..
+    (spec.student and ("\nAssignment mode (--kernel FILE): " .. spec.student) or "")
   local p = argparse(spec.name, spec.description, epilog)
   local reps, quick_reps = spec.reps or 10, spec.quick_reps or 3
   p:option("--device", "Device: a name, an index P:D, or all (every device)."):argname("DEV")
@@ -89,6 +90,12 @@ function recipe.new(spec)
   p:option("--trace", "Write the timeline as Chrome trace JSON (Perfetto)."):argname("FILE")
   p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
   p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
+  if spec.student then
+    p:option("--kernel", "Assignment mode: also time your own kernel from FILE, verified like the "
+      .. "recipe's and ranked beside them (see below for what it must do)."):argname("FILE")
+    p:option("--kernel-name", "The kernel of --kernel FILE to use (default: " ..
+      (spec.student_name and ("'" .. spec.student_name .. "', or ") or "") .. "the file's only kernel)."):argname("NAME")
+  end
   if spec.options then spec.options(p) end
   self.parser = p
 
@@ -145,6 +152,77 @@ end
 -- A kernel by name from R:program(file, defines, options).
 function Recipe:kernel(file, name, defines, options)
   return self:program(file, defines, options):kernel(name)
+end
+
+--- Assignment mode: the student's kernel given by `--kernel FILE`, or nil.
+-- Only recipes made with `spec.student` (the contract the kernel must meet,
+-- shown by `--help`) take `--kernel`. FILE is built for `R.device` as the
+-- recipe's own kernels are (`R:program`: the path as given, else under
+-- clua's `kernels/`; a build error raises with the compiler's log), and the
+-- kernel taken is `--kernel-name`, else `default_name` when FILE has it
+-- (`spec.student_name` when omitted), else FILE's only kernel.
+-- The recipe then verifies it against its CPU reference before timing it,
+-- adds it as a row of its table and ranks the rows (`R:rank`).
+-- @string[opt] default_name the kernel name to look for
+-- @tab[opt] defines build defines, as for `R:program`
+-- @string[opt] options build options
+-- @treturn[1] cl.kernel the kernel
+-- @treturn[1] string its label for tables: `"student: NAME (FILE)"`
+-- @return[2] nil without `--kernel`
+-- @raise `--kernel FILE: no kernel NAME (it has: ...)`, or the build log
+-- @usage local sk, label = R:student_kernel("reduce", { WARP_SYNC = 0 })
+-- if sk then ... end
+function Recipe:student_kernel(default_name, defines, options)
+  local file = self.args.kernel
+  if not file then return nil end
+  default_name = default_name or self.spec.student_name
+  local prog = self:program(file, defines, options)
+  local names = prog:kernels()
+  local has = {}
+  for _, k in ipairs(names) do has[k] = true end
+  local name = self.args.kernel_name
+  if not name then
+    if default_name and has[default_name] then name = default_name
+    elseif #names == 1 then name = names[1]
+    else
+      error(("--kernel %s: %s; name one with --kernel-name (it has: %s)"):format(file,
+        #names == 0 and "no kernel" or "more than one kernel", table.concat(names, ", ")), 0)
+    end
+  elseif not has[name] then
+    error(("--kernel %s: no kernel %s (it has: %s)"):format(file, name, table.concat(names, ", ")), 0)
+  end
+  self.student_label = ("student: %s (%s)"):format(name, file:match("[^/]*$"))
+  return prog:kernel(name), self.student_label
+end
+
+--- Ranks the rows of a table by one column, smallest first (a time), in a
+-- new `rank` column (1 = fastest). Rows for which `filter` returns false
+-- (references such as a copy kernel) get no rank. When a student's kernel
+-- (`R:student_kernel`) is among the rows, a note says where it ranks.
+-- @tparam clua.report t the table, its rows already added
+-- @string column the column to rank by (smaller is better)
+-- @tparam[opt] function filter `filter(row)`: true for the rows to rank
+-- @treturn {table,...} the ranked rows, best first
+function Recipe:rank(t, column, filter)
+  local ranked = {}
+  for _, row in ipairs(t.rows) do
+    if row[column] ~= nil and (not filter or filter(row)) then ranked[#ranked + 1] = row end
+  end
+  table.sort(ranked, function(a, b) return a[column] < b[column] end)
+  if not t:column("rank") then t.columns[#t.columns + 1] = { name = "rank", format = "%d" } end
+  for i, row in ipairs(ranked) do row.rank = i end
+  local label = rawget(self, "student_label")
+  if label then
+    for i, row in ipairs(ranked) do
+      for _, v in pairs(row) do
+        if v == label then
+          t:note(("%s ranks %d of %d by %s%s"):format(label, i, #ranked, column,
+            i == 1 and "" or (" (the best: " .. tostring(ranked[1][t.columns[1].name]) .. ")")))
+        end
+      end
+    end
+  end
+  return ranked
 end
 
 -- clua.timing.run with the recipe's defaults: --reps and --warmup (which

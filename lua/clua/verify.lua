@@ -57,7 +57,7 @@ function verify.arrays(name, got, expected, opts)
     if ok then return { n = n, max_abs = max_abs, max_rel = max_rel } end
   end
 
-  local bad, worst, worst_err, max_abs, max_rel = 0, nil, -1, 0, 0
+  local bad, worst, worst_err, max_abs, max_rel, first = 0, nil, -1, 0, 0, nil
   for i = 0, n - 1 do
     local a, r = get(i), ref(i)
     local d = math.abs(a - r)
@@ -71,13 +71,16 @@ function verify.arrays(name, got, expected, opts)
     end
     if err > tol then
       bad = bad + 1
+      first = first or i
       if err > worst_err then worst, worst_err = i, err end
     end
   end
   if bad > 0 then
     local how = is_float and ("tolerance %g"):format(tol) or "exact"
-    error(("verify %s: %d of %d elements differ (%s); worst at index %d: got %s, expected %s")
-      :format(name, bad, n, how, worst, fmt(get(worst)), fmt(ref(worst))), 0)
+    error(("verify %s: %d of %d elements differ (%s); worst at index %d: got %s, expected %s; "
+      .. "first at index %d: got %s, expected %s")
+      :format(name, bad, n, how, worst, fmt(get(worst)), fmt(ref(worst)), first, fmt(get(first)),
+        fmt(ref(first))), 0)
   end
   return { n = n, max_abs = max_abs, max_rel = max_rel }
 end

@@ -1,0 +1,88 @@
+-- recipes/template.lua --quick on the default device (PoCL in CI): the table
+-- and plot, CLUA_CORRUPT, and a student's triad (--kernel) ranked beside the
+-- template's own kernels.
+local json = require "dkjson"
+
+local CLUA = os.getenv("CLUA") or "build/clua"
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+-- Runs the recipe; returns stdout, the exit status, stderr.
+local function run(env, args)
+  local errf = os.tmpname()
+  local cmd = ("%s %s recipes/template.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
+    args or "", errf)
+  local p = assert(io.popen(cmd))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.remove(errf)
+  local code = tonumber(out:match("exit=(%d+)%s*$"))
+  return (out:gsub("exit=%d+%s*$", "")), code, err
+end
+
+local STUDENT = [[
+__kernel void my_triad(__global float *c, __global const float *a, __global const float *b,
+                       float scalar, uint n)
+{
+    size_t i = get_global_id(0);
+    if (i < n) c[i] = fma(scalar, b[i], a[i]);
+}
+]]
+
+describe("recipe template", function()
+  it("runs --quick: every variant and work-group size verified, a table and a plot", function()
+    local path = os.tmpname()
+    local out, code, err = run(nil, "--json " .. path)
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Triad c = a + 3 b on 262144 floats (1 MiB per array)", 1, true), out)
+    assert.truthy(out:find("Triad: effective bandwidth by work-group size", 1, true))
+    local doc = json.decode(slurp(path))
+    os.remove(path)
+    local t = doc.tables[1]
+    assert.are.equal("triad", t.id)
+    assert.are.equal(4, #t.rows)
+    for _, r in ipairs(t.rows) do
+      assert.is_true(r.time > 0 and r.bandwidth > 0)
+      assert.is_nil(r.rank)
+    end
+  end)
+
+  it("exits non-zero with no figure when a result is corrupted", function()
+    local out, code, err = run("CLUA_CORRUPT=template")
+    assert.are_not.equal(0, code)
+    assert.falsy(out:find("GB/s", 1, true))
+    assert.truthy(err:find("recipe template: verify triad", 1, true), err)
+    assert.truthy(err:find("first at index 131072", 1, true), err)
+  end)
+
+  it("times, checks and ranks a student's kernel (--kernel)", function()
+    local cl = write(os.tmpname() .. ".cl", STUDENT)
+    local path = os.tmpname()
+    local out, code, err = run(nil, "--local 64 --reps 1 --kernel " .. cl .. " --json " .. path)
+    os.remove(cl)
+    assert.are.equal(0, code, err)
+    local t = json.decode(slurp(path)).tables[1]
+    os.remove(path)
+    assert.are.equal(3, #t.rows)
+    local ranks = {}
+    for _, r in ipairs(t.rows) do ranks[#ranks + 1] = r.rank end
+    table.sort(ranks)
+    assert.are.same({ 1, 2, 3 }, ranks)
+    assert.truthy(t.rows[3].variant:find("^student: my_triad %("), t.rows[3].variant)
+    assert.truthy(out:find("ranks %d of 3 by time"), out)
+  end)
+end)
