@@ -239,6 +239,14 @@ t:note(("medians over %d rounds (C, then clua, alternating); each figure the med
 t:note("clua's cost: how much slower (or lower) clua's figure is than C's, in % (for the time saved, in points); "
   .. "negative: clua measured better")
 t:note("every output checked in both programs; C: build/bench/baseline --csv")
+for _, id in ipairs({ "h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned" }) do
+  local c, l = {}, {}
+  for r = 1, args.rounds do
+    c[r] = ("%.1f"):format(rounds.c[r][id] or 0 / 0)
+    l[r] = ("%.1f"):format(rounds.clua[r][id] or 0 / 0)
+  end
+  t:note(("%s by round (GB/s): C %s; clua %s"):format(id, table.concat(c, ", "), table.concat(l, ", ")))
+end
 io.write(report.text(t), "\n")
 if args.md then
   local f = assert(io.open(args.md, "w"))
