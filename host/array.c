@@ -1,5 +1,12 @@
 /* Host arrays: typed, bounds-checked, 0-based; fill, ramp, random, compare,
    sum/min/max in C; slices and views over mapped buffers share memory. */
+
+/***
+Host arrays: typed memory on the host, prepared and checked at C speed.
+Types: `char uchar short ushort int uint long ulong half float double` and
+the vectors `float2 float4 double2 int2 int4 uint2 uint4 uchar4` (`cl.types`).
+@module cl.array
+*/
 #include "check.h"
 
 #include <math.h>
@@ -175,6 +182,43 @@ static size_t check_index(lua_State *L, const carray *a, int idx) {
   return (size_t)i;
 }
 
+/***
+A typed host array (`cl.array`), made by `cl.array(type, n)`, `queue:map`
+(a view over mapped memory) or `array:slice`. Elements are 0-based and
+bounds-checked: `a[i]`, `a[i] = x` (a value that does not fit the type, 300
+in a `uchar` or 1.5 in an `int`, raises); `#a` is the number of scalar
+elements. Vector arrays are flat: `cl.array("float4", n)` holds 4n floats,
+`a[i]` is float number i and `#a` is 4n. `half` is stored as `ushort` bits.
+`tostring(a)` is `cl.array: N TYPE (0x...)`.
+@type array
+@usage local a = cl.array("float", 4):ramp(1)   -- 1, 2, 3, 4
+print(a[0], #a, a:sum())
+*/
+
+/***
+The type's name (`"float"`, `"float4"`, ...).
+@field type
+*/
+/***
+The number of elements of the type (of vectors, for a vector type).
+@field n
+*/
+/***
+Bytes.
+@field size
+*/
+/***
+Bytes of one scalar element.
+@field elem_size
+*/
+/***
+Scalars per element: 1, or 2 and 4 for vector types.
+@field lanes
+*/
+/***
+False once the array (or the buffer a view maps) was released or unmapped.
+@field valid
+*/
 static int arr_index(lua_State *L) {
   carray *a = luaL_checkudata(L, 1, T_ARRAY);
   if (lua_type(L, 2) == LUA_TSTRING) {
@@ -214,6 +258,12 @@ static int arr_len(lua_State *L) {
   return 1;
 }
 
+/***
+Sets every element to one value.
+@function array:fill
+@number x the value (it must fit the type)
+@treturn cl.array the array itself
+*/
 static int arr_fill(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   void *base = clua_array_ptr(L, a);
@@ -226,6 +276,13 @@ static int arr_fill(lua_State *L) {
   return 1;
 }
 
+/***
+`a[i] = start + i * step` for every element.
+@function array:ramp
+@number[opt=0] start
+@number[opt=1] step
+@treturn cl.array the array itself
+*/
 static int arr_ramp(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   void *base = clua_array_ptr(L, a);
@@ -249,6 +306,17 @@ static uint64_t next_rand(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+/***
+Reproducible pseudo-random values: uniform in `[lo, hi)` for float types,
+integers in `[lo, hi]` for integer types.
+@function array:random
+@int seed the seed (the same seed gives the same values everywhere)
+@number[opt=0] lo
+@number[opt] hi default 1 for float types, 1000000 for 4- and 8-byte
+integers, 100 (signed) or 200 (unsigned) for smaller ones
+@treturn cl.array the array itself
+@raise `array:random: hi (H) is below lo (L)`
+*/
 static int arr_random(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   void *base = clua_array_ptr(L, a);
@@ -280,6 +348,12 @@ static int arr_random(lua_State *L) {
   return 1;
 }
 
+/***
+Copies another array of the same type and length into this one.
+@function array:copy
+@tparam cl.array src the source
+@treturn cl.array the array itself
+*/
 static int arr_copy(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   carray *b = clua_checkarray(L, 2);
@@ -291,6 +365,13 @@ static int arr_copy(lua_State *L) {
   return 1;
 }
 
+/***
+A view of `n` elements from `first`, sharing this array's memory.
+@function array:slice
+@int first 0-based
+@int n elements
+@treturn cl.array the view
+*/
 static int arr_slice(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   size_t first = clua_checksize(L, 2, "first");
@@ -305,6 +386,14 @@ static int arr_slice(lua_State *L) {
 }
 
 /* dst:gather(src, first, stride): dst[i] = src[first + i*stride]. */
+/***
+`a[i] = src[first + i * stride]` for every element of this array (same type; bounds-checked).
+@function array:gather
+@tparam cl.array src the source
+@int first 0-based
+@int[opt=1] stride
+@treturn cl.array the array itself
+*/
 static int arr_gather(lua_State *L) {
   carray *d = clua_checkarray(L, 1);
   carray *s = clua_checkarray(L, 2);
@@ -325,6 +414,15 @@ static int arr_gather(lua_State *L) {
 
 /* dst:transpose(src, rows, cols): src is rows x cols, row-major; dst becomes
    its cols x rows transpose. */
+/***
+This array becomes the `cols x rows` transpose of the row-major `rows x cols` array `src`.
+@function array:transpose
+@tparam cl.array src the source (not sharing memory with this array)
+@int rows
+@int cols
+@treturn cl.array the array itself
+@raise `array:transpose: R x C elements do not fit the arrays (N and M elements)`
+*/
 static int arr_transpose(lua_State *L) {
   carray *d = clua_checkarray(L, 1);
   carray *s = clua_checkarray(L, 2);
@@ -336,6 +434,10 @@ static int arr_transpose(lua_State *L) {
     luaL_error(L, "array:transpose: %I x %I elements do not fit the arrays (%I and %I elements)", (lua_Integer)rows,
                (lua_Integer)cols, (lua_Integer)s->n, (lua_Integer)d->n);
   if (d->mem == s->mem) luaL_error(L, "array:transpose: source and destination share memory");
+  if (rows == 0 || cols == 0) {  /* nothing to move (and no loop over 2^63 empty rows) */
+    lua_settop(L, 1);
+    return 1;
+  }
   size_t es = (size_t)d->type->size;
   char *dp = clua_array_ptr(L, d);
   const char *sp = clua_array_ptr(L, s);
@@ -345,6 +447,20 @@ static int arr_transpose(lua_State *L) {
   return 1;
 }
 
+/***
+Compares with a reference element by element, in C. Floats pass when
+`|a - r| <= tol * max(1, |r|)`; NaN matches only NaN; integers compare exactly
+unless `tol` is given.
+@function array:compare
+@tparam cl.array ref the reference (same length; any type)
+@number[opt] tol default 0 for integers, 1e-5 when either array is floating point
+@treturn boolean ok
+@treturn number the largest absolute difference
+@treturn number the largest relative difference
+@treturn ?int the first bad index (nil when ok)
+@treturn int the number of bad elements
+@raise `array:compare: lengths differ (N and M elements)`
+*/
 static int arr_compare(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   carray *r = clua_checkarray(L, 2);
@@ -387,6 +503,12 @@ static int arr_compare(lua_State *L) {
   return 5;
 }
 
+/***
+The sum of the elements, computed in C: an integer for integer types of up
+to 4 bytes, else a compensated (Kahan) double sum.
+@function array:sum
+@treturn number the sum
+*/
 static int arr_sum(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   const void *p = clua_array_ptr(L, a);
@@ -423,9 +545,28 @@ static int minmax(lua_State *L, int wantmax) {
   lua_pushinteger(L, (lua_Integer)best);
   return 2;
 }
+/***
+The smallest element and its index.
+@function array:min
+@treturn number the value
+@treturn int its 0-based index
+*/
 static int arr_min(lua_State *L) { return minmax(L, 0); }
+/***
+The largest element and its index.
+@function array:max
+@treturn number the value
+@treturn int its 0-based index
+*/
 static int arr_max(lua_State *L) { return minmax(L, 1); }
 
+/***
+The elements as a Lua list (element i of the array is `t[i + 1]`).
+@function array:totable
+@int[opt=0] first 0-based
+@int[opt] n elements (default to the end)
+@treturn {number,...} the list
+*/
 static int arr_totable(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   size_t first = clua_optsize(L, 2, 0, "first");
@@ -443,6 +584,11 @@ static int arr_totable(lua_State *L) {
   return 1;
 }
 
+/***
+Frees the memory (also `__gc`, `__close`); views of it become invalid.
+A second release does nothing.
+@function array:release
+*/
 static int arr_release(lua_State *L) {
   carray *a = luaL_checkudata(L, 1, T_ARRAY);
   if (!a->released) {

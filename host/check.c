@@ -193,29 +193,45 @@ const char *clua_field_string(lua_State *L, int t, const char *k, const char *de
   return v;
 }
 
+/* The event on top of the stack, for wait[i] of method. An event that already
+   ended with an error is refused: a command waiting for it would never run on
+   some drivers (PoCL leaves it queued forever). */
+static cl_event wait_event(lua_State *L, const char *method, lua_Integer i) {
+  cevent *e = luaL_testudata(L, -1, T_EVENT);
+  if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
+  if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
+  cl_int st = CL_COMPLETE;
+  clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+  if (st < 0) {
+    const char *name = clua_errname(st);
+    luaL_error(L, "%s: wait[%I] ended with an error (status %d%s%s): a command waiting for it would never run", method,
+               i, (int)st, name ? ", " : "", name ? name : "");
+  }
+  return e->ev;
+}
+
 cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out) {
   *out = NULL;
   if (lua_isnoneornil(L, t)) { lua_pushnil(L); return 0; }
   int tt = lua_getfield(L, t, "wait");
   if (tt == LUA_TNIL) return 0;  /* leaves nil */
   if (tt == LUA_TUSERDATA && luaL_testudata(L, -1, T_EVENT)) {
-    cevent *e = clua_check(L, -1, T_EVENT);
     cl_event *list = lua_newuserdatauv(L, sizeof(cl_event), 0);
-    list[0] = e->ev;
+    lua_pushvalue(L, -2);
+    list[0] = wait_event(L, method, 1);
+    lua_pop(L, 1);
     lua_remove(L, -2);
     *out = list;
     return 1;
   }
   if (tt != LUA_TTABLE) luaL_error(L, "%s: option 'wait' must be an event or a list of events, got %s", method, luaL_typename(L, -1));
   lua_Integer n = luaL_len(L, -1);
-  if (n == 0) { lua_pop(L, 1); lua_pushnil(L); return 0; }
+  if (n <= 0) { lua_pop(L, 1); lua_pushnil(L); return 0; }
+  if (n > 65536) luaL_error(L, "%s: option 'wait' lists %I events, more than 65536", method, n);
   cl_event *list = lua_newuserdatauv(L, sizeof(cl_event) * (size_t)n, 0);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, -2, i);
-    cevent *e = luaL_testudata(L, -1, T_EVENT);
-    if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
-    if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
-    list[i - 1] = e->ev;
+    list[i - 1] = wait_event(L, method, i);
     lua_pop(L, 1);
   }
   lua_remove(L, -2);
