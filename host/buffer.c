@@ -1,4 +1,9 @@
 /* Buffers: ctx:buffer(size or array, [flags]), sub-buffers, release. */
+
+/***
+Buffers: device memory, made by `context:buffer`.
+@module cl.buffer
+*/
 #include "check.h"
 
 #include <stdio.h>
@@ -98,6 +103,23 @@ int clua_ctx_buffer(lua_State *L) {
   return 1;
 }
 
+/***
+A buffer of device memory (`cl.buffer`), made by `context:buffer`.
+`tostring(b)` is `cl.buffer: 256 MiB, read_write (0x...)`; two buffer objects
+are `==` when they are the same `cl_mem`.
+@type buffer
+*/
+
+/***
+A sub-buffer: a region of this buffer (`clCreateSubBuffer`); it keeps its parent alive.
+@function buffer:sub
+@int offset bytes into the buffer, a multiple of the device's `mem_base_addr_align` bits / 8
+@int size bytes
+@string[opt] flags as for `context:buffer` (default the parent's access flags)
+@treturn cl.buffer the sub-buffer (`parent` is this buffer)
+@raise `buffer:sub: region of N bytes at offset O is outside the buffer of S bytes`;
+`buffer:sub: clCreateSubBuffer failed: CL_MISALIGNED_SUB_BUFFER_OFFSET (offset O is not a multiple of the device's base address alignment)`
+*/
 static int buf_sub(lua_State *L) {
   cbuffer *b = clua_check(L, 1, T_BUFFER);
   size_t off = clua_checksize(L, 2, "offset");
@@ -125,6 +147,12 @@ static int buf_sub(lua_State *L) {
   return 1;
 }
 
+/***
+Releases the buffer (also done by `__gc` and `__close`; a second release does
+nothing). Views mapped from it and pending transfers keep the memory valid
+until they are done.
+@function buffer:release
+*/
 static int buf_release(lua_State *L) {
   cbuffer *b = luaL_checkudata(L, 1, T_BUFFER);
   if (b->released) return 0;
@@ -144,6 +172,22 @@ static int buf_release(lua_State *L) {
   return 0;
 }
 
+/***
+The size in bytes.
+@field size
+*/
+/***
+The flags it was made with, as a string (`"read_only alloc_host_ptr"`).
+@field flags
+*/
+/***
+The context it belongs to.
+@field context
+*/
+/***
+For a sub-buffer, the buffer it is a region of (nil otherwise).
+@field parent
+*/
 static int buf_index(lua_State *L) {
   if (clua_release_method(L)) return 1;
   cbuffer *b = clua_check(L, 1, T_BUFFER);

@@ -1,4 +1,39 @@
 /* The cl module: registers every type and the module functions. */
+
+/***
+OpenCL for Lua: the `cl` module, built into `clua` and preloaded.
+
+    local cl = require "cl"
+
+It wraps the OpenCL objects a performance experiment needs as Lua userdata:
+platforms and devices (`cl.device`), contexts (`cl.context`), command queues
+(`cl.queue`), buffers (`cl.buffer`), images and samplers (`cl.image`),
+programs (`cl.program`), kernels (`cl.kernel`), events (`cl.event`) and typed
+host arrays (`cl.array`).
+
+Lifetimes: every object is released exactly once: by the garbage
+collector (`__gc`), at the end of a `local x <close> = ...` scope
+(`__close`), or by an explicit `x:release()` (a second release does
+nothing). Any use after release raises `attempt to use a released cl.buffer`
+(or the type's name). Objects keep alive what they need: a buffer its
+context, a kernel its program and arguments, an array view its buffer.
+
+Errors: a failing OpenCL call raises a Lua error naming the method, the
+OpenCL call, the error and the argument at fault:
+
+    queue:launch: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (local size 1024 exceeds the kernel's maximum 256 on DEVICE)
+
+Bad arguments raise the usual `bad argument #N to 'METHOD'` errors. Build
+failures carry the compiler's log (`cl.program`).
+
+Units: sizes and offsets are bytes for buffers and elements for host
+arrays; host arrays are 0-based; times are integer nanoseconds.
+
+@module cl
+@usage local cl = require "cl"
+local d = cl.device()
+print(d.name, d.info.compute_units)
+*/
 #include "check.h"
 #include "clua.h"
 
@@ -18,6 +53,12 @@ void clua_set_root(const char *r) {
 
 const char *clua_root(void) { return root[0] ? root : NULL; }
 
+/***
+The monotonic host clock.
+@function now
+@treturn integer nanoseconds since an arbitrary origin (`CLOCK_MONOTONIC`)
+@usage local t0 = cl.now(); q:finish(); print(cl.now() - t0, "ns")
+*/
 static int cl_now(lua_State *L) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -25,6 +66,12 @@ static int cl_now(lua_State *L) {
   return 1;
 }
 
+/***
+The name of an OpenCL error code.
+@function error_name
+@int code an OpenCL status code (`-5`)
+@treturn ?string `"CL_OUT_OF_RESOURCES"`, or nil for an unknown code
+*/
 static int cl_error_name(lua_State *L) {
   const char *n = clua_errname((cl_int)luaL_checkinteger(L, 1));
   if (n) lua_pushstring(L, n);
@@ -44,6 +91,150 @@ int luaopen_cl(lua_State *L) {
   clua_open_kernel(L);  /* after queue and event: q:launch holds their metatables */
   clua_open_array(L);
   clua_open_image(L);
+  /* The module functions implemented in the other files, documented here. */
+
+  /***
+  Every OpenCL platform of the ICD loader.
+  @function platforms
+  @treturn {cl.platform,...} the platforms, in the loader's order (see `cl.device`)
+  @raise `cl.platforms: clGetPlatformIDs failed: ...`
+  */
+
+  /***
+  Every device of every platform, in `clua --devices` order.
+  @function devices
+  @treturn {cl.device,...} the devices
+  */
+
+  /***
+  The default device, or the one a selector names.
+  @function device
+  @string[opt] sel a substring of the device's or the platform's name (case
+  does not matter), or `"P:D"` (platform P, device D, 0-based); default the
+  `CLUA_DEVICE` environment variable, else the first GPU, else the first device
+  @treturn cl.device the device
+  @raise `cl.device: no OpenCL device matches 'SEL' (from ...); the devices are: ...`
+  @usage local d = cl.device("0:0")
+  */
+
+  /***
+  A context for one device or several.
+  @function context
+  @tparam[opt] cl.device|{cl.device,...} devices default `cl.device()`
+  @treturn cl.context the context
+  @raise `cl.context: clCreateContext failed: ...`
+  */
+
+  /***
+  A zeroed host array of `n` elements of a type.
+  @function array
+  @string type one of `cl.types`: `"float"`, `"int"`, `"uchar"`, `"float4"`, ...
+  (a vector array of n `float4` holds 4n floats)
+  @int n the number of elements (of vectors, for a vector type)
+  @treturn cl.array the array
+  @raise `bad argument #1 to 'array' (unknown type 'x'; ...)`
+  @usage local a = cl.array("float", 1024):ramp()
+  */
+
+  /***
+  Waits for a list of events.
+  @function wait
+  @tparam {cl.event,...} events the events
+  @raise when an event ended in error: its command and the error's name
+  */
+
+  /***
+  NVML facts of an NVIDIA device (also `device:nvml()`).
+  @function nvml
+  @tparam cl.device device the device
+  @treturn[1] table `memory_clock_mhz`, `bus_width`, `pcie_gen`, `pcie_width`,
+  `pcie_gen_current`, `pcie_width_current`, `gpu_name` (those NVML gives)
+  @return[2] nil
+  @treturn[2] string why not: no `libnvidia-ml.so.1`, `nvmlInit` failed, no GPU
+  matching the device
+  */
+
+  /***
+  Typed kernel arguments: a number converted to one OpenCL scalar type, for a
+  kernel whose argument types are not known or to force a type.
+  `cl.int`, `cl.uint`, `cl.long`, `cl.ulong`, `cl.short`, `cl.ushort`, `cl.char`,
+  `cl.uchar`, `cl.float`, `cl.double`, `cl.size_t` all work the same way.
+  @function int
+  @number x the value (must fit the type)
+  @treturn cl.scalar a typed value for `kernel:arg` and `kernel:args`
+  @usage k:args(dst, src, cl.uint(n), cl.float(0.5))
+  */
+  /***
+  `cl.uint(x)`: see `int`.
+  @function uint
+  */
+  /***
+  `cl.long(x)`: see `int`.
+  @function long
+  */
+  /***
+  `cl.ulong(x)`: see `int`.
+  @function ulong
+  */
+  /***
+  `cl.short(x)`: see `int`.
+  @function short
+  */
+  /***
+  `cl.ushort(x)`: see `int`.
+  @function ushort
+  */
+  /***
+  `cl.char(x)`: see `int`.
+  @function char
+  */
+  /***
+  `cl.uchar(x)`: see `int`.
+  @function uchar
+  */
+  /***
+  `cl.float(x)`: see `int`.
+  @function float
+  */
+  /***
+  `cl.double(x)`: see `int`.
+  @function double
+  */
+  /***
+  `cl.size_t(x)`: see `int`.
+  @function size_t
+  */
+
+  /***
+  A `__local` kernel argument of a size.
+  @function localmem
+  @int bytes the local memory the argument gets
+  @treturn cl.local the argument value
+  @usage k:args(src, dst, cl.uint(n), cl.localmem(256 * 4))
+  */
+
+  /***
+  The same as `localmem`, for `cl["local"](bytes)` (`local` is a Lua keyword,
+  so `cl.local` cannot be written).
+  @function local
+  @int bytes the local memory the argument gets
+  @treturn cl.local the argument value
+  */
+
+  /***
+  The host array type names, `{"char", "uchar", ..., "float4", ...}`.
+  @table types
+  */
+
+  /***
+  clua's version, `"0.1.0"`.
+  @field version
+  */
+
+  /***
+  The folder holding clua's `lua/` and `kernels/` (nil when unknown).
+  @field root
+  */
   static const luaL_Reg funcs[] = {
     {"platforms", clua_platforms}, {"devices", clua_devices}, {"device", clua_device},
     {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"wait", clua_wait},

@@ -1,10 +1,23 @@
 /* Contexts: cl.context(device or list). */
+
+/***
+Contexts: what `cl.context` returns.
+@module cl.context
+@usage local ctx = cl.context(cl.device())
+local q = ctx:queue()
+*/
 #include "check.h"
 
 #include <string.h>
 
 /* user value 1: the list of devices */
 
+/***
+A context (`cl.context`): the devices it was made for (`cl.context`), the
+maker of queues, buffers, images, programs and user events.
+`tostring(ctx)` is `cl.context: DEVICE (0x...)`.
+@type context
+*/
 int clua_context(lua_State *L) {
   if (lua_isnoneornil(L, 1)) {
     lua_settop(L, 0);
@@ -61,6 +74,14 @@ static int ctx_release(lua_State *L) {
   return 0;
 }
 
+/***
+A copy of the list of the context's devices.
+@field devices
+*/
+/***
+The context's first device.
+@field device
+*/
 static int ctx_index(lua_State *L) {
   if (clua_release_method(L)) return 1;
   clua_check(L, 1, T_CONTEXT);
@@ -83,6 +104,11 @@ static int ctx_index(lua_State *L) {
   return 1;
 }
 
+/***
+Releases the context (also done by `__gc` and `__close`; a second release
+does nothing). The objects made from it keep it alive until they are released.
+@function context:release
+*/
 static int ctx_tostring(lua_State *L) {
   ccontext *c = luaL_checkudata(L, 1, T_CONTEXT);
   if (c->released) {
@@ -94,6 +120,62 @@ static int ctx_tostring(lua_State *L) {
   return 1;
 }
 
+/* The methods implemented in queue.c, buffer.c, program.c and event.c,
+   documented here with the type they belong to. */
+
+/***
+A command queue on one of the context's devices.
+@function context:queue
+@tparam[opt] cl.device device default the context's first device
+@tab[opt] opts options
+@bool[opt=true] opts.profiling event profiling (`e.start`, `e["end"]`)
+@bool[opt=false] opts.out_of_order out-of-order execution
+@treturn cl.queue the queue
+@raise `ctx:queue: clCreateCommandQueue failed: CL_INVALID_QUEUE_PROPERTIES (the device does not support out-of-order queues)`,
+or `CL_INVALID_DEVICE (the device is not in this context)`
+@usage local q = ctx:queue()
+*/
+
+/***
+A buffer: `size` bytes, or initialised from a host array.
+@function context:buffer
+@tparam int|cl.array size_or_array the size in bytes, or a host array whose
+bytes the buffer gets (`copy_host_ptr` unless `flags` says `use_host_ptr`,
+which makes the buffer use the array's memory and keeps the array alive)
+@string[opt="read_write"] flags words separated by spaces, commas or `|`:
+`read_write`, `read_only`, `write_only`, `alloc_host_ptr`, `copy_host_ptr`,
+`use_host_ptr`, `host_read_only`, `host_write_only`, `host_no_access`
+@treturn cl.buffer the buffer
+@raise `ctx:buffer: clCreateBuffer failed: CL_INVALID_BUFFER_SIZE (size N bytes exceeds the largest allocation M bytes on DEVICE)`;
+`bad argument #1 to 'buffer' (buffer size must be at least 1 byte)`; an unknown flag names it
+@usage local b = ctx:buffer(64 * 2^20)                   -- 64 MiB
+local a = ctx:buffer(host_array, "read_only")             -- a copy of host_array
+*/
+
+/***
+A program from OpenCL C source (built with `program:build`).
+@function context:program
+@string source the source
+@string[opt] name the file name build logs show (default `"<source>"`)
+@treturn cl.program the program
+@raise `ctx:program: clCreateProgramWithSource failed: ...`
+*/
+
+/***
+A program from a file.
+@function context:program_file
+@string path a relative path is tried as given, then under clua's `kernels/` folder
+@treturn cl.program the program (its build logs name the file)
+@raise `ctx:program_file: cannot open kernel file 'PATH' (also looked in ROOT/kernels)`
+@usage local prog = ctx:program_file("copy.cl"):build()
+*/
+
+/***
+A user event, completed from Lua (`event:complete`): a gate other commands
+can wait for.
+@function context:user_event
+@treturn cl.event the event (status `"submitted"`)
+*/
 void clua_open_context(lua_State *L) {
   static const luaL_Reg methods[] = {
     {"queue", clua_ctx_queue}, {"buffer", clua_ctx_buffer}, {"program", clua_ctx_program},

@@ -1,4 +1,10 @@
 /* Platforms and devices: enumeration, the info table, the default device, NVML. */
+
+/***
+Platforms and devices: what `cl.platforms`, `cl.devices` and `cl.device` return.
+@module cl.device
+@usage for _, d in ipairs(cl.devices()) do print(d.platform, d.name, d.info.global_mem_size) end
+*/
 #include "check.h"
 
 #include <dlfcn.h>
@@ -65,6 +71,18 @@ void clua_push_device(lua_State *L, cl_device_id id) {
   d->id = id;
 }
 
+/***
+An OpenCL platform (`cl.platform`): one driver of the ICD loader.
+`tostring(p)` is `cl.platform 0: NAME`; two platform objects are `==` when
+they are the same platform.
+@type platform
+*/
+
+/***
+The platform's devices.
+@function platform:devices
+@treturn {cl.device,...} its devices (an empty list when it has none)
+*/
 static int platform_devices(lua_State *L) {
   cplatform *p = clua_check(L, 1, T_PLATFORM);
   cl_uint n = 0;
@@ -90,6 +108,30 @@ static void push_platform_string(lua_State *L, cl_platform_id id, cl_platform_in
   lua_pushstring(L, buf);
 }
 
+/***
+The platform's name (`CL_PLATFORM_NAME`).
+@field name
+*/
+/***
+The vendor (`CL_PLATFORM_VENDOR`).
+@field vendor
+*/
+/***
+The OpenCL version string (`CL_PLATFORM_VERSION`).
+@field version
+*/
+/***
+`"FULL_PROFILE"` or `"EMBEDDED_PROFILE"`.
+@field profile
+*/
+/***
+The platform's extensions, one string separated by spaces.
+@field extensions
+*/
+/***
+The platform's 0-based index in `cl.platforms()` (the P of `"P:D"`).
+@field index
+*/
 static int platform_index(lua_State *L) {
   cplatform *p = clua_check(L, 1, T_PLATFORM);
   const char *k = luaL_checkstring(L, 2);
@@ -312,6 +354,38 @@ static void push_info(lua_State *L, cl_device_id id) {
   free(exts);
 }
 
+/***
+An OpenCL device (`cl.device`). `tostring(d)` is `cl.device: NAME (PLATFORM)`;
+two device objects are `==` when they are the same device.
+@type device
+*/
+
+/***
+The device's facts (read once, then cached). As Lua values: `name`, `vendor`,
+`driver_version`, `version`, `opencl_c_version`, `type` (`"GPU"`, `"CPU"`,
+`"ACCELERATOR"`, ...), `compute_units`, `max_clock_mhz`, `global_mem_size`,
+`global_mem_cache_size`, `local_mem_size`, `constant_mem_size`,
+`max_mem_alloc_size`, `max_work_group_size`, `max_work_item_sizes` (a list),
+`max_work_item_dimensions`, `preferred_vector_width` (`{char=, float=, double=, ...}`),
+`timer_resolution_ns`, `image_support`, `double_support`,
+`host_unified_memory`, `address_bits`, `mem_base_addr_align`, `extensions`
+(a list), `platform` (its name); on NVIDIA (`cl_nv_device_attribute_query`)
+also `compute_capability` (`"9.0"`), `warp_size`, `registers_per_block`,
+`gpu_overlap`, `integrated_memory`, `kernel_exec_timeout`.
+@table info
+*/
+/***
+The device's name (`d.info.name`).
+@field name
+*/
+/***
+The name of the device's platform (`d.info.platform`).
+@field platform
+*/
+/***
+`"GPU"`, `"CPU"`, `"ACCELERATOR"`, ... (`d.info.type`).
+@field type
+*/
 static int device_index(lua_State *L) {
   cdevice *d = clua_check(L, 1, T_DEVICE);
   const char *k = luaL_checkstring(L, 2);
@@ -479,6 +553,13 @@ typedef int (*nvml_clock)(void *, int, unsigned *);
 typedef int (*nvml_name)(void *, char *, unsigned);
 typedef int (*nvml_count)(unsigned *);
 
+/***
+NVML facts about this device (NVIDIA only): see `cl.nvml`.
+@function device:nvml
+@treturn[1] table `memory_clock_mhz`, `bus_width`, `pcie_gen`, `pcie_width`, ...
+@return[2] nil
+@treturn[2] string why NVML cannot say
+*/
 int clua_nvml(lua_State *L) {
   cdevice *d = clua_check(L, 1, T_DEVICE);
   static void *lib;

@@ -1,4 +1,12 @@
 /* Events: wait, status, profiling times; user events; cl.wait(list). */
+
+/***
+Events: the status and profiling times of a command; user events; `cl.wait`.
+@module cl.event
+@usage local e = q:launch(k, n, 256)
+e:wait()
+print(e.command, e.duration, "ns")
+*/
 #include "check.h"
 
 #include <string.h>
@@ -14,6 +22,16 @@ void clua_push_event(lua_State *L, cl_event ev) {
 
 /* __gc, __close and release; a closure holding the event metatable (every
    launch makes an event, so its collection is on the hot path too). */
+/***
+An event (`cl.event`): what every enqueue returns, and user events
+(`context:user_event`). `tostring(e)` is `cl.event: COMMAND, STATUS (0x...)`.
+@type event
+*/
+
+/***
+Releases the event (also `__gc`, `__close`; a second release does nothing).
+@function event:release
+*/
 static int ev_release(lua_State *L) {
   cevent *e = lua_touserdata(L, 1);
   if (!e || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1))) e = luaL_checkudata(L, 1, T_EVENT);
@@ -73,6 +91,21 @@ static int ev_complete(lua_State *L) {
   if (!lua_isnoneornil(L, 2)) {
     if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "complete")) st = CL_COMPLETE;
     else {
+/***
+Completes a user event (`clSetUserEventStatus`), releasing the commands
+that wait for it; `event:set_status` is the same method.
+@function event:complete
+@tparam[opt="complete"] string|int status `"complete"`, or a negative error code to fail it
+@treturn cl.event the event itself
+@raise `event:complete: only user events can be completed`;
+`event:complete: clSetUserEventStatus failed: ... (a user event can be completed once)`
+*/
+/***
+The same as `event:complete`.
+@function event:set_status
+@tparam string|int status `"complete"` or a negative error code
+@treturn cl.event the event itself
+*/
       lua_Integer v = luaL_checkinteger(L, 2);
       if (v > 0) luaL_argerror(L, 2, "\"complete\" or a negative error code expected");
       st = (cl_int)v;
@@ -135,6 +168,7 @@ static int profile(lua_State *L, cevent *e, cl_profiling_info what, cl_ulong *ou
   if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
     return clua_clerror(L, "event", "clGetEventProfilingInfo", err, "the queue was made without profiling");
   if (err != CL_SUCCESS) return clua_clerror(L, "event", "clGetEventProfilingInfo", err, NULL);
+/* A profiling time; the field read (e.start) names it in messages. */
   return 0;
 }
 
@@ -146,6 +180,42 @@ static int ev_index(lua_State *L) {
   if (!strcmp(k, "status")) {
     cl_int st = 0;
     cl_int err = clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+/***
+`"queued"`, `"submitted"`, `"running"`, `"complete"`, or the name of the
+error the command ended with.
+@field status
+*/
+/***
+The command's kind: `"ndrange_kernel"`, `"read_buffer"`, `"write_buffer"`,
+`"copy_buffer"`, `"map_buffer"`, `"marker"`, `"user"`, ... (`"other"` when unknown).
+@field command
+*/
+/***
+Profiling: when the command was queued (ns, device clock). Reading any
+profiling time waits for the event to complete; it raises for a user event
+or on a queue made with `profiling = false`.
+@field queued
+*/
+/***
+Profiling: when the command was submitted to the device (ns).
+@field submit
+*/
+/***
+Profiling: when the command started (ns).
+@field start
+*/
+/***
+Profiling: when the command ended (ns); written `e["end"]`, as `end` is a Lua keyword.
+@field end
+*/
+/***
+Profiling: `end - start`, ns.
+@field duration
+*/
+/***
+Whether this is a user event.
+@field user
+*/
     if (err != CL_SUCCESS) return clua_clerror(L, "event.status", "clGetEventInfo", err, NULL);
     const char *name = status_name(st);
     if (name) lua_pushstring(L, name);

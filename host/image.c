@@ -1,6 +1,13 @@
 /* Images and samplers: ctx:image2d{...}, ctx:sampler{...}, q:write_image,
    q:read_image. Registered after contexts and queues: clua_open_image adds
    these methods to theirs, as buffer.c defines ctx:buffer. */
+
+/***
+Images and samplers: `context:image2d`, `context:sampler`,
+`queue:write_image`, `queue:read_image`. Where `d.info.image_support` is
+false, making either raises `ctx:image2d: images are not supported on DEVICE`.
+@module cl.image
+*/
 #include "check.h"
 
 #include <stdio.h>
@@ -56,6 +63,63 @@ static void check_host_type(lua_State *L, const char *method, cimage *img, carra
     luaL_error(L, "%s: a %s image takes a %s array (of any width), got %s", method, formats[img->format].name,
                want->name, a->type->name);
 }
+
+/***
+A 2D image (`clCreateImage`, `CL_MEM_OBJECT_IMAGE2D`): a method of `cl.context`.
+Formats, with the host array type that holds one channel: `float`, `float2`,
+`float4` (`CL_FLOAT`, host `float`, read with `read_imagef`); `half`, `half4`
+(`half`); `int`, `int4`, `uint`, `uint4` (`read_imagei` / `read_imageui`);
+`short`, `ushort`; `uchar`, `uchar4` (`read_imageui`); `unorm_uchar`,
+`unorm_uchar4`, `unorm_ushort`, `unorm_ushort4` (`read_imagef`, values in [0, 1]).
+@function context:image2d
+@tab spec the image
+@int spec.width pixels
+@int spec.height pixels
+@string[opt="float"] spec.format one of the formats above
+@string[opt] spec.flags as for `context:buffer`, without the `*_host_ptr` flags
+@tparam[opt] cl.array spec.data initial contents, copied in at creation
+@treturn cl.image the image
+@raise `ctx:image2d: images are not supported on DEVICE`;
+`ctx:image2d: unknown image format 'x' (expected ...)`;
+`ctx:image2d: W x H exceeds the largest 2D image MW x MH on DEVICE`
+@usage local img = ctx:image2d{ width = 512, height = 512, format = "float4", data = a }
+*/
+
+/***
+A sampler (`clCreateSampler`): a method of `cl.context`.
+@function context:sampler
+@tab[opt] spec the sampler
+@bool[opt=false] spec.normalized normalized coordinates
+@string[opt="clamp_to_edge"] spec.address `none`, `clamp_to_edge`, `clamp`,
+`repeat` or `mirrored_repeat` (the last two need `normalized = true`)
+@string[opt="nearest"] spec.filter `nearest` or `linear`
+@treturn cl.sampler the sampler
+@raise `ctx:sampler: images are not supported on DEVICE`
+*/
+
+/***
+Host array to image (`clEnqueueWriteImage`, blocking): a method of `cl.queue`.
+@function queue:write_image
+@tparam cl.image img the image
+@tparam cl.array array the host array (its type the format's host type)
+@tab[opt] opts options
+@tparam[opt] {int,int} opts.origin `{x, y}` pixels (default `{0, 0}`)
+@tparam[opt] {int,int} opts.region `{w, h}` pixels (default: to the far corner)
+@int[opt] opts.row_pitch bytes between rows of the host array (default the region's width)
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.event the command's event
+@raise when the rectangle does not fit the image or the array, or the array's type is not the format's
+*/
+
+/***
+Image to host array (`clEnqueueReadImage`, blocking): a method of
+`cl.queue`; the options of `queue:write_image`.
+@function queue:read_image
+@tparam cl.image img the image
+@tparam cl.array array the host array
+@tab[opt] opts `origin`, `region`, `row_pitch`, `wait`
+@treturn cl.event the command's event
+*/
 
 static int ctx_image2d(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
@@ -123,6 +187,16 @@ static int ctx_image2d(lua_State *L) {
 
 static int img_release(lua_State *L) {
   cimage *img = luaL_checkudata(L, 1, T_IMAGE);
+/***
+A 2D image (`cl.image`), made by `context:image2d`; a kernel's `image2d_t`
+argument takes one. `tostring(img)` is `cl.image: 512 x 512 float4, read_only (0x...)`.
+@type image
+*/
+
+/***
+Releases the image (also `__gc`, `__close`; a second release does nothing).
+@function image:release
+*/
   if (!img->released) {
     img->released = 1;
     clReleaseMemObject(img->mem);
@@ -299,6 +373,16 @@ static int smp_index(lua_State *L) {
     luaL_getmetafield(L, 1, "methods");
     lua_getfield(L, -1, k);
   }
+/***
+A sampler (`cl.sampler`), made by `context:sampler`; a kernel's `sampler_t`
+argument takes one.
+@type sampler
+*/
+
+/***
+Releases the sampler (also `__gc`, `__close`; a second release does nothing).
+@function sampler:release
+*/
   return 1;
 }
 
@@ -308,6 +392,22 @@ static int smp_tostring(lua_State *L) {
   else
     lua_pushfstring(L, "cl.sampler: %s coordinates, %s, %s (%p)", s->normalized ? "normalized" : "integer",
                     addresses[s->address].name, s->linear ? "linear" : "nearest", (void *)s->s);
+/***
+Whether coordinates are normalized.
+@field normalized
+*/
+/***
+The addressing mode's name.
+@field address
+*/
+/***
+`"nearest"` or `"linear"`.
+@field filter
+*/
+/***
+The context.
+@field context
+*/
   return 1;
 }
 

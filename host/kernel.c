@@ -1,5 +1,12 @@
 /* Kernels: arguments typed from the kernel's argument info, typed wrappers
    (cl.float(x), cl.localmem(bytes)), kernel info, and queue:launch. */
+
+/***
+Kernels: arguments and work-group facts (launched by `queue:launch`).
+@module cl.kernel
+@usage local k = prog:kernel("copy"):args(dst, src)
+print(k.name, k.nargs, k:info().work_group_size)
+*/
 #include "check.h"
 
 #include <stdio.h>
@@ -211,6 +218,27 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
   lua_pop(L, 1);
 }
 
+/***
+A kernel (`cl.kernel`), made by `program:kernel`. It keeps its program and
+the values of its arguments alive. `tostring(k)` is `cl.kernel: NAME, N arguments (0x...)`.
+
+An argument value is a `cl.buffer`, a `cl.image`, a `cl.sampler`, a typed
+value (`cl.float(1)`), `cl.localmem(bytes)` for a `__local` pointer, or a
+plain Lua number, converted to the argument's declared type. A number for a
+pointer, a buffer for a scalar, a value that does not fit the type (300 for a
+`uchar`) or a missing argument at launch raise errors naming the argument:
+`kernel:arg: argument 1 (float* in) of 'copy' takes a cl.buffer, got number`.
+@type kernel
+*/
+
+/***
+Sets one argument (`clSetKernelArg`).
+@function kernel:arg
+@int index 0-based
+@param value a buffer, image, sampler, typed value, `cl.localmem(bytes)` or number
+@treturn cl.kernel the kernel itself
+@raise `kernel:arg: kernel 'copy' has 2 arguments (0 to 1), no argument 5`
+*/
 static int k_arg(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -221,6 +249,14 @@ static int k_arg(lua_State *L) {
   return 1;
 }
 
+/***
+Sets every argument at once, in order.
+@function kernel:args
+@param ... one value per argument, as for `kernel:arg`
+@treturn cl.kernel the kernel itself (to chain into `queue:launch`)
+@raise `kernel:args: kernel 'copy' takes 2 arguments, got 3`
+@usage q:launch(k:args(dst, src, cl.uint(n)), n, 256)
+*/
 static int k_args(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   int n = lua_gettop(L) - 1;
@@ -241,6 +277,15 @@ static cl_device_id kernel_device(lua_State *L, int kidx, int devidx) {
   return d;
 }
 
+/***
+The kernel's work-group facts on a device (`clGetKernelWorkGroupInfo`).
+@function kernel:info
+@tparam[opt] cl.device device default the program's first device
+@treturn table `work_group_size` (the largest this kernel can launch with),
+`preferred_work_group_size_multiple`, `local_mem_size` (bytes: static plus
+`__local` arguments set), `private_mem_size`, `compile_work_group_size`
+(`{x, y, z}`, zeros when not fixed by `reqd_work_group_size`)
+*/
 static int k_info(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   cl_device_id d = kernel_device(L, 1, 2);
@@ -270,6 +315,13 @@ static int k_info(lua_State *L) {
   return 1;
 }
 
+/***
+One argument's description (from `-cl-kernel-arg-info`).
+@function kernel:arg_info
+@int index 0-based
+@treturn table `name`, `type` (`"float*"`), `address` (`"global"`, `"local"`,
+`"private"`, `"unknown"`), `set` (whether a value was given)
+*/
 static int k_arg_info(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
@@ -285,6 +337,10 @@ static int k_arg_info(lua_State *L) {
   return 1;
 }
 
+/***
+Releases the kernel (also `__gc`, `__close`; a second release does nothing).
+@function kernel:release
+*/
 static int k_release(lua_State *L) {
   ckernel *k = luaL_checkudata(L, 1, T_KERNEL);
   if (!k->released) {
@@ -295,6 +351,18 @@ static int k_release(lua_State *L) {
   return 0;
 }
 
+/***
+The kernel's name.
+@field name
+*/
+/***
+The number of arguments.
+@field nargs
+*/
+/***
+The program it came from.
+@field program
+*/
 static int k_index(lua_State *L) {
   if (clua_release_method(L)) return 1;
   ckernel *k = check_kernel(L, 1);

@@ -1,5 +1,12 @@
 /* Programs: from source or files, built with options and defines; build logs
    with line numbers mapped back to the kernel files. */
+
+/***
+Programs: OpenCL C source, built for a context's devices.
+@module cl.program
+@usage local prog = ctx:program_file("reduction.cl"):build(nil, { WARP_SYNC = 0 })
+for _, name in ipairs(prog:kernels()) do print(name) end
+*/
 #include "check.h"
 #include "clua.h"
 
@@ -300,6 +307,27 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
   return 0;
 }
 
+/***
+A program (`cl.program`), made by `context:program` or
+`context:program_file`. clua builds with `-cl-kernel-arg-info`, so kernels
+know their arguments' types (where the driver cannot build with it, the
+argument descriptions come from a twin program built with it).
+`tostring(prog)` is `cl.program: NAME (0x...)`.
+@type program
+*/
+
+/***
+Builds the program for the context's devices (`clBuildProgram`).
+`CLUA_BUILD_OPTIONS` is appended to the options; a non-empty log after a
+successful build goes to stderr only when `CLUA_BUILD_LOG=1`.
+@function program:build
+@string[opt] options build options (`"-cl-fast-relaxed-math"`)
+@tab[opt] defines `{N = 16, USE_X = true}` becomes `-DN=16 -DUSE_X`
+@treturn cl.program the program itself (to chain `:kernel`)
+@raise `program:build: clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE` and the
+compiler's log, its line numbers shown against the kernel's file
+@usage local k = ctx:program_file("copy.cl"):build(nil, { N = 16 }):kernel("copy")
+*/
 static int prog_build(lua_State *L) {
   cprogram *p = clua_check(L, 1, T_PROGRAM);
   cl_int err;
@@ -311,6 +339,15 @@ static int prog_build(lua_State *L) {
   return luaL_error(L, "program:build: clBuildProgram failed: %s\n%s", name ? name : "error", lua_tostring(L, -1));
 }
 
+/***
+Builds like `program:build`, returning the failure instead of raising it.
+@function program:try_build
+@string[opt] options build options
+@tab[opt] defines build defines
+@treturn[1] boolean true
+@return[2] false
+@treturn[2] string the build log
+*/
 static int prog_try_build(lua_State *L) {
   cprogram *p = clua_check(L, 1, T_PROGRAM);
   cl_int err;
@@ -323,6 +360,12 @@ static int prog_try_build(lua_State *L) {
   return 2;
 }
 
+/***
+The names of the program's kernels.
+@function program:kernels
+@treturn {string,...} the names
+@raise `program:kernels: clGetProgramInfo failed: ... (build the program first)`
+*/
 static int prog_kernels(lua_State *L) {
   cprogram *p = clua_check(L, 1, T_PROGRAM);
   size_t n = 0;
@@ -347,6 +390,11 @@ static int prog_kernels(lua_State *L) {
   return 1;
 }
 
+/***
+Releases the program (also `__gc`, `__close`; a second release does nothing);
+its kernels keep it alive.
+@function program:release
+*/
 static int prog_release(lua_State *L) {
   cprogram *p = luaL_checkudata(L, 1, T_PROGRAM);
   if (!p->released) {
@@ -358,6 +406,27 @@ static int prog_release(lua_State *L) {
   return 0;
 }
 
+/***
+The last build log (a string; nil before any build).
+@field log
+*/
+/***
+The context.
+@field context
+*/
+/***
+The file name build logs show (the path, or the name given to `context:program`).
+@field name
+*/
+
+/***
+A kernel of the built program (`clCreateKernel`; implemented in kernel.c).
+@function program:kernel
+@string name the kernel's name
+@treturn cl.kernel the kernel (it keeps the program alive)
+@raise `program:kernel: clCreateKernel failed: CL_INVALID_KERNEL_NAME (no kernel 'x' in the program; it has: a, b)`;
+`... (build the program first (program:build()))`
+*/
 static int prog_index(lua_State *L) {
   if (clua_release_method(L)) return 1;
   clua_check(L, 1, T_PROGRAM);

@@ -1,5 +1,13 @@
 /* Command queues: transfers, copies, fills, rectangular copies, maps, markers,
    barriers; kernels are launched by clua_queue_launch (kernel.c). */
+
+/***
+Command queues: transfers, copies, fills, maps, kernel launches, markers.
+@module cl.queue
+@usage local q = ctx:queue()
+local e = q:launch(k, n, 256)
+q:finish()
+*/
 #include "check.h"
 
 #include <stdio.h>
@@ -98,6 +106,18 @@ static cqueue *check_queue(lua_State *L) {
   return q;
 }
 
+/***
+A command queue (`cl.queue`), made by `context:queue`. Every enqueue method
+returns a `cl.event` (profiling on by default); `opts.wait` is a list of
+events the command waits for. `tostring(q)` is `cl.queue: DEVICE, profiling (0x...)`.
+@type queue
+*/
+
+/***
+Releases the queue (also `__gc`, `__close`). Non-blocking transfers still
+running keep their host arrays alive until they complete.
+@function queue:release
+*/
 static int q_release(lua_State *L) {
   cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
   if (q->released) return 0;
@@ -126,6 +146,11 @@ static int q_release(lua_State *L) {
   return 0;
 }
 
+/***
+Waits until every command of the queue is done (`clFinish`).
+@function queue:finish
+@raise `queue:finish: clFinish failed: ...` (e.g. a kernel that faulted)
+*/
 static int q_finish(lua_State *L) {
   cqueue *q = check_queue(L);
   cl_int err = clFinish(q->q);
@@ -134,6 +159,10 @@ static int q_finish(lua_State *L) {
   return 0;
 }
 
+/***
+Submits the queued commands to the device without waiting (`clFlush`).
+@function queue:flush
+*/
 static int q_flush(lua_State *L) {
   cqueue *q = check_queue(L);
   cl_int err = clFlush(q->q);
@@ -181,9 +210,47 @@ static int transfer(lua_State *L, int write) {
   clua_push_event(L, ev);
   return 1;
 }
+/***
+Host array to buffer (`clEnqueueWriteBuffer`). A non-blocking write keeps
+the array alive until its event completes.
+@function queue:write
+@tparam cl.buffer buf the buffer
+@tparam cl.array array the host array
+@tab[opt] opts options
+@int[opt=0] opts.offset bytes into the buffer
+@int[opt] opts.size bytes (default the array's size)
+@bool[opt=true] opts.blocking return only when the copy is done
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.event the command's event
+@raise `queue:write: N bytes at offset O run past the end of the buffer (S bytes)`;
+`queue:write: size N bytes exceeds the host array (M bytes)`
+@usage q:write(dbuf, host)                                   -- blocking
+local e = q:write(dbuf, pinned, { blocking = false })     -- returns at once
+*/
 static int q_write(lua_State *L) { return transfer(L, 1); }
+/***
+Buffer to host array (`clEnqueueReadBuffer`); the same options as `queue:write`.
+@function queue:read
+@tparam cl.buffer buf the buffer
+@tparam cl.array array the host array
+@tab[opt] opts `offset`, `size`, `blocking` (default true), `wait`
+@treturn cl.event the command's event
+*/
 static int q_read(lua_State *L) { return transfer(L, 0); }
 
+/***
+Buffer to buffer on the device (`clEnqueueCopyBuffer`).
+@function queue:copy
+@tparam cl.buffer src the source
+@tparam cl.buffer dst the destination
+@tab[opt] opts options
+@int[opt=0] opts.src_offset bytes
+@int[opt=0] opts.dst_offset bytes
+@int[opt] opts.size bytes (default: the smaller of what is left of either buffer)
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.event the command's event
+@raise `queue:copy: clEnqueueCopyBuffer failed: CL_MEM_COPY_OVERLAP (source and destination regions overlap)`
+*/
 static int q_copy(lua_State *L) {
   cqueue *q = check_queue(L);
   cbuffer *s = check_buffer(L, 2), *d = check_buffer(L, 3);
@@ -206,6 +273,22 @@ static int q_copy(lua_State *L) {
   return 1;
 }
 
+/***
+Fills a buffer with a repeated pattern (`clEnqueueFillBuffer`).
+@function queue:fill
+@tparam cl.buffer buf the buffer
+@tparam number|cl.array value a number (an `int` pattern when it is an
+integer, else a `float`, or `opts.type`), or a host array whose bytes are the
+pattern (1, 2, 4, ..., 128 bytes)
+@tab[opt] opts options
+@string[opt] opts.type the pattern's scalar type for a number (`"uint"`, `"double"`, ...)
+@int[opt=0] opts.offset bytes, a multiple of the pattern size
+@int[opt] opts.size bytes (default to the end), a multiple of the pattern size
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.event the command's event
+@raise `queue:fill: offset O and size S must be multiples of the pattern size P`
+@usage q:fill(buf, 0x7fc00000, { type = "uint" })   -- NaN poison
+*/
 static int q_fill(lua_State *L) {
   cqueue *q = check_queue(L);
   cbuffer *b = check_buffer(L, 2);
@@ -315,9 +398,46 @@ static int rect_transfer(lua_State *L, int write) {
   return 1;
 }
 static int q_write_rect(lua_State *L) { return rect_transfer(L, 1); }
+/***
+A rectangle of a host array to a rectangle of a buffer (`clEnqueueWriteBufferRect`).
+@function queue:write_rect
+@tparam cl.buffer buf the buffer
+@tparam cl.array array the host array
+@tab opts options
+@tparam {int,int,int} opts.region `{width_bytes, height, depth}` (required)
+@tparam[opt] {int,int,int} opts.buffer_origin `{x_bytes, y, z}` (default `{0,0,0}`)
+@tparam[opt] {int,int,int} opts.host_origin `{x_bytes, y, z}` (default `{0,0,0}`)
+@int[opt] opts.buffer_row_pitch bytes (default the region's width)
+@int[opt] opts.buffer_slice_pitch bytes (default row pitch x height)
+@int[opt] opts.host_row_pitch bytes
+@int[opt] opts.host_slice_pitch bytes
+@bool[opt=true] opts.blocking
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.event the command's event
+@raise `queue:write_rect: the rectangle runs past the end of the buffer (N bytes needed, M there)`;
+`queue:write_rect: option 'region' {width_bytes, height, depth} is required`
+*/
 static int q_read_rect(lua_State *L) { return rect_transfer(L, 0); }
+/***
+A rectangle of a buffer to a rectangle of a host array
+(`clEnqueueReadBufferRect`); the options of `queue:write_rect`.
+@function queue:read_rect
+@tparam cl.buffer buf the buffer
+@tparam cl.array array the host array
+@tab opts `region`, `buffer_origin`, `host_origin`, pitches, `blocking`, `wait`
+@treturn cl.event the command's event
+*/
 
 static int q_copy_rect(lua_State *L) {
+/***
+A rectangle of one buffer to a rectangle of another (`clEnqueueCopyBufferRect`).
+@function queue:copy_rect
+@tparam cl.buffer src the source
+@tparam cl.buffer dst the destination
+@tab opts `region` (required), `src_origin`, `dst_origin`, `src_row_pitch`,
+`src_slice_pitch`, `dst_row_pitch`, `dst_slice_pitch`, `wait`
+@treturn cl.event the command's event
+*/
   const char *method = "queue:copy_rect";
   cqueue *q = check_queue(L);
   cbuffer *s = check_buffer(L, 2), *d = check_buffer(L, 3);
@@ -342,6 +462,24 @@ static int q_copy_rect(lua_State *L) {
 /* ---- maps ---- */
 
 static int q_map(lua_State *L) {
+/***
+Maps a buffer into host memory (`clEnqueueMapBuffer`, blocking by default):
+a host array view over the mapped memory, valid until `queue:unmap`.
+With an `alloc_host_ptr` buffer this is pinned memory.
+@function queue:map
+@tparam cl.buffer buf the buffer
+@tab[opt] opts options
+@string[opt="read_write"] opts.map `"read"`, `"write"`, `"read_write"` or `"write_invalidate"`
+@string[opt="uchar"] opts.type the view's array type
+@int[opt=0] opts.offset bytes
+@int[opt] opts.size bytes (default to the end), a multiple of the type's size
+@bool[opt=true] opts.blocking
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.array the view (it keeps the buffer alive)
+@treturn cl.event the command's event
+@raise `queue:map: option 'map' must be read, write, read_write or write_invalidate, got 'x'`
+@usage local view = q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })
+*/
   cqueue *q = check_queue(L);
   cbuffer *b = check_buffer(L, 2);
   check_opts(L, 3);
@@ -380,6 +518,16 @@ static int q_map(lua_State *L) {
 }
 
 static int q_unmap(lua_State *L) {
+/***
+Unmaps a view made by `queue:map` (`clEnqueueUnmapMemObject`); the view
+becomes unusable.
+@function queue:unmap
+@tparam cl.array view the view
+@tab[opt] opts `wait`
+@treturn cl.event the command's event
+@raise `bad argument #2 to 'unmap' (a view returned by queue:map expected, got a plain array)`;
+`queue:unmap: this view was already unmapped (or its buffer released)`
+*/
   cqueue *q = check_queue(L);
   carray *v = clua_check(L, 2, T_ARRAY);
   check_opts(L, 3);
@@ -422,11 +570,58 @@ static int marker_or_barrier(lua_State *L, int barrier) {
   return 1;
 }
 static int q_marker(lua_State *L) { return marker_or_barrier(L, 0); }
+/***
+A marker (`clEnqueueMarkerWithWaitList`): an event that completes when the
+listed events (default: every command before it) are done.
+@function queue:marker
+@tparam[opt] {cl.event,...} wait events
+@treturn cl.event the marker's event
+*/
 static int q_barrier(lua_State *L) { return marker_or_barrier(L, 1); }
+/***
+A barrier (`clEnqueueBarrierWithWaitList`): later commands wait for the
+listed events (default: every command before it).
+@function queue:barrier
+@tparam[opt] {cl.event,...} wait events
+@treturn cl.event the barrier's event
+*/
 
 /* Methods come first, straight from the methods table (upvalue 1): q:launch
    is the hot path, and a method checks its queue when called. */
 static int q_index(lua_State *L) {
+/***
+The queue's context.
+@field context
+*/
+/***
+The queue's device.
+@field device
+*/
+/***
+The number of non-blocking transfers still holding a host array.
+@field pending
+*/
+
+/***
+Launches a kernel over an NDRange (`clEnqueueNDRangeKernel`; implemented in
+kernel.c). Every argument of the kernel must be set (`kernel:args`).
+@function queue:launch
+@tparam cl.kernel kernel the kernel
+@tparam int|{int,...} global the global size: a number or a list of 1-3 numbers
+@tparam[opt] int|{int,...} local the work-group size, of the same dimensions;
+nil lets the driver choose
+@tab[opt] opts options
+@tparam[opt] int|{int,...} opts.offset the global offset
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@bool[opt=true] opts.event false asks OpenCL for no event (an event costs
+the driver time: about 8 us a launch on an H100) and returns nothing
+@treturn cl.event the launch's event (unless `opts.event` is false)
+@raise `queue:launch: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (local size 1024 exceeds the kernel's maximum 256 on DEVICE)`;
+`queue:launch: argument 0 (float* o) of kernel 'copy' is not set`;
+`queue:launch: global size has 2 dimensions, local size 1`
+@usage local e = q:launch(k, n, 256)
+print(e.duration, "ns")
+*/
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   cqueue *q = clua_check(L, 1, T_QUEUE);

@@ -40,8 +40,9 @@ end
 -- The pipeline model: the time of M chunks over N in-order queues with perfect
 -- overlap, from the serial run's phase times (ns) and the copy engines. Each
 -- chunk is write A, write B, kernel, read C on queue (chunk mod N); a command
--- starts once its queue's previous command and its engine are free (greedy,
--- earliest start first). Engines: 2, writes and reads have an engine each;
+-- starts once its queue's previous command and its engine are free (greedy:
+-- earliest start first, then the command enqueued first, as an engine serves
+-- its queues). Engines: 2, writes and reads have an engine each;
 -- 1, they share one; 0, nothing runs concurrently (a CPU device).
 local function ideal(w, k, r, nq, m, engines)
   local function engine(kind)
@@ -49,24 +50,30 @@ local function ideal(w, k, r, nq, m, engines)
     if kind == "kernel" then return "compute" end
     return engines >= 2 and kind or "copy"
   end
-  local queues = {}
+  local queues, seq = {}, 0
+  local function add(q, kind, t)
+    seq = seq + 1
+    q[#q + 1] = { engine(kind), t, seq }
+  end
   for c = 0, m - 1 do
     local q = queues[c % nq + 1] or {}
     queues[c % nq + 1] = q
-    q[#q + 1] = { engine("write"), w / 2 / m }
-    q[#q + 1] = { engine("write"), w / 2 / m }
-    q[#q + 1] = { engine("kernel"), k / m }
-    q[#q + 1] = { engine("read"), r / m }
+    add(q, "write", w / 2 / m)
+    add(q, "write", w / 2 / m)
+    add(q, "kernel", k / m)
+    add(q, "read", r / m)
   end
   local qfree, efree, next_cmd, left, finish = {}, {}, {}, 4 * m, 0
   for i = 1, #queues do qfree[i], next_cmd[i] = 0, 1 end
   while left > 0 do
-    local best, best_start
+    local best, best_start, best_seq
     for i, q in ipairs(queues) do
       local cmd = q[next_cmd[i]]
       if cmd then
         local start = math.max(qfree[i], efree[cmd[1]] or 0)
-        if not best_start or start < best_start then best, best_start = i, start end
+        if not best_start or start < best_start or (start == best_start and cmd[3] < best_seq) then
+          best, best_start, best_seq = i, start, cmd[3]
+        end
       end
     end
     local cmd = queues[best][next_cmd[best]]

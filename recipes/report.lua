@@ -99,12 +99,6 @@ local function run(name, finding)
   return r
 end
 
--- A Report object from a table decoded from JSON, for rendering.
-local function rebuild(d)
-  local t = report.new{ title = d.title, id = d.id, columns = d.columns, meta = d.meta, notes = d.notes }
-  t.rows = d.rows
-  return t
-end
 
 local function saved_tables(name)
   if not saved then return nil end
@@ -148,7 +142,7 @@ for _, r in ipairs(results) do
   else
     add(("`clua recipes/%s.lua%s` (%d s)"):format(r.name, args.quick and " --quick" or "", r.seconds))
     for _, d in ipairs(r.tables) do
-      local t = rebuild(d)
+      local t = report.from_data(d)
       local old = saved_tables(r.name)
       if old then t = report.compare(t, old, { file = args.compare }) end
       add("")

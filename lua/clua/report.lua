@@ -1,6 +1,7 @@
--- clua.report: one model of a results table (title, columns, rows, notes,
+--- clua.report: one model of a results table (title, columns, rows, notes,
 -- metadata) and its renderings: aligned terminal text, CSV, JSON, Markdown;
 -- and the comparison of a table with a saved JSON of an earlier run.
+-- @module clua.report
 local json = require "dkjson"
 local units = require "clua.units"
 
@@ -13,6 +14,7 @@ local function slug(s)
   return (tostring(s or "table"):lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", ""))
 end
 
+--- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
 -- A column is a name or {name=, unit=, format=, key=, compare=, theoretical=, divisor=}:
 --   format       a printf format ("%.2f") or function(value, row) -> string
@@ -38,7 +40,7 @@ function report.new(spec)
   return t
 end
 
--- Adds a row: a table keyed by column name, or a list in column order.
+--- Adds a row: a table keyed by column name, or a list in column order.
 function Report:add(row)
   local r = {}
   for i, c in ipairs(self.columns) do
@@ -50,8 +52,10 @@ function Report:add(row)
   return r
 end
 
+--- Adds a note, printed under the table; returns the table.
 function Report:note(text) self.notes[#self.notes + 1] = text; return self end
 
+--- The column spec named `name`, or nil.
 function Report:column(name)
   for _, c in ipairs(self.columns) do if c.name == name then return c end end
 end
@@ -63,7 +67,7 @@ local function theoretical_bps(t, which)
   return th[which]
 end
 
--- The columns as rendered: each bandwidth column followed by its "% of peak"
+--- The columns as rendered: each bandwidth column followed by its "% of peak"
 -- companion when the theoretical figure is known.
 function Report:resolved_columns()
   local out = {}
@@ -102,7 +106,7 @@ end
 local meta_order = { "recipe", "device", "platform", "driver", "clua", "date", "reps", "warmup",
   "timing", "bandwidth", "options", "compared_with" }
 
--- Metadata as a list of {key, value-as-text}, in a fixed order.
+--- Metadata as a list of {key, value-as-text}, in a fixed order.
 function Report:meta_list()
   local out, seen = {}, {}
   local function put(k)
@@ -140,7 +144,7 @@ local function is_numeric(t, c)
   return c.derived or false
 end
 
--- Aligned text for a terminal: title, metadata, a two-line header (names,
+--- Aligned text for a terminal: title, metadata, a two-line header (names,
 -- then units), rows, notes.
 function report.text(t)
   local cols = t:resolved_columns()
@@ -203,7 +207,7 @@ local function csv_field(v)
   return s
 end
 
--- CSV: "# title" and "# key: value" comment lines, then a header row
+--- CSV: "# title" and "# key: value" comment lines, then a header row
 -- ("name (unit)") and the raw values (full precision, not the display format).
 function report.csv(t, opts)
   opts = opts or {}
@@ -226,7 +230,7 @@ end
 
 local function md_escape(s) return (tostring(s):gsub("|", "\\|")) end
 
--- Markdown: a heading, a pipe table (numbers right-aligned), metadata and notes.
+--- Markdown: a heading, a pipe table (numbers right-aligned), metadata and notes.
 function report.markdown(t)
   local cols = t:resolved_columns()
   local out = {}
@@ -258,29 +262,57 @@ local function finite(v)
   return v
 end
 
--- The table as plain data (what JSON holds): raw values, companions included.
+--- The table as plain data (what JSON holds): raw values, companions included.
 function Report:data()
   local cols = self:resolved_columns()
-  local d = { title = self.title, id = self.id, columns = {}, rows = {}, notes = self.notes, meta = self.meta }
+  local d = { title = self.title, id = self.id, columns = {}, rows = {}, cells = {}, notes = self.notes,
+    meta = self.meta }
   for j, c in ipairs(cols) do
     d.columns[j] = { name = c.name, unit = c.unit, key = c.key or nil, compare = c.compare or nil }
   end
   for i, row in ipairs(self.rows) do
-    local r = {}
-    for _, c in ipairs(cols) do
+    local r, text = {}, {}
+    for j, c in ipairs(cols) do
       local v = value(c, row)
+      text[j] = cell(c, row)
       if type(v) ~= "number" and type(v) ~= "boolean" and v ~= nil then v = tostring(v) end
       r[c.name] = finite(v)
     end
-    d.rows[i] = r
+    d.rows[i], d.cells[i] = r, text
   end
   return d
+end
+
+local CELLS = {} -- a row's cells as the original table rendered them (report.from_data)
+
+--- A table rebuilt from its data (Report:data(), e.g. read back from JSON),
+-- rendering its cells as the original table did (raw values stay the values,
+-- for --compare and CSV).
+function report.from_data(d)
+  local cols = {}
+  for j, c in ipairs(d.columns) do
+    cols[j] = { name = c.name, unit = c.unit, key = c.key, compare = c.compare }
+    if d.cells then
+      cols[j].format = function(v, row)
+        local cs = row[CELLS]
+        return cs and cs[j] or units.format_number(v)
+      end
+    end
+  end
+  local t = report.new{ title = d.title, id = d.id, columns = cols, meta = d.meta, notes = d.notes }
+  for i, r in ipairs(d.rows or {}) do
+    local row = {}
+    for k, v in pairs(r) do row[k] = v end
+    row[CELLS] = d.cells and d.cells[i]
+    t.rows[i] = row
+  end
+  return t
 end
 
 local keyorder = { "recipe", "title", "id", "name", "unit", "key", "compare", "columns", "rows",
   "notes", "meta", "tables" }
 
--- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
+--- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
 function report.json(t, extra)
   local doc
   if getmetatable(t) == Report then
@@ -297,14 +329,15 @@ function report.json(t, extra)
   return json.encode(doc, { indent = true, keyorder = order }) .. "\n"
 end
 
--- Decodes JSON text (raises on a parse error).
+--- Decodes JSON text (raises on a parse error).
 function report.decode(text)
   local d, _, err = json.decode(text, 1, nil)
   if err then error("report: bad JSON: " .. err, 2) end
   return d
 end
 
--- Reads and decodes a JSON file written by report.json / recipe --json.
+--- Reads and decodes a JSON file.
+-- A file written by report.json or a recipe's --json.
 function report.load(path)
   local f, err = io.open(path, "r")
   if not f then error("report: cannot read " .. tostring(err), 2) end
@@ -318,7 +351,7 @@ local function key_string(v)
   return tostring(v)
 end
 
--- A copy of `t` with, after each compared column, its ratio to the matching
+--- A copy of `t` with, after each compared column, its ratio to the matching
 -- row of `saved` (decoded JSON: one table, or a document with `tables`, where
 -- the table of the same id is used). Rows match on the key columns (the
 -- columns marked key=true, else the first column) that the saved table has. The compared columns are
