@@ -65,6 +65,12 @@ static int wait_events(lua_State *L, const char *method, cl_uint n, const cl_eve
   return 0;
 }
 
+/***
+Waits until the command is done (`clWaitForEvents`).
+@function event:wait
+@treturn cl.event the event itself
+@raise `event:wait: clWaitForEvents failed: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (event 1 ended with CL_...)`
+*/
 static int ev_wait(lua_State *L) {
   cevent *e = clua_check(L, 1, T_EVENT);
   wait_events(L, "event:wait", 1, &e->ev);

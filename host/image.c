@@ -185,8 +185,6 @@ static int ctx_image2d(lua_State *L) {
   return 1;
 }
 
-static int img_release(lua_State *L) {
-  cimage *img = luaL_checkudata(L, 1, T_IMAGE);
 /***
 A 2D image (`cl.image`), made by `context:image2d`; a kernel's `image2d_t`
 argument takes one. `tostring(img)` is `cl.image: 512 x 512 float4, read_only (0x...)`.
@@ -197,6 +195,8 @@ argument takes one. `tostring(img)` is `cl.image: 512 x 512 float4, read_only (0
 Releases the image (also `__gc`, `__close`; a second release does nothing).
 @function image:release
 */
+static int img_release(lua_State *L) {
+  cimage *img = luaL_checkudata(L, 1, T_IMAGE);
   if (!img->released) {
     img->released = 1;
     clReleaseMemObject(img->mem);
@@ -213,6 +213,34 @@ static int release_method(lua_State *L) {
   return 1;
 }
 
+/***
+Width in pixels.
+@field width
+*/
+/***
+Height in pixels.
+@field height
+*/
+/***
+The format's name (`"float4"`).
+@field format
+*/
+/***
+Bytes per pixel.
+@field pixel_size
+*/
+/***
+Bytes: width x height x pixel_size.
+@field size
+*/
+/***
+The flags, as a string.
+@field flags
+*/
+/***
+The context.
+@field context
+*/
 static int img_index(lua_State *L) {
   if (release_method(L)) return 1;
   cimage *img = check_image(L, 1);
@@ -352,27 +380,6 @@ static int ctx_sampler(lua_State *L) {
   return 1;
 }
 
-static int smp_release(lua_State *L) {
-  csampler *s = luaL_checkudata(L, 1, T_SAMPLER);
-  if (!s->released) {
-    s->released = 1;
-    clReleaseSampler(s->s);
-  }
-  return 0;
-}
-
-static int smp_index(lua_State *L) {
-  if (release_method(L)) return 1;
-  csampler *s = clua_check(L, 1, T_SAMPLER);
-  const char *k = luaL_checkstring(L, 2);
-  if (!strcmp(k, "normalized")) lua_pushboolean(L, s->normalized);
-  else if (!strcmp(k, "address")) lua_pushstring(L, addresses[s->address].name);
-  else if (!strcmp(k, "filter")) lua_pushstring(L, s->linear ? "linear" : "nearest");
-  else if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
-  else {
-    luaL_getmetafield(L, 1, "methods");
-    lua_getfield(L, -1, k);
-  }
 /***
 A sampler (`cl.sampler`), made by `context:sampler`; a kernel's `sampler_t`
 argument takes one.
@@ -383,15 +390,15 @@ argument takes one.
 Releases the sampler (also `__gc`, `__close`; a second release does nothing).
 @function sampler:release
 */
-  return 1;
+static int smp_release(lua_State *L) {
+  csampler *s = luaL_checkudata(L, 1, T_SAMPLER);
+  if (!s->released) {
+    s->released = 1;
+    clReleaseSampler(s->s);
+  }
+  return 0;
 }
 
-static int smp_tostring(lua_State *L) {
-  csampler *s = luaL_checkudata(L, 1, T_SAMPLER);
-  if (s->released) lua_pushstring(L, "cl.sampler (released)");
-  else
-    lua_pushfstring(L, "cl.sampler: %s coordinates, %s, %s (%p)", s->normalized ? "normalized" : "integer",
-                    addresses[s->address].name, s->linear ? "linear" : "nearest", (void *)s->s);
 /***
 Whether coordinates are normalized.
 @field normalized
@@ -408,6 +415,27 @@ The addressing mode's name.
 The context.
 @field context
 */
+static int smp_index(lua_State *L) {
+  if (release_method(L)) return 1;
+  csampler *s = clua_check(L, 1, T_SAMPLER);
+  const char *k = luaL_checkstring(L, 2);
+  if (!strcmp(k, "normalized")) lua_pushboolean(L, s->normalized);
+  else if (!strcmp(k, "address")) lua_pushstring(L, addresses[s->address].name);
+  else if (!strcmp(k, "filter")) lua_pushstring(L, s->linear ? "linear" : "nearest");
+  else if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
+  else {
+    luaL_getmetafield(L, 1, "methods");
+    lua_getfield(L, -1, k);
+  }
+  return 1;
+}
+
+static int smp_tostring(lua_State *L) {
+  csampler *s = luaL_checkudata(L, 1, T_SAMPLER);
+  if (s->released) lua_pushstring(L, "cl.sampler (released)");
+  else
+    lua_pushfstring(L, "cl.sampler: %s coordinates, %s, %s (%p)", s->normalized ? "normalized" : "integer",
+                    addresses[s->address].name, s->linear ? "linear" : "nearest", (void *)s->s);
   return 1;
 }
 

@@ -1,6 +1,7 @@
--- clua.device: the facts a report states about a device, and its theoretical
+--- clua.device: the facts a report states about a device, and its theoretical
 -- bandwidths (memory from NVML's memory clock and bus width, PCIe per direction
 -- from NVML's generation and width), or "unknown" with the reason.
+-- @module clua.device
 local units = require "clua.units"
 
 local device = {}
@@ -10,13 +11,13 @@ device.pcie_lane_bps = {
   [1] = 0.25e9, [2] = 0.5e9, [3] = 0.985e9, [4] = 1.969e9, [5] = 3.938e9, [6] = 7.563e9,
 }
 
--- Theoretical memory bandwidth in B/s: 2 (double data rate) x clock x bus width / 8.
+--- Theoretical memory bandwidth in B/s: 2 (double data rate) x clock x bus width / 8.
 function device.memory_bps(memory_clock_mhz, bus_width_bits)
   if not (memory_clock_mhz and bus_width_bits) then return nil end
   return 2 * memory_clock_mhz * 1e6 * bus_width_bits / 8
 end
 
--- Theoretical PCIe bandwidth in B/s, one direction.
+--- Theoretical PCIe bandwidth in B/s, one direction.
 function device.pcie_bps(gen, width)
   local lane = device.pcie_lane_bps[gen or 0]
   if not (lane and width) then return nil end
@@ -26,7 +27,8 @@ end
 local Facts = {}
 Facts.__index = Facts
 
--- Facts about a cl device. opts.nvml: the table cl.nvml would give (or false
+--- Facts about a cl device (a `Facts`: the methods `Facts:...` below).
+-- opts.nvml: the table cl.nvml would give (or false
 -- for none), for tests and for devices NVML does not know.
 function device.facts(dev, opts)
   opts = opts or {}
@@ -66,12 +68,12 @@ function device.facts(dev, opts)
   return f
 end
 
--- Theoretical B/s for "memory" (default) or "pcie", or nil.
+--- Theoretical B/s for "memory" (default) or "pcie", or nil.
 function Facts:theoretical(which)
   return which == "pcie" and self.pcie_bps or self.memory_bps
 end
 
--- `bw` (in units of `divisor` B/s, default 10^9) as a percentage of the
+--- `bw` (in units of `divisor` B/s, default 10^9) as a percentage of the
 -- theoretical "memory" (default) or "pcie" bandwidth; nil when that is unknown.
 function Facts:pct_of_theoretical(bw, which, divisor)
   local t = self:theoretical(which)
@@ -79,7 +81,7 @@ function Facts:pct_of_theoretical(bw, which, divisor)
   return bw * (divisor or units.GB) / t * 100
 end
 
--- "3352 GB/s (2 x 2619 MHz x 5120 bit / 8)" or "unknown (why)".
+--- "3352 GB/s (2 x 2619 MHz x 5120 bit / 8)" or "unknown (why)".
 function Facts:describe_theoretical(which, divisor)
   local t, u = self:theoretical(which), units.bw_unit(divisor)
   if not t then return "unknown (" .. self.unknown_why .. ")" end
@@ -90,7 +92,7 @@ function Facts:describe_theoretical(which, divisor)
   return ("%s %s (2 x %d MHz x %d bit / 8)"):format(v, u, self.memory_clock_mhz, self.bus_width)
 end
 
--- A list of {label, text} pairs for printing ahead of a report.
+--- A list of {label, text} pairs for printing ahead of a report.
 function Facts:lines(divisor)
   local function mem(b) return b and units.format_size(b) or "?" end
   local wi = self.max_work_item_sizes and table.concat(self.max_work_item_sizes, " x ") or "?"
@@ -114,7 +116,7 @@ function Facts:lines(divisor)
   return l
 end
 
--- The lines as text, one "label: value" a line.
+--- The lines as text, one "label: value" a line.
 function Facts:text(divisor)
   local out = {}
   for _, kv in ipairs(self:lines(divisor)) do out[#out + 1] = ("%-19s %s"):format(kv[1] .. ":", kv[2]) end

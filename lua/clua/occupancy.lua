@@ -1,4 +1,4 @@
--- clua.occupancy: an occupancy calculator (NVIDIA OpenCL Best Practices Guide,
+--- clua.occupancy: an occupancy calculator (NVIDIA OpenCL Best Practices Guide,
 -- 4.1-4.5; the CUDA Occupancy Calculator of the lecture and slides).
 --
 -- Occupancy is the number of warps resident on a compute unit (an SM) divided by
@@ -13,6 +13,7 @@
 -- Other devices get a stated fallback from the OpenCL device query alone.
 --
 -- Pure Lua: devices and kernels may be cl objects or plain tables (for specs).
+-- @module clua.occupancy
 local occupancy = {}
 
 local KiB = 1024
@@ -94,7 +95,7 @@ local function version_number(cc)
   return tonumber(a) * 100 + tonumber(b)
 end
 
--- The table entry for a compute capability: exact, else the nearest earlier one
+--- The table entry for a compute capability: exact, else the nearest earlier one
 -- of the same major version (8.7 -> 8.6), else the newest earlier one (10.0 ->
 -- 9.0). Returns entry, the capability used, and whether it was exact.
 function occupancy.architecture(cc)
@@ -135,7 +136,7 @@ local function is_nvidia(info)
   return false
 end
 
--- The device's per-compute-unit limits. `opts.cc` picks a table row (for a
+--- The device's per-compute-unit limits. `opts.cc` picks a table row (for a
 -- device that does not tell its compute capability, or to ask "what if");
 -- any other field of opts overrides the result's field of that name.
 -- Returns L with: source (how it was obtained), name, cc, compute_units,
@@ -198,7 +199,7 @@ local function round_up(a, b) return ceil_div(a, b) * b end
 
 occupancy.resources = { "warps", "groups", "registers", "local memory" }
 
--- The calculator. `L` from occupancy.limits; `u` = {threads=work-items per
+--- The calculator. `L` from occupancy.limits; `u` = {threads=work-items per
 -- group, registers=per work-item (nil: unknown, not modelled), local_mem=bytes
 -- of local memory per group (static + arguments), warp_size= (when L has none)}.
 -- Returns r: threads, warp_size, warps_per_group, registers, local_mem,
@@ -289,7 +290,7 @@ function occupancy.calculate(L, u)
   return r
 end
 
--- Registers per work-item of kernel `name` from an NVIDIA build log made with
+--- Registers per work-item of kernel `name` from an NVIDIA build log made with
 -- -cl-nv-verbose (ptxas: "Compiling entry function 'NAME'", then "Used N
 -- registers"). Returns registers, spill store bytes, spill load bytes; nil
 -- when the log does not say.
@@ -308,7 +309,7 @@ function occupancy.registers(log, name)
   return found, spill_st, spill_ld
 end
 
--- Build options that make the compiler report registers: "-cl-nv-verbose" on
+--- Build options that make the compiler report registers: "-cl-nv-verbose" on
 -- a device with cl_nv_compiler_options (NVIDIA), else nil.
 function occupancy.build_options(dev)
   local info = info_of(dev) or {}
@@ -318,7 +319,7 @@ function occupancy.build_options(dev)
   return nil
 end
 
--- What a kernel uses, from its attributes on `dev`: work_group_size,
+--- What a kernel uses, from its attributes on `dev`: work_group_size,
 -- preferred multiple, local_mem (CL_KERNEL_LOCAL_MEM_SIZE: static __local plus
 -- the __local arguments set so far), private_mem, registers (opts.registers,
 -- else from kernel.program.log of a -cl-nv-verbose build; nil when unknown)
@@ -344,7 +345,7 @@ function occupancy.usage(kernel, dev, opts)
   return u
 end
 
--- Occupancy of `kernel` launched with `local_size` work-items per group on `dev`
+--- Occupancy of `kernel` launched with `local_size` work-items per group on `dev`
 -- (the kernel's __local arguments as set now). opts: cc, registers, local_mem
 -- (override), limits (a table from occupancy.limits), any limits override.
 -- Returns the calculator's result with r.usage and r.kernel_name.
@@ -383,7 +384,7 @@ local function size(b)
   return ("%d B"):format(b)
 end
 
--- One line: "50% (4 groups x 8 warps = 32 of 64 warps), limited by registers".
+--- One line: "50% (4 groups x 8 warps = 32 of 64 warps), limited by registers".
 function occupancy.summary(r)
   if not r.fits then return ("0%% (%s)"):format(r.why or r.limiter) end
   return ("%.0f%% (%d group%s x %d warp%s = %d of %d warps), limited by %s"):format(100 * r.occupancy,
@@ -391,7 +392,7 @@ function occupancy.summary(r)
     r.active_warps, r.max_warps, r.limiter)
 end
 
--- The calculation written out, resource by resource.
+--- The calculation written out, resource by resource.
 function occupancy.describe(r)
   local L = r.limits
   local out = {}
@@ -435,7 +436,7 @@ function occupancy.describe(r)
   return table.concat(out, "\n")
 end
 
--- The occupancy of `kernel` with `local_size` on `dev`, explained in text; or
+--- The occupancy of `kernel` with `local_size` on `dev`, explained in text; or
 -- the text of a result already computed (explain(r)).
 function occupancy.explain(kernel, dev, local_size, opts)
   if type(kernel) == "table" and kernel.by and kernel.limits then return occupancy.describe(kernel) end

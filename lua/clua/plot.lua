@@ -1,5 +1,6 @@
--- clua.plot: a sweep (x against one or more series) as a terminal chart that
+--- clua.plot: a sweep (x against one or more series) as a terminal chart that
 -- fits 80 columns and as an SVG file with labelled axes, units and a legend.
+-- @module clua.plot
 local units = require "clua.units"
 
 local plot = {}
@@ -10,6 +11,7 @@ Plot.__index = Plot
 plot.markers = { "*", "o", "+", "x", "#", "@", "%", "&" }
 plot.colors = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f" }
 
+--- A new plot (a `Plot`: the methods `Plot:...` below).
 -- plot.new{title=, x={name=, unit=, log2=, format=}, y={name=, unit=, format=, from=},
 --          series={{name=, points={{x, y}, ...}}, ...}}
 -- x.log2 draws x on a log2 scale (size sweeps); x.format/y.format turn a value
@@ -25,7 +27,7 @@ function plot.new(spec)
   return p
 end
 
--- Adds the point (x, y) to the series `name` (created on first use).
+--- Adds the point (x, y) to the series `name` (created on first use).
 function Plot:add(name, x, y)
   name = tostring(name or "")
   local s
@@ -35,7 +37,7 @@ function Plot:add(name, x, y)
   return self
 end
 
--- A plot from a report's rows: x from column `xcol`, y from `ycol`, one
+--- A plot from a report's rows: x from column `xcol`, y from `ycol`, one
 -- series per distinct value of `bycol` (or a single series named after ycol).
 function plot.from_report(t, xcol, ycol, bycol, spec)
   spec = spec or {}
@@ -68,7 +70,7 @@ local function formatter(axis)
   return tick_number
 end
 
--- Data ranges, with the x transform applied (log2 when asked).
+--- Data ranges, with the x transform applied (log2 when asked).
 function Plot:ranges()
   local tx = self.x.log2 and function(v) return math.log(v, 2) end or function(v) return v end
   local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
@@ -89,7 +91,7 @@ function Plot:ranges()
   return { tx = tx, xmin = xmin, xmax = xmax, ymin = lo, ymax = ymax, xs = xs }
 end
 
--- Round tick positions covering [lo, hi]: about n of them, steps of 1, 2 or 5 x 10^k.
+--- Round tick positions covering [lo, hi]: about n of them, steps of 1, 2 or 5 x 10^k.
 function plot.ticks(lo, hi, n)
   n = n or 5
   local raw = (hi - lo) / n
@@ -117,7 +119,7 @@ local function x_ticks(r, log2, max)
   return plot.ticks(r.xmin, r.xmax, math.min(max, 6))
 end
 
--- The chart as text, `width` columns (default 80) by `height` plot rows (default 16).
+--- The chart as text, `width` columns (default 80) by `height` plot rows (default 16).
 function Plot:text(width, height)
   width, height = width or 80, height or 16
   local r = self:ranges()
@@ -177,7 +179,7 @@ local function esc(s)
     ['"'] = "&quot;", ["'"] = "&apos;" }))
 end
 
--- The chart as an SVG document (a string).
+--- The chart as an SVG document (a string).
 function Plot:svg(opts)
   opts = opts or {}
   local W, H = opts.width or 760, opts.height or 460
@@ -236,7 +238,7 @@ function Plot:svg(opts)
   return table.concat(o, "\n") .. "\n"
 end
 
--- Writes the SVG to a file.
+--- Writes the SVG to a file.
 function Plot:write_svg(path, opts)
   local f = assert(io.open(path, "w"))
   f:write(self:svg(opts))

@@ -1,6 +1,7 @@
--- clua.recipe: the conventions every recipe shares: options, device, queues,
+--- clua.recipe: the conventions every recipe shares: options, device, queues,
 -- programs, timing defaults, verification, output (terminal, Markdown, CSV,
 -- JSON, --compare, SVG, trace) and errors (exit non-zero, no figure printed).
+-- @module clua.recipe
 local argparse = require "argparse"
 local units = require "clua.units"
 local timing = require "clua.timing"
@@ -12,7 +13,7 @@ local recipe = {}
 
 local Recipe = {}
 
--- The clua version: cl.version when the runtime has it, else the global
+--- The clua version: cl.version when the runtime has it, else the global
 -- CLUA_VERSION, else "unknown".
 function recipe.version()
   local ok, cl = pcall(require, "cl")
@@ -20,7 +21,7 @@ function recipe.version()
   return tostring(v or rawget(_G, "CLUA_VERSION") or "unknown")
 end
 
--- True when CLUA_CORRUPT asks this recipe to corrupt its output: "1" or "all"
+--- True when CLUA_CORRUPT asks this recipe to corrupt its output: "1" or "all"
 -- for every recipe, or a comma-separated list of recipe names.
 function recipe.corrupt_requested(name, value)
   value = value or os.getenv("CLUA_CORRUPT")
@@ -56,6 +57,7 @@ Recipe.__index = function(self, k)
   end
 end
 
+--- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
 --   size=, quick_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
 -- Parses `args` (default: the script's `arg`) with the shared options and the
@@ -121,7 +123,7 @@ function recipe.new(spec)
   return self
 end
 
--- A new command queue on R.ctx for R.device (profiling on unless opts say otherwise).
+--- A new command queue on R.ctx for R.device (profiling on unless opts say otherwise).
 function Recipe:new_queue(opts)
   opts = opts or {}
   if opts.profiling == nil then opts.profiling = true end
@@ -136,7 +138,7 @@ local function defines_key(d)
   return table.concat(keys, " ")
 end
 
--- A program built from `file` (looked up under clua's kernels/ folder) with
+--- A program built from `file` (looked up under clua's kernels/ folder) with
 -- `defines` ({N=16, USE_X=true}) and build `options`, cached per device.
 function Recipe:program(file, defines, options)
   self.programs = rawget(self, "programs") or {}
@@ -149,12 +151,13 @@ function Recipe:program(file, defines, options)
   return prog
 end
 
--- A kernel by name from R:program(file, defines, options).
+--- A kernel by name from R:program(file, defines, options).
 function Recipe:kernel(file, name, defines, options)
   return self:program(file, defines, options):kernel(name)
 end
 
---- Assignment mode: the student's kernel given by `--kernel FILE`, or nil.
+--- Assignment mode: the student's kernel, or nil.
+-- The kernel is given by `--kernel FILE`.
 -- Only recipes made with `spec.student` (the contract the kernel must meet,
 -- shown by `--help`) take `--kernel`. FILE is built for `R.device` as the
 -- recipe's own kernels are (`R:program`: the path as given, else under
@@ -225,7 +228,8 @@ function Recipe:rank(t, column, filter)
   return ranked
 end
 
--- clua.timing.run with the recipe's defaults: --reps and --warmup (which
+--- Times a step: clua.timing.run with the recipe's defaults.
+-- The defaults: --reps and --warmup (which
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
 -- for host timing. opts.label is shown as progress.
 function Recipe:time(step, opts)
@@ -242,10 +246,10 @@ function Recipe:time(step, opts)
   return timing.run(step, o)
 end
 
--- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
+--- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
 function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
 
--- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
+--- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
 -- with a % of the theoretical memory (or opts.theoretical = "pcie") bandwidth.
 function Recipe:bw_column(name, opts)
   opts = opts or {}
@@ -254,7 +258,7 @@ function Recipe:bw_column(name, opts)
     compare = opts.compare ~= false, key = opts.key }
 end
 
--- The metadata every output carries.
+--- The metadata every output carries.
 function Recipe:meta()
   local f = self.facts
   return { recipe = self.name, device = f.name, platform = f.platform, driver = f.driver,
@@ -263,7 +267,7 @@ function Recipe:meta()
     options = #self.argv > 0 and table.concat(self.argv, " ") or "(defaults)" }
 end
 
--- report.new with the recipe's metadata and the device's theoretical bandwidths.
+--- report.new with the recipe's metadata and the device's theoretical bandwidths.
 function Recipe:table(spec)
   local t = report.new(spec)
   for k, v in pairs(self:meta()) do if t.meta[k] == nil then t.meta[k] = v end end
@@ -271,12 +275,12 @@ function Recipe:table(spec)
   return t
 end
 
--- verify.arrays: raises (and so ends the recipe with an error) on a mismatch.
+--- verify.arrays: raises (and so ends the recipe with an error) on a mismatch.
 function Recipe:verify(name, got, expected, opts) -- luacheck: ignore self
   return verify.arrays(name, got, expected, opts)
 end
 
--- When R.corrupt (CLUA_CORRUPT), changes element i (0-based; default the
+--- When R.corrupt (CLUA_CORRUPT), changes element i (0-based; default the
 -- middle one) of a cl.array or Lua list so that verification must fail.
 -- Returns true when it changed something.
 function Recipe:corrupt_one(a, i)
@@ -302,7 +306,7 @@ local function now_ns()
   return os.time() * 1e9
 end
 
--- A progress line on stderr, shown only when stderr is a terminal (or
+--- A progress line on stderr, shown only when stderr is a terminal (or
 -- CLUA_PROGRESS=1) and the recipe has been running for more than a second.
 function Recipe:progress(fmt, ...)
   if rawget(self, "tty") == nil then self.tty = is_tty() end
@@ -328,7 +332,8 @@ local function render(self, t)
   return self.args.md and report.markdown(t) or report.text(t)
 end
 
--- Prints a table (aligned text, or Markdown with --md; with ratios to the
+--- Prints a table and keeps it for the output files.
+-- The table is printed as aligned text (or Markdown with --md; with ratios to the
 -- saved run with --compare) and keeps it for --csv and --json. With
 -- --device all, tables are printed at the end, one per id, with a device column.
 function Recipe:emit(t)
@@ -346,7 +351,8 @@ local function fence(self, text)
   return text
 end
 
--- Prints a sweep (clua.plot) in the terminal and keeps it for --svg.
+--- Prints a sweep (clua.plot) in the terminal.
+-- It is kept for --svg.
 function Recipe:plot(p)
   if self.all_devices and rawget(self, "device") then p.title = p.title .. " — " .. self.facts.name end
   self.plots[#self.plots + 1] = p
@@ -355,7 +361,8 @@ function Recipe:plot(p)
   return p
 end
 
--- Prints a timeline (clua.timeline) as a Gantt chart and keeps it for --trace.
+--- Prints a timeline (clua.timeline) as a Gantt chart.
+-- It is kept for --trace.
 function Recipe:timeline(tl)
   if rawget(self, "device") then tl.process = self.facts.name end
   self.timelines[#self.timelines + 1] = tl
@@ -364,6 +371,7 @@ function Recipe:timeline(tl)
   return tl
 end
 
+--- Merges the tables of a run on every device.
 -- The tables of a --device all run, merged by id: a leading device column,
 -- and the "% of peak" figures of each device already computed.
 function recipe.merge_by_device(tables)
@@ -397,7 +405,7 @@ function recipe.merge_by_device(tables)
   return out
 end
 
--- FILE for the only item, else FILE's stem .. "." .. id .. extension.
+--- FILE for the only item, else FILE's stem .. "." .. id .. extension.
 function recipe.output_path(path, id, count)
   if count <= 1 then return path end
   local stem, ext = path:match("^(.-)(%.[^./]*)$")
@@ -435,7 +443,8 @@ local function write_outputs(self, tables)
   end
 end
 
--- Runs the recipe: body(R, device), once, or once per device with --device
+--- Runs the recipe's body and writes its output files.
+-- Runs body(R, device), once, or once per device with --device
 -- all (R.device, R.ctx, R.queue, R.facts set anew for each). Any error,
 -- verification failures included, prints "recipe NAME: message" on stderr
 -- and exits with status 1 (CLUA_TRACEBACK=1 adds the traceback). On success

@@ -1,4 +1,6 @@
--- clua.stats: summary statistics of a list of numbers.
+--- clua.stats: summary statistics of a list of numbers.
+-- Pure Lua; a list is a Lua sequence of numbers (times in ns, say).
+-- @module clua.stats
 local stats = {}
 
 local function sorted(xs)
@@ -7,30 +9,34 @@ local function sorted(xs)
   return s
 end
 
+--- The smallest value (nil for an empty list).
 function stats.min(xs)
   local m = xs[1]
   for i = 2, #xs do if xs[i] < m then m = xs[i] end end
   return m
 end
 
+--- The largest value (nil for an empty list).
 function stats.max(xs)
   local m = xs[1]
   for i = 2, #xs do if xs[i] > m then m = xs[i] end end
   return m
 end
 
+--- The sum (0 for an empty list).
 function stats.sum(xs)
   local s = 0
   for i = 1, #xs do s = s + xs[i] end
   return s
 end
 
+--- The arithmetic mean (nil for an empty list).
 function stats.mean(xs)
   if #xs == 0 then return nil end
   return stats.sum(xs) / #xs
 end
 
--- Sample standard deviation (divides by n - 1); 0 for a single value.
+--- Sample standard deviation (divides by n - 1); 0 for a single value.
 function stats.stddev(xs)
   local n = #xs
   if n == 0 then return nil end
@@ -50,10 +56,14 @@ local function percentile_sorted(s, p)
   return s[lo] + (h - lo) * (s[lo + 1] - s[lo])
 end
 
+--- Percentile `p` (0-100) by linear interpolation between the closest ranks
+-- (nil for an empty list).
 function stats.percentile(xs, p) return percentile_sorted(sorted(xs), p) end
+--- The median: the 50th percentile (nil for an empty list).
 function stats.median(xs) return percentile_sorted(sorted(xs), 50) end
 
--- {n=, median=, min=, max=, mean=, stddev=}; only n=0 for an empty list.
+--- All the statistics at once: `{n=, median=, min=, max=, mean=, stddev=}`;
+-- only `n = 0` for an empty list.
 function stats.summary(xs)
   local n = #xs
   if n == 0 then return { n = 0 } end

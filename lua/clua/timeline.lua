@@ -1,6 +1,7 @@
--- clua.timeline: the profiled events of a run, one lane per queue, drawn as a
+--- clua.timeline: the profiled events of a run, one lane per queue, drawn as a
 -- terminal Gantt chart and written as Chrome trace JSON (opens in Perfetto,
 -- ui.perfetto.dev, or chrome://tracing).
+-- @module clua.timeline
 local json = require "dkjson"
 local units = require "clua.units"
 
@@ -19,12 +20,13 @@ local kind_of_command = {
   copy_buffer = "copy", copy_buffer_rect = "copy", fill_buffer = "copy",
 }
 
+--- A new, empty timeline (a `Timeline`: the methods `Timeline:...` below).
 -- timeline.new([title])
 function timeline.new(title)
   return setmetatable({ title = title, entries = {}, lanes = {} }, Timeline)
 end
 
--- Records a command: tl:add(lane, kind, label, event) with `event` a cl event
+--- Records a command: tl:add(lane, kind, label, event) with `event` a cl event
 -- (read after the run: profiling times are taken when the timeline is drawn)
 -- or a table {start=ns, ["end"]=ns}. `kind` is "write" (host to device),
 -- "read" (device to host), "copy", "kernel" or "other"; nil derives it from
@@ -39,7 +41,7 @@ function Timeline:add(lane, kind, label, event)
   return self
 end
 
--- The entries with times resolved: {lane=, kind=, label=, start=, finish=}
+--- The entries with times resolved: {lane=, kind=, label=, start=, finish=}
 -- (ns, the first start at 0), in order of start.
 function Timeline:resolve()
   if self.resolved then return self.resolved end
@@ -57,7 +59,7 @@ function Timeline:resolve()
   return out
 end
 
--- A Gantt chart that fits `width` columns (default 80): one line per lane,
+--- A Gantt chart that fits `width` columns (default 80): one line per lane,
 -- each command drawn with its kind's mark, and a time axis.
 function Timeline:text(width)
   width = width or 80
@@ -97,7 +99,7 @@ function Timeline:text(width)
   return table.concat(out, "\n") .. "\n"
 end
 
--- Chrome trace JSON: one "X" (complete) event per command, ts and dur in µs
+--- Chrome trace JSON: one "X" (complete) event per command, ts and dur in µs
 -- from the first start; pid 1 is the device (opts.process names it), one tid
 -- per lane named by a thread_name metadata event.
 function Timeline:trace(opts)
@@ -115,7 +117,7 @@ function Timeline:trace(opts)
   return json.encode({ traceEvents = t, displayTimeUnit = "ns" }) .. "\n"
 end
 
--- Writes the Chrome trace to a file.
+--- Writes the Chrome trace to a file.
 function Timeline:write_trace(path, opts)
   local f = assert(io.open(path, "w"))
   f:write(self:trace(opts))

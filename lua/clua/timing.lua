@@ -1,13 +1,14 @@
--- clua.timing: run a step with warm-up and repeats, by profiling events or by
+--- clua.timing: run a step with warm-up and repeats, by profiling events or by
 -- the host clock. The timed loop only calls the step (and, for host timing,
 -- waits); events are read after the loop.
+-- @module clua.timing
 local stats = require "clua.stats"
 
 local timing = {}
 
 local function is_list(r) return type(r) == "table" and r[1] ~= nil end
 
--- Nanoseconds covered by one event, or by a list of events (first start to
+--- Nanoseconds covered by one event, or by a list of events (first start to
 -- last end). Reading a profiling time waits for the event to complete.
 function timing.span(r)
   if not is_list(r) then return r["end"] - r.start end
@@ -33,7 +34,7 @@ local function cl_now()
   return function() error("clua.timing: no cl module for the host clock; give opts.clock", 3) end
 end
 
--- Runs `step(i)` and times it.
+--- Runs `step(i)` and times it.
 --   opts.reps       timed repetitions (default 10), or
 --   opts.target_ms  calibrate: after warm-up, one probe run decides how many
 --                   repetitions fill about target_ms (bounded by min_reps, default 3,
@@ -144,7 +145,7 @@ function timing.run(step, opts)
   }
 end
 
--- Host-clock time of one call of fn (ns), and fn's results.
+--- Host-clock time of one call of fn (ns), and fn's results.
 function timing.host(fn, clock)
   clock = clock or cl_now()
   local t0 = clock()

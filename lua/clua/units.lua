@@ -1,23 +1,24 @@
--- clua.units: bandwidth, sizes and times, parsed and printed one way everywhere.
+--- clua.units: bandwidth, sizes and times, parsed and printed one way everywhere.
 -- Times are integer nanoseconds (as cl.now() and event profiling give them);
 -- bandwidth is bytes per second divided by a stated divisor (10^9 or 2^30).
+-- @module clua.units
 local units = {}
 
 units.GB = 1e9        -- the default divisor: GB/s
 units.GiB = 2 ^ 30    -- on request (--gib): GiB/s
 
--- Effective bandwidth of `bytes` (read + written) moved in `ns` nanoseconds,
+--- Effective bandwidth of `bytes` (read + written) moved in `ns` nanoseconds,
 -- in units of `divisor` bytes per second (default units.GB).
 function units.gbps(bytes, ns, divisor)
   return bytes / ns * 1e9 / (divisor or units.GB)
 end
 
--- "GB/s" or "GiB/s".
+--- "GB/s" or "GiB/s".
 function units.bw_unit(divisor)
   return (divisor or units.GB) == units.GiB and "GiB/s" or "GB/s"
 end
 
--- The unit with its divisor stated: "GB/s (10^9 B/s)" or "GiB/s (2^30 B/s)".
+--- The unit with its divisor stated: "GB/s (10^9 B/s)" or "GiB/s (2^30 B/s)".
 function units.bw_header(divisor)
   if (divisor or units.GB) == units.GiB then return "GiB/s (2^30 B/s)" end
   return "GB/s (10^9 B/s)"
@@ -30,7 +31,7 @@ local multipliers = {
   kb = 1e3, mb = 1e6, gb = 1e9, tb = 1e12,
 }
 
--- Bytes from "4096", "1e6", "1K" (binary: K M G T are powers of 1024),
+--- Bytes from "4096", "1e6", "1K" (binary: K M G T are powers of 1024),
 -- "256 MiB", "64MiB", "1.5GiB", "10 MB" (decimal: kB MB GB TB).
 -- Returns an integer, or nil and a message (so it serves as an argparse convert).
 function units.parse_size(s)
@@ -58,7 +59,7 @@ local function sig3(v)
   return s
 end
 
--- "512 B", "1 KiB", "1.5 KiB", "256 MiB", "80 GiB".
+--- "512 B", "1 KiB", "1.5 KiB", "256 MiB", "80 GiB".
 function units.format_size(bytes)
   local names = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" }
   local i, v = 1, bytes
@@ -67,7 +68,7 @@ function units.format_size(bytes)
   return ("%s %s"):format((("%.2f"):format(v):gsub("0+$", ""):gsub("%.$", "")), names[i])
 end
 
--- "850 ns", "12.3 µs", "4.07 ms", "1.25 s" (three significant digits).
+--- "850 ns", "12.3 µs", "4.07 ms", "1.25 s" (three significant digits).
 function units.format_time(ns)
   if ns ~= ns then return "nan" end
   local steps = { { 1, "ns" }, { 1e3, "µs" }, { 1e6, "ms" }, { 1e9, "s" } }
@@ -79,7 +80,7 @@ function units.format_time(ns)
   return s .. " " .. steps[i][2]
 end
 
--- A number for a table cell: integers as is, others with about four significant digits.
+--- A number for a table cell: integers as is, others with about four significant digits.
 function units.format_number(v)
   if type(v) ~= "number" then return tostring(v) end
   if math.type(v) == "integer" then return tostring(v) end

@@ -1,5 +1,6 @@
--- clua.verify: compare a device result with a CPU reference before any figure
+--- clua.verify: compare a device result with a CPU reference before any figure
 -- is printed. A mismatch raises an error that names the worst element.
+-- @module clua.verify
 local verify = {}
 
 local float_types = { float = true, double = true, float2 = true, float4 = true, double2 = true }
@@ -29,6 +30,7 @@ local function fmt(v)
   return ("%.9g"):format(v)
 end
 
+--- Checks a result array against a reference, element by element.
 -- verify.arrays(name, got, expected, [opts]) checks every element of `got`
 -- (a cl.array or a Lua list) against `expected` (a cl.array, a Lua list, or a
 -- function of the 0-based index). Integer types must match exactly; float
@@ -85,6 +87,7 @@ function verify.arrays(name, got, expected, opts)
   return { n = n, max_abs = max_abs, max_rel = max_rel }
 end
 
+--- Checks one number against a reference.
 -- verify.scalar(name, got, expected, [tol]): one number, with a relative
 -- tolerance (default exact).
 function verify.scalar(name, got, expected, tol)
