@@ -112,6 +112,7 @@ typedef struct {
   cl_uint unset;          /* arguments not set yet */
   cl_device_id wgdev;     /* cache of CL_KERNEL_WORK_GROUP_SIZE for one device */
   size_t wgsize;
+  size_t wgdevmax;        /* and of that device's CL_DEVICE_MAX_WORK_GROUP_SIZE */
   char *argkind;          /* per argument: 'g' global/constant pointer, 'l' local, 's' scalar,
                              'i' image, 'S' sampler, '?' unknown */
   char **argtype;         /* declared type names (NULL when unknown) */

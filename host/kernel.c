@@ -457,19 +457,25 @@ int clua_queue_launch(lua_State *L) {
     total *= l[i];
   }
   if (haslocal) {
+    /* The device's limit is a hard one. The kernel's CL_KERNEL_WORK_GROUP_SIZE
+       is not always: NVIDIA's driver reports 256 for most kernels and runs them
+       with 1024, so a larger local size is left to the driver, and its refusal
+       is explained below. */
     if (k->wgdev != q->dev) {
-      size_t wg = 0;
+      size_t wg = 0, dmax = 0;
       cl_int err = clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
       if (err != CL_SUCCESS) return clua_clerror(L, "queue:launch", "clGetKernelWorkGroupInfo", err, NULL);
+      clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dmax, &dmax, NULL);
       k->wgdev = q->dev;
       k->wgsize = wg;
+      k->wgdevmax = dmax ? dmax : wg;
     }
     for (cl_uint i = 0; i < dims; i++)
       if (l[i] == 0) luaL_error(L, "queue:launch: local size %d is 0", (int)i + 1);
-    if (total > k->wgsize)
+    if (total > k->wgdevmax)
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
-                          "local size %I exceeds the kernel's maximum %I on %s", (lua_Integer)total,
-                          (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
+                          "local size %I exceeds the device's maximum %I on %s", (lua_Integer)total,
+                          (lua_Integer)k->wgdevmax, clua_device_name(q->dev, dn, sizeof dn));
     for (cl_uint i = 0; i < dims; i++)
       if (g[i] % l[i])
         return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
@@ -493,6 +499,17 @@ int clua_queue_launch(lua_State *L) {
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
   if (err != CL_SUCCESS) {
+    size_t req[3] = {0, 0, 0};
+    if (err == CL_INVALID_WORK_GROUP_SIZE &&
+        clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof req, req, NULL) == CL_SUCCESS &&
+        req[0] && (!haslocal || req[0] != l[0] || (dims > 1 && req[1] != l[1]) || (dims > 2 && req[2] != l[2])))
+      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
+                          "kernel '%s' declares reqd_work_group_size(%I, %I, %I); launch it with that local size",
+                          kname(k, kn, sizeof kn), (lua_Integer)req[0], (lua_Integer)req[1], (lua_Integer)req[2]);
+    if ((err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES) && haslocal && total > k->wgsize)
+      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
+                          "local size %I exceeds the kernel's maximum %I on %s", (lua_Integer)total,
+                          (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
     if (err == CL_INVALID_WORK_ITEM_SIZE)
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
                           "a local size exceeds the device's max work-item size on %s", clua_device_name(q->dev, dn, sizeof dn));
