@@ -313,15 +313,17 @@ static void push_info(lua_State *L, cl_device_id id) {
   }
   lua_newtable(L);
   int k = 0;
-  for (char *p = exts; p && *p;) {
-    while (*p == ' ') p++;
-    char *e = p;
-    while (*e && *e != ' ') e++;
-    if (e > p) {
-      lua_pushlstring(L, p, (size_t)(e - p));
-      lua_rawseti(L, -2, ++k);
+  if (exts) {
+    for (char *p = exts; *p;) {
+      while (*p == ' ') p++;
+      char *e = p;
+      while (*e && *e != ' ') e++;
+      if (e > p) {
+        lua_pushlstring(L, p, (size_t)(e - p));
+        lua_rawseti(L, -2, ++k);
+      }
+      p = e;
     }
-    p = e;
   }
   lua_setfield(L, -2, "extensions");
   cl_device_fp_config fp = 0;

@@ -10,7 +10,6 @@
 -- whose accuracy is implementation-defined; exact for integers).
 local cl = require "cl"
 local recipe = require "clua.recipe"
-local units = require "clua.units"
 
 local R = recipe.new{
   name = "math",

@@ -85,9 +85,9 @@ R:main(function(R, dev)
   -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
   -- of 1-6, checked work-group by work-group before anything is timed.
   local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
-  local per = R.args.kernel_per
+  local kper = R.args.kernel_per
   if student then
-    if not per or per < 1 then error("--kernel-per must be at least 1") end
+    if not kper or kper < 1 then error("--kernel-per must be at least 1") end
     local max = student:info(dev).work_group_size
     if L > max then error(("--local %d exceeds %s's maximum %d on this device"):format(L, student_label, max)) end
     kernels.student = student
@@ -154,7 +154,7 @@ R:main(function(R, dev)
   -- The student's first launch against the CPU, group by group: the first
   -- wrong partial sum is named, and nothing is timed.
   if student then
-    local span = per * L
+    local span = kper * L
     local g = (n + span - 1) // span
     q:fill(P[1], NAN, { type = "uint" })
     student:args(din, P[1], cl.uint(n), cl["local"](L * 4))
@@ -206,7 +206,7 @@ R:main(function(R, dev)
   local label6 = ("6 many elements per work-item, unrolled (%d groups/CU)"):format(best6.g)
   rows[#rows + 1] = { label = label6, r = best6.r6 }
   rows[#rows + 1] = { label = ("slides' two-stage kernel (%d groups/CU)"):format(bests.g), r = bests.rs }
-  if student then rows[#rows + 1] = { label = student_label, r = measure(student_label, plan("student", per, "any")) } end
+  if student then rows[#rows + 1] = { label = student_label, r = measure(student_label, plan("student", kper, "any")) } end
 
   -- Everything verified: the figures.
   local us = function(v) return ("%.1f"):format(v / 1e3) end
@@ -246,7 +246,7 @@ R:main(function(R, dev)
   if student then
     R:rank(t, "time", function(row) return row.variant ~= t.rows[1].variant end)
     t:note(("%s: %d elements per work-item per launch (--kernel-per), its error bound that of any "
-      .. "order of a group's %d additions"):format(student_label, per, per * L))
+      .. "order of a group's %d additions"):format(student_label, kper, kper * L))
   end
   t:note(("work-groups of %d work-items; 6 and the slides' kernel use the best of the groups-per-CU sweep "
     .. "(%d compute units); the slides' last step (work-item 0 adding every group's value after "
