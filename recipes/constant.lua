@@ -23,7 +23,7 @@ local R = recipe.new{
     p:option("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick).")
       :argname("N"):convert(math.tointeger)
     p:option("--table", "Table entries (uints, a power of two).", "1024"):argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group size (capped by the kernels' limit).", "256"):argname("N"):convert(math.tointeger)
+    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
   end,
 }
 
@@ -67,8 +67,7 @@ R:main(function(R, dev)
     "global_uniform", "global_spread" }) do
     kernels[name] = R:kernel("constant.cl", name, defines)
   end
-  local L = R.args["local"]
-  for _, k in pairs(kernels) do L = math.min(L, k:info(dev).work_group_size) end
+  local L = math.min(R.args["local"], info.max_work_group_size)
   local n = R.args.work_items or (R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
   n = math.max(L, n // L * L)
 

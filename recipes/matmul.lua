@@ -129,15 +129,19 @@ R:main(function(R, dev)
     error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(devtile, devtile, devtile,
       info.max_work_group_size))
   end
-  -- A tile is used when every kernel built for it allows a tile x tile group
-  -- (drivers may allow a kernel fewer work-items than the device's maximum).
+  -- A tile is used when the driver runs every kernel built for it in tile x
+  -- tile groups, tried once on T x T matrices (the kernel's reported
+  -- work_group_size is no guide: NVIDIA's driver reports 256 and runs 1024).
   local skipped = {}
   local function usable(T)
     local ok, prog = pcall(R.program, R, "matmul.cl", { TILE_DIM = T })
     if not ok then return false, ("the build failed: %s"):format(tostring(prog):match("[^\n]*")) end
+    local a <close> = R.ctx:buffer(4 * T * T)
+    local b <close> = R.ctx:buffer(4 * T * T)
+    local c <close> = R.ctx:buffer(4 * T * T)
     for _, name in ipairs({ "simpleMultiply", "coalescedMultiply", "sharedABMultiply", "multiplyNaive", "multiplyTiled" }) do
-      local wg = prog:kernel(name):info(dev).work_group_size
-      if T * T > wg then return false, ("the driver allows %s %d work-items per group"):format(name, wg) end
+      local fine, why = R:try_launch(prog:kernel(name):args(a, b, c, T), { T, T }, { T, T })
+      if not fine then return false, ("the driver refused %s in %d x %d groups: %s"):format(name, T, T, why) end
     end
     return true
   end

@@ -82,23 +82,21 @@ R:main(function(R, dev)
     }
   end
   local L = occupancy.limits(dev, { cc = R.args.cc })
-  -- The largest work-group each kernel allows (CL_KERNEL_WORK_GROUP_SIZE):
-  -- the work-group sweep goes up to each kernel's own, the local-memory sweep
-  -- uses one size every variant with the __local argument allows.
-  local wg_limit, wg_note, lmax = {}, {}, maxwg
+  -- The work-group sweep goes up to the device's maximum; a size the driver
+  -- refuses is left out with a note. The kernels' own CL_KERNEL_WORK_GROUP_SIZE
+  -- is shown, not used: NVIDIA's driver reports 256 and runs 1024.
+  local wg_note = {}
   for _, name in ipairs(NAMES) do
-    local w0, w1 = kernels[name][0]:info(dev).work_group_size, kernels[name][1]:info(dev).work_group_size
-    wg_limit[name] = math.min(maxwg, w0)
-    lmax = math.min(lmax, w1)
-    wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, w0, w1)
+    wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, kernels[name][0]:info(dev).work_group_size,
+      kernels[name][1]:info(dev).work_group_size)
   end
-  local function sizes_for(name)
+  local function sizes_for()
     local list, s = {}, 32
-    while s <= wg_limit[name] do list[#list + 1] = s; s = s * 2 end
+    while s <= maxwg do list[#list + 1] = s; s = s * 2 end
     if quick and #list > 3 then list = { list[1], list[#list // 2 + 1], list[#list] } end
     return list
   end
-  local lgroup = math.min(R.args.local_group or 64, lmax)
+  local lgroup = math.min(R.args.local_group or 64, maxwg)
   local static_local = kernels.copy[0]:info(dev).local_mem_size or 0
   local max_local = info.local_mem_size - static_local
   if L.max_local then max_local = math.min(max_local, L.max_local - static_local) end
@@ -152,20 +150,18 @@ R:main(function(R, dev)
   end
 
   -- One configuration: set the arguments, poison the output, time, read back,
-  -- verify, and compute the occupancy.
+  -- verify, and compute the occupancy. A configuration the driver refuses (the
+  -- work-group size, too much local memory) is left out: nil and the refusal.
   local corrupted = false
   local function measure(name, wg, local_bytes)
     local s = spec[name]
     local k = kernels[name][local_bytes > 0 and 1 or 0]
     if local_bytes > 0 then s.args(k, cl["local"](local_bytes), cl.uint(local_bytes // 4)) else s.args(k) end
     q:fill(dOut, SENTINEL, { size = s.elems * 4 }):wait()
-    -- A configuration the driver refuses (too much local memory, say) is a row
-    -- of the table, not the end of the recipe.
-    local ok, err = pcall(function() q:launch(k, s.global, wg):wait() end)
+    local ok, why = R:try_launch(k, s.global, wg)
     if not ok then
-      q:finish()
-      return { kernel = name, wg = wg, local_bytes = local_bytes, failed = tostring(err),
-        occ = occupancy.of(k, dev, wg, { limits = L, registers = R.args.registers }) }
+      return nil, ("%s, work-group %d, %d bytes local: left out, the driver refused it: %s"):format(name, wg,
+        local_bytes, why)
     end
     q:fill(dOut, SENTINEL, { size = s.elems * 4 }):wait()
     local t = R:time(function() return q:launch(k, s.global, wg) end,
@@ -182,14 +178,17 @@ R:main(function(R, dev)
       unit = s.unit }
   end
 
-  local by_wg, by_local = {}, {}
+  local by_wg, by_local, refused_wg, refused_local = {}, {}, {}, {}
+  local function keep(rows, refused, row, why)
+    if row then rows[#rows + 1] = row else refused[#refused + 1] = why end
+  end
   for _, name in ipairs(NAMES) do
-    for _, wg in ipairs(sizes_for(name)) do by_wg[#by_wg + 1] = measure(name, wg, 0) end
+    for _, wg in ipairs(sizes_for()) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
     -- copy (a float per work-item) is left out of the local sweep: at small
     -- work-groups its time is set by the group launch rate (see the kernel file).
     if name ~= "copy" then
       for _, lb in ipairs(local_sizes(max_local, quick)) do
-        by_local[#by_local + 1] = measure(name, lgroup, lb)
+        keep(by_local, refused_local, measure(name, lgroup, lb))
       end
     end
   end
@@ -216,13 +215,6 @@ R:main(function(R, dev)
   end
   local function add(t, row)
     local o = row.occ
-    if row.failed then
-      t:add{ kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes, registers = o.registers,
-        ["groups/CU"] = o.groups, occupancy = 100 * o.occupancy, ["limited by"] = "launch failed" }
-      t:note(("%s, work-group %d, %d bytes local: the launch failed: %s"):format(row.kernel, row.wg,
-        row.local_bytes, row.failed))
-      return
-    end
     t:add{ kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes, registers = o.registers,
       ["groups/CU"] = o.groups, occupancy = 100 * o.occupancy, ["limited by"] = o.limiter,
       time = row.t.median, min = row.t.min, max = row.t.max, rate = row.rate, unit = row.unit,
@@ -234,19 +226,22 @@ R:main(function(R, dev)
       .. "(stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
       :format(units.format_size(bytes), nw, steps, stride, units.format_size(m * 4), nw, iterations))
     local u = kernels.copy[0] and occupancy.usage(kernels.copy[0], dev)
-    t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument: %s")
+    t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument (reported, "
+      .. "not used as a limit): %s")
       :format(R.args.registers and "--registers" or u.registers_from, table.concat(wg_note, ", ")))
   end
 
   local t1 = R:table{ title = "Occupancy by work-group size (no local memory)", id = "work-group", columns = columns() }
   for _, row in ipairs(by_wg) do add(t1, row) end
   notes(t1)
+  for _, why in ipairs(refused_wg) do t1:note(why) end
   R:emit(t1)
 
   local t2 = R:table{ title = ("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup),
     id = "local", columns = columns() }
   for _, row in ipairs(by_local) do add(t2, row) end
   notes(t2)
+  for _, why in ipairs(refused_local) do t2:note(why) end
   t2:note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)")
   R:emit(t2)
 

@@ -17,7 +17,7 @@ local R = recipe.new{
   size = "256MiB", quick_size = "4MiB", quick_reps = 3,
   options = function(p)
     p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group size (0: let the driver choose; capped by the kernel's limit).", "256")
+    p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
       :argname("N"):convert(math.tointeger)
   end,
 }
@@ -32,7 +32,7 @@ R:main(function(R, dev)
   bytes = math.min(bytes, info.max_mem_alloc_size - extra * 4, info.global_mem_size // 4)
   local k = R:kernel("copy.cl", "offsetCopy")
   local lsz = R.args["local"]
-  if lsz and lsz > 0 then lsz = math.min(lsz, k:info(dev).work_group_size) else lsz = nil end
+  if lsz and lsz > 0 then lsz = math.min(lsz, info.max_work_group_size) else lsz = nil end
   local grain = lsz or 1
   local n = bytes // 4 // grain * grain
   if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, grain * 4)) end

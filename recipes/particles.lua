@@ -17,7 +17,7 @@ local R = recipe.new{
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
   size = "1M", quick_size = "64K", reps = 20, quick_reps = 3,
   options = function(p)
-    p:option("--local", "Work-group size (capped by the kernels' limit).", "256"):argname("N")
+    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N")
       :convert(math.tointeger)
   end,
 }
@@ -34,11 +34,8 @@ R:main(function(R, dev)
   local q, ctx = R.queue, R.ctx
   local dt, kk = f32(DT), f32(DT / MASS)
   local names = { "eulerAoS", "eulerSoA3", "eulerSoA", "eulerAoS4", "eulerSoA4" }
-  local kern, L = {}, math.max(1, R.args["local"])
-  for _, nm in ipairs(names) do
-    kern[nm] = R:kernel("particles.cl", nm)
-    L = math.min(L, kern[nm]:info(dev).work_group_size)
-  end
+  local kern, L = {}, math.min(math.max(1, R.args["local"]), info.max_work_group_size)
+  for _, nm in ipairs(names) do kern[nm] = R:kernel("particles.cl", nm) end
   local N = math.tointeger(R.size)
   N = math.min(N, info.max_mem_alloc_size // 48, info.global_mem_size // (4 * 48)) // L * L
   if N == 0 then error("--size is too small: at least " .. L .. " particles") end

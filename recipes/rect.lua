@@ -19,7 +19,7 @@ local R = recipe.new{
     p:option("--align", "Alignment of a padded row, in bytes.", "128"):argname("BYTES"):convert(math.tointeger)
     p:option("--pitch", "Padded row pitch, in floats (default: the width rounded up to --align).")
       :argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group width of the row kernels (capped by the kernels' limit).", "256")
+    p:option("--local", "Work-group width of the row kernels (capped by the device's maximum).", "256")
       :argname("N"):convert(math.tointeger)
   end,
 }
@@ -195,7 +195,7 @@ R:main(function(R, dev)
   local kcheck = R:kernel("rect.cl", "rowCopy")
   local kpad = R:kernel("rect.cl", "rowCopyPadded")
   local kcopy = R:kernel("rect.cl", "linearCopy")
-  local L = math.max(1, math.min(R.args["local"], kcheck:info(dev).work_group_size, kpad:info(dev).work_group_size))
+  local L = math.max(1, math.min(R.args["local"], info.max_work_group_size))
   local Lp = L -- the padded launch needs a work-group width that divides the pitch
   while P % Lp ~= 0 do Lp = Lp // 2 end
   local gx = (W + L - 1) // L * L
@@ -211,7 +211,7 @@ R:main(function(R, dev)
   local moved = 2 * 4 * n
   local variants = {
     { name = "contiguous 1-D copy", pitch = W, global = n, ["local"] = (n % 256 == 0) and math.min(256,
-      kcopy:info(dev).work_group_size) or nil, k = kcopy, args = { doutU, dinU }, out = doutU, got = gotU,
+      info.max_work_group_size) or nil, k = kcopy, args = { doutU, dinU }, out = doutU, got = gotU,
       expect = src },
     { name = "unpadded rows, edge check", pitch = W, global = { gx, H }, ["local"] = { L, 1 }, k = kcheck,
       args = { doutU, dinU, W, W }, out = doutU, got = gotU, expect = src },

@@ -103,6 +103,10 @@ R:main(function(R, dev)
   local q = R.queue
   local results, skipped = {}, {}
 
+  if TILE * TILE > info.max_work_group_size then
+    error(("work-groups of %d work-items are too large for this device (at most %d)"):format(TILE * TILE,
+      info.max_work_group_size))
+  end
   for _, ty in ipairs(types) do
     local esize = ty == "double" and 8 or 4
     local tol = ty == "double" and 1e-12 or 1e-5
@@ -110,9 +114,6 @@ R:main(function(R, dev)
     for _, v in ipairs(VARIANTS) do
       local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil, COEF = v.coef }
       kernels[v.id] = R:kernel("stencil.cl", v.kernel, defines)
-      if kernels[v.id]:info(dev).work_group_size < TILE * TILE then
-        error(("kernel %s: work-groups of %d work-items are too large for this device"):format(v.kernel, TILE * TILE))
-      end
     end
     local coef = cl.array(ty, 6)
     for i, s in ipairs(STENCIL) do coef[i - 1] = s end

@@ -20,7 +20,7 @@ local R = recipe.new{
       "1024"):argname("N"):convert(math.tointeger)
     p:option("--sector", "Bytes the memory system fetches at least per access, for the model column "
       .. "(default: 32 on a GPU, the cache line or 64 on a CPU).") :argname("BYTES"):convert(math.tointeger)
-    p:option("--local", "Work-group size (0: let the driver choose; capped by the kernel's limit).", "256")
+    p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
       :argname("N"):convert(math.tointeger)
   end,
 }
@@ -42,7 +42,7 @@ R:main(function(R, dev)
   local m = bytes // 4 -- floats per buffer
   local k = R:kernel("copy.cl", "strideCopy")
   local lsz = R.args["local"]
-  if lsz and lsz > 0 then lsz = math.min(lsz, k:info(dev).work_group_size) else lsz = nil end
+  if lsz and lsz > 0 then lsz = math.min(lsz, info.max_work_group_size) else lsz = nil end
   local grain = lsz or 1
   local sector = R.args.sector
   if not sector then

@@ -197,6 +197,43 @@ R:main(function(R)
 end)
 ]]
 
+  describe("R:try_launch", function()
+    local R, q, ctx, buf, prog
+    setup(function()
+      R = make({})
+      local dev = cl.device()
+      ctx = cl.context(dev)
+      q = ctx:queue(dev)
+      buf = ctx:buffer(64 * 4)
+      prog = ctx:program([[
+kernel void plain(global int *o) { o[get_global_id(0)] = 1; }
+__attribute__((reqd_work_group_size(4, 1, 1))) kernel void four(global int *o) { o[get_global_id(0)] = 4; }
+]]):build()
+    end)
+
+    it("runs an accepted configuration once and says true", function()
+      local k = prog:kernel("four"):args(buf)
+      assert.is_true(R:try_launch(k, 8, 4, { queue = q }))
+      local back = cl.array("int", 8)
+      q:read(buf, back, { size = 32 })
+      assert.are.same({ 4, 4, 4, 4, 4, 4, 4, 4 }, back:totable())
+    end)
+
+    it("gives the driver's refusal of a local size as a value", function()
+      local ok, why = R:try_launch(prog:kernel("four"):args(buf), 8, 8, { queue = q })
+      assert.is_false(ok)
+      assert.matches("^CL_INVALID_WORK_GROUP_SIZE %(", why)
+      local max = cl.device().info.max_work_group_size
+      ok, why = R:try_launch(prog:kernel("plain"):args(buf), 2 * max, 2 * max, { queue = q })
+      assert.is_false(ok)
+      assert.matches("exceeds the device's maximum", why)
+    end)
+
+    it("raises any other error", function()
+      assert.has_error(function() R:try_launch(prog:kernel("plain"), 8, 4, { queue = q }) end)
+    end)
+  end)
+
   describe("clua.recipe on the default device", function()
     local script
     setup(function()

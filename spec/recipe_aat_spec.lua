@@ -71,6 +71,17 @@ describe("recipes/aat.lua", function()
     assert.truthy(notes:find("tile 32: %d+ whole rows against the CPU product; every row sum and column sum"), notes)
   end)
 
+  it("leaves out, with a note, a tile whose groups the driver refuses", function()
+    local tmp = os.tmpname()
+    local _, c, e = run("--tile 32 --reps 1 --warmup 0 --json " .. tmp, "LUA_INIT_5_4=@spec/refuse_shim.lua")
+    assert.are.equal(0, c, e)
+    local t = table_of(load_json(tmp), "table_3_3")
+    for _, row in ipairs(t.rows) do assert.are.equal(16, row.tile) end
+    local notes = table.concat(t.notes, "\n")
+    assert.truthy(notes:find("tile 32 left out: the driver refused simpleMultiply in 32 x 32 groups: "
+      .. "CL_INVALID_WORK_GROUP_SIZE", 1, true), notes)
+  end)
+
   it("models the guide's half-warps with --banks 16: 16-way unpadded, conflict-free padded", function()
     local tmp = os.tmpname()
     local _, c, e = run("--banks 16 --reps 1 --warmup 0 --json " .. tmp)

@@ -80,6 +80,19 @@ describe("recipes/matmul.lua", function()
     assert.are.equal(3, #table_of(d, "nxn").rows)
   end)
 
+  it("leaves out, with a note, a tile whose groups the driver refuses", function()
+    local tmp = os.tmpname()
+    local _, c, e = run("--tile 32 --reps 1 --warmup 0 --json " .. tmp, "LUA_INIT_5_4=@spec/refuse_shim.lua")
+    assert.are.equal(0, c, e)
+    local d = load_json(tmp)
+    for _, id in ipairs({ "table_3_2", "nxn" }) do
+      for _, row in ipairs(table_of(d, id).rows) do assert.are.equal(16, row.tile) end
+      local notes = table.concat(table_of(d, id).notes, "\n")
+      assert.truthy(notes:find("tile 32 left out: the driver refused simpleMultiply in 32 x 32 groups: "
+        .. "CL_INVALID_WORK_GROUP_SIZE", 1, true), notes)
+    end
+  end)
+
   it("fails without printing a figure when a result is corrupted", function()
     local o, c, e = run("", "CLUA_CORRUPT=matmul")
     assert.are_not.equal(0, c)

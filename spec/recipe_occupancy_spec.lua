@@ -75,6 +75,20 @@ describe("recipe occupancy", function()
     end
   end)
 
+  it("leaves out, with a note, the work-group sizes the driver refuses", function()
+    local json = os.tmpname()
+    local status, _, stderr = run("LUA_INIT_5_4=@spec/refuse_shim.lua", "--json " .. json)
+    assert.equal(0, status, stderr)
+    local d = report.load(json)
+    os.remove(json)
+    local t = d.tables[1]
+    assert.equal("work-group", t.id)
+    assert.is_true(#t.rows >= 4)
+    for _, r in ipairs(t.rows) do assert.is_true(r["work-group"] <= 256) end
+    local notes = table.concat(t.notes, "\n")
+    assert.matches("copy, work%-group %d+, 0 bytes local: left out, the driver refused it: CL_INVALID_WORK_GROUP_SIZE", notes)
+  end)
+
   it("exits non-zero with no table when a result is corrupted", function()
     local status, stdout, stderr = run("CLUA_CORRUPT=occupancy")
     assert.is_not.equal(0, status)

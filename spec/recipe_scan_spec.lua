@@ -72,6 +72,17 @@ describe("recipe scan", function()
     assert.are.equal(3, t.rows[4].launches) -- 262144 -> 512 -> 1: scan, scan, add
   end)
 
+  it("takes --local 512, and names the driver's refusal when every kernel is refused", function()
+    local o, c, e = run(nil, "--local 512 --reps 1 --warmup 0")
+    assert.are.equal(0, c, e)
+    assert.truthy(o:find("blocks of 1024", 1, true), o)
+    o, c, e = run("LUA_INIT_5_4=@spec/refuse_shim.lua", "--local 512 --reps 1 --warmup 0")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Exclusive scan", 1, true))
+    assert.truthy(e:find("--local 512: the driver refused every scan kernel", 1, true), e)
+    assert.truthy(e:find("CL_INVALID_WORK_GROUP_SIZE", 1, true), e)
+  end)
+
   it("exits non-zero with no table when a result is corrupted", function()
     local o, c, e = run("CLUA_CORRUPT=scan")
     assert.are_not.equal(0, c)

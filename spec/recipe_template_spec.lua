@@ -61,6 +61,19 @@ describe("recipe template", function()
     end
   end)
 
+  it("leaves out, with a note, a work-group size the driver refuses", function()
+    local path = os.tmpname()
+    local _, code, err = run("LUA_INIT_5_4=@spec/refuse_shim.lua", "--local 64,512 --json " .. path)
+    assert.are.equal(0, code, err)
+    local t = json.decode(slurp(path)).tables[1]
+    os.remove(path)
+    assert.are.equal(2, #t.rows)
+    for _, r in ipairs(t.rows) do assert.are.equal(64, r["local"]) end
+    local notes = table.concat(t.notes, "\n")
+    assert.truthy(notes:find("triad (float), local size 512: left out, the driver refused it: CL_INVALID_WORK_GROUP_SIZE",
+      1, true), notes)
+  end)
+
   it("exits non-zero with no figure when a result is corrupted", function()
     local out, code, err = run("CLUA_CORRUPT=template")
     assert.are_not.equal(0, code)

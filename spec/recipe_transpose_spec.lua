@@ -66,6 +66,16 @@ describe("recipes/transpose.lua", function()
     assert.are.same({ 32, 1 }, { t.rows[3]["tile read"], t.rows[4]["tile read"] })
   end)
 
+  it("halves the tile, with a note, when the driver refuses its groups", function()
+    local tmp = os.tmpname()
+    local o, c, e = run("--reps 1 --warmup 0 --json " .. tmp, "CLUA_REFUSE_ABOVE=64 LUA_INIT_5_4=@spec/refuse_shim.lua")
+    assert.are.equal(0, c, e)
+    assert.truthy(o:find("(8 x 8 tiles)", 1, true), o)
+    local notes = table.concat(table_of(load_json(tmp), "transpose").notes, "\n")
+    assert.truthy(notes:find("tile 16 left out: the driver refused copy2d in 16 x 16 groups: "
+      .. "CL_INVALID_WORK_GROUP_SIZE", 1, true), notes)
+  end)
+
   it("fails without printing a figure when a result is corrupted", function()
     local o, c, e = run("", "CLUA_CORRUPT=transpose")
     assert.are_not.equal(0, c)

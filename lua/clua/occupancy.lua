@@ -369,12 +369,10 @@ function occupancy.of(kernel, dev, local_size, opts)
   threads = threads or u.work_group_size
   local r = occupancy.calculate(L, { threads = threads, registers = u.registers, local_mem = u.local_mem,
     warp_size = L.warp_size or u.multiple })
+  -- The kernel's work_group_size is not a limit here: NVIDIA's driver reports
+  -- 256 for most kernels and runs them in groups of 1024; what binds is the
+  -- device's group size and the registers, both in the calculation.
   r.usage, r.kernel_name = u, kernel.name
-  if u.work_group_size and threads > u.work_group_size and r.fits then
-    r.fits, r.why, r.groups = false, ("%d work-items exceed the kernel's work_group_size %d"):format(threads,
-      u.work_group_size), 0
-    r.limiter, r.active_warps, r.active_threads, r.occupancy = "does not fit: " .. r.why, 0, 0, 0
-  end
   return r
 end
 

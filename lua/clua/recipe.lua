@@ -246,6 +246,42 @@ function Recipe:time(step, opts)
   return timing.run(step, o)
 end
 
+--- Launches a kernel once on R.queue (or `opts.queue`) and waits for it, to
+-- learn whether the driver runs this configuration.
+-- A kernel's CL_KERNEL_WORK_GROUP_SIZE is no reliable ceiling (NVIDIA's
+-- driver reports 256 for most kernels and runs them in groups of 1024), so a
+-- recipe sizes its groups up to the device's `max_work_group_size` and asks
+-- the driver: a refusal of the local size (CL_INVALID_WORK_GROUP_SIZE or
+-- CL_OUT_OF_RESOURCES from the launch) comes back as a value, any other
+-- error is raised. The kernel runs once when accepted: set its arguments
+-- first, and mind the launch's effect on its outputs.
+-- @tparam cl.kernel kernel the kernel, its arguments set
+-- @param global the global size, as for `queue:launch`
+-- @param lsize the local size, as for `queue:launch`
+-- @tab[opt] opts `queue:launch`'s options, and `queue` (default R.queue)
+-- @treturn[1] boolean true when the driver ran it
+-- @treturn[2] boolean false when the driver refused it
+-- @treturn[2] string the refusal: `"CL_INVALID_WORK_GROUP_SIZE (...)"`
+-- @usage local ok, why = R:try_launch(k, { 1024, 1024 }, { 32, 32 })
+-- if not ok then t:note("32 x 32 left out: the driver refused it: " .. why) end
+function Recipe:try_launch(kernel, global, lsize, opts)
+  local q = opts and opts.queue or self.queue
+  local lo
+  if opts then
+    lo = {}
+    for k, v in pairs(opts) do if k ~= "queue" then lo[k] = v end end
+  end
+  local ok, err = pcall(q.launch, q, kernel, global, lsize, lo)
+  if not ok then
+    local msg = tostring(err)
+    local why = msg:match("(CL_INVALID_WORK_GROUP_SIZE.*)$") or msg:match("(CL_OUT_OF_RESOURCES.*)$")
+    if not why then error(err, 0) end
+    return false, why
+  end
+  q:finish()
+  return true
+end
+
 --- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
 function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
 
