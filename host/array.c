@@ -46,15 +46,17 @@ static const ctype *check_type(lua_State *L, int idx) {
 
 size_t clua_array_bytes(const carray *a) { return a->n * (size_t)a->type->size; }
 
+#define UNMAPPED "attempt to use a view of an unmapped or released buffer"
+
 void *clua_array_ptr(lua_State *L, carray *a) {
   if (a->released) luaL_error(L, "attempt to use a released cl.array");
-  if (!a->mem->valid) luaL_error(L, "attempt to use a view of an unmapped or released buffer");
+  if (!a->mem->valid) luaL_error(L, "cl.array: " UNMAPPED);  /* a[i], a[i] = v */
   return (char *)a->mem->ptr + a->offset;
 }
 
 carray *clua_checkarray(lua_State *L, int idx) {
   carray *a = clua_check(L, idx, T_ARRAY);
-  clua_array_ptr(L, a);
+  if (!a->mem->valid) luaL_argerror(L, idx, UNMAPPED);  /* names the call */
   return a;
 }
 
@@ -157,9 +159,10 @@ static const char *get_value(lua_State *L, const carray *a, int idx, double *v, 
   return NULL;
 }
 
-static void check_value(lua_State *L, const carray *a, int idx, double *v, lua_Integer *iv, int *isint) {
+static void check_value(lua_State *L, const char *method, const carray *a, int idx, double *v, lua_Integer *iv,
+                        int *isint) {
   const char *why = get_value(L, a, idx, v, iv, isint);
-  if (why) luaL_error(L, "cl.array: %s", why);
+  if (why) luaL_error(L, "%s: %s", method, why);
 }
 
 const char *clua_store(lua_State *L, const ctype *t, int idx, void *dst) {
@@ -247,7 +250,7 @@ static int arr_newindex(lua_State *L) {
   double v;
   lua_Integer iv = 0;
   int isint;
-  check_value(L, a, 3, &v, &iv, &isint);
+  check_value(L, "cl.array", a, 3, &v, &iv, &isint);
   put_num(a, base, i, v, iv, isint);
   return 0;
 }
@@ -270,7 +273,7 @@ static int arr_fill(lua_State *L) {
   double v;
   lua_Integer iv = 0;
   int isint;
-  check_value(L, a, 2, &v, &iv, &isint);
+  check_value(L, "array:fill", a, 2, &v, &iv, &isint);
   for (size_t i = 0; i < a->n; i++) put_num(a, base, i, v, iv, isint);
   lua_settop(L, 1);
   return 1;
@@ -335,9 +338,9 @@ static int arr_random(lua_State *L) {
     double d;
     lua_Integer iv;
     int isint;
-    check_value(L, a, -1, &d, &iv, &isint);
+    check_value(L, "array:random", a, -1, &d, &iv, &isint);
     lua_pushinteger(L, hi);
-    check_value(L, a, -1, &d, &iv, &isint);
+    check_value(L, "array:random", a, -1, &d, &iv, &isint);
     uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
     for (size_t i = 0; i < a->n; i++) {
       uint64_t r = next_rand(&seed);

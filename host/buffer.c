@@ -64,7 +64,7 @@ int clua_ctx_buffer(lua_State *L) {
   void *host = NULL;
   hostmem *hold = NULL;
   if (a) {
-    host = clua_array_ptr(L, a);
+    host = clua_array_ptr(L, clua_checkarray(L, 2));
     size = clua_array_bytes(a);
     if (!(f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR))) f |= CL_MEM_COPY_HOST_PTR;
     if (f & CL_MEM_USE_HOST_PTR) hold = a->mem;
@@ -189,7 +189,7 @@ For a sub-buffer, the buffer it is a region of (nil otherwise).
 @field parent
 */
 static int buf_index(lua_State *L) {
-  if (clua_release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   cbuffer *b = clua_check(L, 1, T_BUFFER);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "size")) lua_pushinteger(L, (lua_Integer)b->size);

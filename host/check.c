@@ -110,9 +110,17 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
   return lua_error(L);
 }
 
+/* "attempt to use a released cl.buffer", as an argument error when idx is an
+   argument, so that the message names the call. */
+static int released(lua_State *L, int idx, const char *tname) {
+  const char *msg = lua_pushfstring(L, "attempt to use a released %s", tname);
+  if (idx > 0) return luaL_argerror(L, idx, msg);
+  return lua_error(L);
+}
+
 void *clua_test(lua_State *L, int idx, const char *tname) {
   int *p = luaL_testudata(L, idx, tname);
-  if (p && *p) luaL_error(L, "attempt to use a released %s", tname);
+  if (p && *p) released(L, idx, tname);
   return p;
 }
 
@@ -123,15 +131,16 @@ void *clua_check(lua_State *L, int idx, const char *tname) {
     if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
     luaL_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s", tname, got));
   }
-  if (*p) luaL_error(L, "attempt to use a released %s", tname);
+  if (*p) released(L, idx, tname);
   return p;
 }
 
-int clua_release_method(lua_State *L) {
-  if (lua_type(L, 2) != LUA_TSTRING || strcmp(lua_tostring(L, 2), "release")) return 0;
-  luaL_getmetafield(L, 1, "methods");
-  lua_getfield(L, -1, "release");
-  return 1;
+int clua_index_method(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING || luaL_getmetafield(L, 1, "methods") != LUA_TTABLE) return 0;
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  lua_pop(L, 2);
+  return 0;
 }
 
 void *clua_new(lua_State *L, size_t size, const char *tname, int nuv) {
@@ -158,6 +167,13 @@ size_t clua_optsize(lua_State *L, int idx, size_t def, const char *what) {
   return lua_isnoneornil(L, idx) ? def : clua_checksize(L, idx, what);
 }
 
+/* A bad option: an argument error on the options table at t, so that the
+   message names the call ("bad argument #3 to 'write' (option 'size' ...)"). */
+static int bad_option(lua_State *L, int t, const char *msg) {
+  if (t > 0) return luaL_argerror(L, t, msg);
+  return luaL_error(L, "%s", msg);
+}
+
 size_t clua_field_size(lua_State *L, int t, const char *k, size_t def) {
   if (lua_isnoneornil(L, t)) return def;
   lua_getfield(L, t, k);
@@ -165,8 +181,10 @@ size_t clua_field_size(lua_State *L, int t, const char *k, size_t def) {
   if (!lua_isnil(L, -1)) {
     int isnum;
     lua_Integer i = lua_tointegerx(L, -1, &isnum);
-    if (!isnum) luaL_error(L, "option '%s' must be an integer, got %s", k, luaL_typename(L, -1));
-    if (i < 0) luaL_error(L, "option '%s' must not be negative, got %I", k, i);
+    if (!isnum)
+      bad_option(L, t, lua_pushfstring(L, "option '%s' must be an integer, got %s", k,
+                                       lua_type(L, -1) == LUA_TNUMBER ? lua_tostring(L, -1) : luaL_typename(L, -1)));
+    if (i < 0) bad_option(L, t, lua_pushfstring(L, "option '%s' must not be negative, got %I", k, i));
     v = (size_t)i;
   }
   lua_pop(L, 1);
@@ -186,7 +204,8 @@ const char *clua_field_string(lua_State *L, int t, const char *k, const char *de
   lua_getfield(L, t, k);
   const char *v = def;
   if (!lua_isnil(L, -1)) {
-    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option '%s' must be a string, got %s", k, luaL_typename(L, -1));
+    if (lua_type(L, -1) != LUA_TSTRING)
+      bad_option(L, t, lua_pushfstring(L, "option '%s' must be a string, got %s", k, luaL_typename(L, -1)));
     v = lua_tostring(L, -1);  /* kept alive by the options table */
   }
   lua_pop(L, 1);
@@ -201,7 +220,8 @@ static cl_event wait_event(lua_State *L, const char *method, lua_Integer i) {
   if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
   if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
   cl_int st = CL_COMPLETE;
-  clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+  if (strcmp(method, "cl.wait"))  /* cl.wait itself reports how the events ended */
+    clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
   if (st < 0) {
     const char *name = clua_errname(st);
     luaL_error(L, "%s: wait[%I] ended with an error (status %d%s%s): a command waiting for it would never run", method,

@@ -119,6 +119,7 @@ typedef struct {
   char **argname;
   void **argbuf;          /* per argument: the cbuffer, cimage or csampler set (kept alive by the
                              kernel; each starts with `released`), else NULL */
+  int localcheck;         /* a __local argument was set: check the local memory at the next launch */
 } ckernel;
 typedef struct { int released; cl_event ev; int user; } cevent;
 
@@ -132,10 +133,12 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
 void *clua_check(lua_State *L, int idx, const char *tname);
 /* Same, NULL when the value is not of that type (released objects raise). */
 void *clua_test(lua_State *L, int idx, const char *tname);
-/* For an __index function: pushes the method when the key at 2 is "release"
-   and returns 1 (a released object still answers release(), which does
-   nothing then), else returns 0. */
-int clua_release_method(lua_State *L);
+/* For an __index function, before any check of the object: pushes the method
+   named by the key at 2 and returns 1, else returns 0. Methods come first, so
+   that a released object still answers release() (which does nothing then)
+   and a call of any other method raises naming it ("calling 'sub' on bad self
+   (attempt to use a released cl.buffer)"). */
+int clua_index_method(lua_State *L);
 /* A new userdata with metatable tname and nuv user values, zeroed. */
 void *clua_new(lua_State *L, size_t size, const char *tname, int nuv);
 /* A non-negative integer that fits size_t. */

@@ -83,7 +83,7 @@ The context's first device.
 @field device
 */
 static int ctx_index(lua_State *L) {
-  if (clua_release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   clua_check(L, 1, T_CONTEXT);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "devices")) {

@@ -71,15 +71,16 @@ Waits until the command is done (`clWaitForEvents`).
 @treturn cl.event the event itself
 @raise `event:wait: clWaitForEvents failed: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (event 1 ended with CL_...)`
 */
-static int ev_wait(lua_State *L) {
+static int wait_one(lua_State *L, const char *method) {
   cevent *e = clua_check(L, 1, T_EVENT);
-  wait_events(L, "event:wait", 1, &e->ev);
+  wait_events(L, method, 1, &e->ev);
   lua_settop(L, 1);
   return 1;
 }
+static int ev_wait(lua_State *L) { return wait_one(L, "event:wait"); }
 
 int clua_wait(lua_State *L) {
-  if (luaL_testudata(L, 1, T_EVENT)) return ev_wait(L);
+  if (luaL_testudata(L, 1, T_EVENT)) return wait_one(L, "cl.wait");
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_newtable(L);
   lua_pushvalue(L, 1);
@@ -167,19 +168,20 @@ static const char *command_name(cl_command_type t) {
   }
 }
 
-static int profile(lua_State *L, cevent *e, cl_profiling_info what, cl_ulong *out) {
-  if (e->user) return luaL_error(L, "event: user events have no profiling times");
-  wait_events(L, "event:wait", 1, &e->ev);
-  cl_int err = clGetEventProfilingInfo(e->ev, what, sizeof *out, out, NULL);
-  if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
-    return clua_clerror(L, "event", "clGetEventProfilingInfo", err, "the queue was made without profiling");
-  if (err != CL_SUCCESS) return clua_clerror(L, "event", "clGetEventProfilingInfo", err, NULL);
 /* A profiling time; the field read (e.start) names it in messages. */
+static int profile(lua_State *L, cevent *e, cl_profiling_info what, cl_ulong *out) {
+  const char *field = lua_pushfstring(L, "event.%s", lua_tostring(L, 2));
+  if (e->user) return luaL_error(L, "%s: user events have no profiling times", field);
+  wait_events(L, field, 1, &e->ev);
+  cl_int err = clGetEventProfilingInfo(e->ev, what, sizeof *out, out, NULL);  /* field stays on the stack */
+  if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
+    return clua_clerror(L, field, "clGetEventProfilingInfo", err, "the queue was made without profiling");
+  if (err != CL_SUCCESS) return clua_clerror(L, field, "clGetEventProfilingInfo", err, NULL);
   return 0;
 }
 
 static int ev_index(lua_State *L) {
-  if (clua_release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   cevent *e = clua_check(L, 1, T_EVENT);
   const char *k = luaL_checkstring(L, 2);
   cl_ulong t, t2;

@@ -149,6 +149,8 @@ static int ctx_image2d(lua_State *L) {
   if (lua_getfield(L, 2, "data") != LUA_TNIL) {
     carray *a = luaL_testudata(L, -1, T_ARRAY);
     if (!a) luaL_error(L, "ctx:image2d: option 'data' must be a cl.array, got %s", luaL_typename(L, -1));
+    if (a->released || !a->mem->valid)
+      luaL_error(L, "ctx:image2d: option 'data' is a released cl.array or a view of an unmapped buffer");
     host = clua_array_ptr(L, a);
     cimage probe = {0, NULL, w, h, (int)fi, pixel, f};
     check_host_type(L, "ctx:image2d", &probe, a);
@@ -204,15 +206,6 @@ static int img_release(lua_State *L) {
   return 0;
 }
 
-/* Pushes the method named at 2 when it is "release" (which a released object
-   still answers); returns 0 otherwise. */
-static int release_method(lua_State *L) {
-  if (lua_type(L, 2) != LUA_TSTRING || strcmp(lua_tostring(L, 2), "release")) return 0;
-  luaL_getmetafield(L, 1, "methods");
-  lua_getfield(L, -1, "release");
-  return 1;
-}
-
 /***
 Width in pixels.
 @field width
@@ -242,7 +235,7 @@ The context.
 @field context
 */
 static int img_index(lua_State *L) {
-  if (release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   cimage *img = check_image(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "width")) lua_pushinteger(L, (lua_Integer)img->width);
@@ -322,9 +315,13 @@ static int image_transfer(lua_State *L, int write) {
   size_t pitch = clua_field_size(L, 4, "row_pitch", rowbytes);
   if (pitch < rowbytes)
     luaL_error(L, "%s: row pitch %I is less than the region's width %I bytes", method, (lua_Integer)pitch, (lua_Integer)rowbytes);
-  size_t need = pitch * (r[1] - 1) + rowbytes, have = clua_array_bytes(a);
-  if (need > have)
-    luaL_error(L, "%s: the region needs %I bytes of host array, it has %I", method, (lua_Integer)need, (lua_Integer)have);
+  size_t have = clua_array_bytes(a);
+  double need = (double)pitch * (double)(r[1] - 1) + (double)rowbytes;  /* in size_t, a huge pitch wraps around */
+  if (need > (double)have) {
+    char n[32];
+    snprintf(n, sizeof n, "%.0f", need);
+    luaL_error(L, "%s: the region needs %s bytes of host array, it has %I", method, n, (lua_Integer)have);
+  }
   cl_event *wl;
   cl_uint nw = clua_waitlist(L, 4, method, &wl);
   size_t origin[3] = {o[0], o[1], 0}, region[3] = {r[0], r[1], 1};
@@ -416,7 +413,7 @@ The context.
 @field context
 */
 static int smp_index(lua_State *L) {
-  if (release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   csampler *s = clua_check(L, 1, T_SAMPLER);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "normalized")) lua_pushboolean(L, s->normalized);

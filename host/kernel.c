@@ -135,12 +135,12 @@ static const ctype *scalar_type(const char *tn) {
 }
 
 /* Sets argument i from the value at idx. */
-static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
+static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_uint i, int idx) {
   cl_int err;
   char kn[128];
   const char *call = "clSetKernelArg";
   if (i >= k->nargs)
-    luaL_error(L, "kernel:arg: kernel '%s' has %d arguments (0 to %d), no argument %d", kname(k, kn, sizeof kn),
+    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d), no argument %d", method, kname(k, kn, sizeof kn),
                (int)k->nargs, (int)k->nargs - 1, (int)i);
   char kind = k->argkind[i];
   cbuffer *b;
@@ -154,58 +154,59 @@ static void set_arg(lua_State *L, int kidx, ckernel *k, cl_uint i, int idx) {
     if (!p) {
       const char *got = luaL_typename(L, idx);
       if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
-      luaL_error(L, "kernel:arg: %s of '%s' takes a %s, got %s", argdesc(L, k, i), kname(k, kn, sizeof kn), want, got);
+      luaL_error(L, "%s: %s of '%s' takes a %s, got %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), want, got);
     }
-    if (*(int *)p) luaL_error(L, "kernel:arg: %s of '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn), want);
+    if (*(int *)p) luaL_error(L, "%s: %s of '%s' is a released %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), want);
   }
   if ((b = luaL_testudata(L, idx, T_BUFFER))) {
-    if (b->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (b->released) luaL_error(L, "%s: %s of '%s' is a released cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind == 's' || kind == 'l')
-      luaL_error(L, "kernel:arg: %s of '%s' takes %s, got a cl.buffer", argdesc(L, k, i), kname(k, kn, sizeof kn),
+      luaL_error(L, "%s: %s of '%s' takes %s, got a cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn),
                  kind == 'l' ? "cl.localmem(bytes)" : "a number");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
   } else if ((img = luaL_testudata(L, idx, T_IMAGE))) {
-    if (img->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.image", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (img->released) luaL_error(L, "%s: %s of '%s' is a released cl.image", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind != 'i' && kind != '?')
-      luaL_error(L, "kernel:arg: %s of '%s' is not an image; a cl.image does not fit it", argdesc(L, k, i), kname(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not an image; a cl.image does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &img->mem);
   } else if ((smp = luaL_testudata(L, idx, T_SAMPLER))) {
-    if (smp->released) luaL_error(L, "kernel:arg: %s of '%s' is a released cl.sampler", argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (smp->released) luaL_error(L, "%s: %s of '%s' is a released cl.sampler", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind != 'S' && kind != '?')
-      luaL_error(L, "kernel:arg: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", argdesc(L, k, i), kname(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     err = clSetKernelArg(k->k, i, sizeof(cl_sampler), &smp->s);
   } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
     if (kind == 's' || kind == 'g')
-      luaL_error(L, "kernel:arg: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", argdesc(L, k, i),
+      luaL_error(L, "%s: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", method, argdesc(L, k, i),
                  kname(k, kn, sizeof kn));
     err = clSetKernelArg(k->k, i, loc->size, NULL);
+    k->localcheck = 1;
   } else if ((s = luaL_testudata(L, idx, T_SCALAR))) {
     if (kind == 'g' || kind == 'l')
-      luaL_error(L, "kernel:arg: %s of '%s' is a pointer; pass a %s, not a cl.%s", argdesc(L, k, i),
+      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a cl.%s", method, argdesc(L, k, i),
                  kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer", s->type->name);
     const ctype *want = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (want && want->size != s->type->size)
-      luaL_error(L, "kernel:arg: %s of '%s' takes %d bytes, got a cl.%s of %d", argdesc(L, k, i),
+      luaL_error(L, "%s: %s of '%s' takes %d bytes, got a cl.%s of %d", method, argdesc(L, k, i),
                  kname(k, kn, sizeof kn), want->size, s->type->name, s->type->size);
     err = clSetKernelArg(k->k, i, (size_t)s->type->size, s->bytes);
   } else if (lua_type(L, idx) == LUA_TNUMBER) {
     if (kind == 'g' || kind == 'l')
-      luaL_error(L, "kernel:arg: %s of '%s' is a pointer; pass a %s, not a number", argdesc(L, k, i),
+      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a number", method, argdesc(L, k, i),
                  kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer");
     const ctype *t = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (!t)
-      luaL_error(L, "kernel:arg: %s of '%s': its type is unknown here; pass a typed value such as cl.int(x) or cl.float(x)",
+      luaL_error(L, "%s: %s of '%s': its type is unknown here; pass a typed value such as cl.int(x) or cl.float(x)", method,
                  argdesc(L, k, i), kname(k, kn, sizeof kn));
     unsigned char bytes[8];
     const char *why = clua_store(L, t, idx, bytes);
-    if (why) luaL_error(L, "kernel:arg: %s of '%s': %s", argdesc(L, k, i), kname(k, kn, sizeof kn), why);
+    if (why) luaL_error(L, "%s: %s of '%s': %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), why);
     err = clSetKernelArg(k->k, i, (size_t)t->size, bytes);
   } else {
-    luaL_error(L, "kernel:arg: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got %s",
+    luaL_error(L, "%s: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got %s", method,
                argdesc(L, k, i), kname(k, kn, sizeof kn), luaL_typename(L, idx));
     return;
   }
-  if (err != CL_SUCCESS) clua_clerror(L, "kernel:arg", call, err, "%s of '%s'", argdesc(L, k, i), kname(k, kn, sizeof kn));
+  if (err != CL_SUCCESS) clua_clerror(L, method, call, err, "%s of '%s'", argdesc(L, k, i), kname(k, kn, sizeof kn));
   if (!k->argset[i]) {
     k->argset[i] = 1;
     k->unset--;
@@ -244,7 +245,7 @@ static int k_arg(lua_State *L) {
   lua_Integer i = luaL_checkinteger(L, 2);
   if (i < 0 || (lua_Integer)(cl_uint)i != i) luaL_argerror(L, 2, "argument index must be 0 or more");
   luaL_checkany(L, 3);
-  set_arg(L, 1, k, (cl_uint)i, 3);
+  set_arg(L, "kernel:arg", 1, k, (cl_uint)i, 3);
   lua_settop(L, 1);
   return 1;
 }
@@ -263,7 +264,7 @@ static int k_args(lua_State *L) {
   char kn[128];
   if ((cl_uint)n != k->nargs)
     luaL_error(L, "kernel:args: kernel '%s' takes %d arguments, got %d", kname(k, kn, sizeof kn), (int)k->nargs, n);
-  for (int i = 0; i < n; i++) set_arg(L, 1, k, (cl_uint)i, i + 2);
+  for (int i = 0; i < n; i++) set_arg(L, "kernel:args", 1, k, (cl_uint)i, i + 2);
   lua_settop(L, 1);
   return 1;
 }
@@ -364,7 +365,7 @@ The program it came from.
 @field program
 */
 static int k_index(lua_State *L) {
-  if (clua_release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   ckernel *k = check_kernel(L, 1);
   const char *key = luaL_checkstring(L, 2);
   char kn[128];
@@ -416,12 +417,9 @@ static void *launch_check(lua_State *L, int idx, int up, const char *tname) {
   if (p && lua_getmetatable(L, idx)) {
     int same = lua_rawequal(L, -1, lua_upvalueindex(up));
     lua_pop(L, 1);
-    if (same) {
-      if (*p) luaL_error(L, "attempt to use a released %s", tname);
-      return p;
-    }
+    if (same && !*p) return p;
   }
-  return clua_check(L, idx, tname);  /* raises the usual argument error */
+  return clua_check(L, idx, tname);  /* raises the usual argument errors */
 }
 
 int clua_queue_launch(lua_State *L) {
@@ -451,6 +449,16 @@ int clua_queue_launch(lua_State *L) {
       luaL_error(L, "queue:launch: %s of kernel '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn),
                  luaL_getmetafield(L, -1, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "object");
     }
+  if (k->localcheck) {  /* past the device's local memory, PoCL 3.1 aborts (an assertion) instead of failing */
+    cl_ulong used = 0, have = 0;
+    clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof used, &used, NULL);
+    clGetDeviceInfo(q->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof have, &have, NULL);
+    if (have && used > have)
+      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES,
+                          "kernel '%s' needs %I bytes of local memory, %s has %I", kname(k, kn, sizeof kn),
+                          (lua_Integer)used, clua_device_name(q->dev, dn, sizeof dn), (lua_Integer)have);
+    k->localcheck = 0;
+  }
   size_t total = 1;
   for (cl_uint i = 0; i < dims; i++) {
     if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);
@@ -536,7 +544,7 @@ static int make_scalar(lua_State *L) {
   cscalar *s = clua_new(L, sizeof *s, T_SCALAR, 0);
   s->type = t;
   const char *why = clua_store(L, t, 1, s->bytes);
-  if (why) luaL_error(L, "cl.%s: %s", t->name, why);
+  if (why) luaL_error(L, "cl.%s: %s", lua_isstring(L, lua_upvalueindex(2)) ? lua_tostring(L, lua_upvalueindex(2)) : t->name, why);
   return 1;
 }
 
@@ -598,7 +606,8 @@ void clua_open_scalars(lua_State *L) {
     lua_setfield(L, -2, t->name);
   }
   lua_pushlightuserdata(L, (void *)clua_find_type("ulong"));
-  lua_pushcclosure(L, make_scalar, 1);
+  lua_pushliteral(L, "size_t");  /* its messages say cl.size_t */
+  lua_pushcclosure(L, make_scalar, 2);
   lua_setfield(L, -2, "size_t");
   lua_pushcfunction(L, make_local);
   lua_setfield(L, -2, "localmem");  /* cl.local is a keyword in Lua: cl.localmem(bytes) */

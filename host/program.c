@@ -428,7 +428,7 @@ A kernel of the built program (`clCreateKernel`; implemented in kernel.c).
 `... (build the program first (program:build()))`
 */
 static int prog_index(lua_State *L) {
-  if (clua_release_method(L)) return 1;
+  if (clua_index_method(L)) return 1;
   clua_check(L, 1, T_PROGRAM);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "log")) lua_getiuservalue(L, 1, 3);

@@ -333,12 +333,13 @@ static void triple(lua_State *L, int t, const char *k, size_t out[3]) {
     lua_pop(L, 1);
     return;
   }
-  if (!lua_istable(L, -1)) luaL_error(L, "option '%s' must be a list {x, y, z}, got %s", k, luaL_typename(L, -1));
+  if (!lua_istable(L, -1))  /* argument errors name the call */
+    luaL_argerror(L, t, lua_pushfstring(L, "option '%s' must be a list {x, y, z}, got %s", k, luaL_typename(L, -1)));
   for (int i = 0; i < 3; i++) {
     if (lua_geti(L, -1, i + 1) != LUA_TNIL) {
       int ok;
       lua_Integer v = lua_tointegerx(L, -1, &ok);
-      if (!ok || v < 0) luaL_error(L, "option '%s'[%d] must be a non-negative integer", k, i + 1);
+      if (!ok || v < 0) luaL_argerror(L, t, lua_pushfstring(L, "option '%s'[%d] must be a non-negative integer", k, i + 1));
       out[i] = (size_t)v;
     }
     lua_pop(L, 1);
@@ -428,6 +429,19 @@ A rectangle of a buffer to a rectangle of a host array
 @treturn cl.event the command's event
 */
 
+/* A sub-buffer's parent, its offset added to origin[0] (the same bytes: a
+   rectangle's origin[0] may exceed its row pitch); any other buffer as it is.
+   PoCL 3.1 dereferences NULL in clEnqueueCopyBufferRect given a sub-buffer. */
+static cl_mem parent_of(cl_mem m, size_t origin[3]) {
+  cl_mem parent = NULL;
+  size_t off = 0;
+  if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent ||
+      clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) != CL_SUCCESS)
+    return m;
+  origin[0] += off;
+  return parent;
+}
+
 static int q_copy_rect(lua_State *L) {
 /***
 A rectangle of one buffer to a rectangle of another (`clEnqueueCopyBufferRect`).
@@ -453,7 +467,8 @@ A rectangle of one buffer to a rectangle of another (`clEnqueueCopyBufferRect`).
   cl_event *wl;
   cl_uint nw = clua_waitlist(L, 4, method, &wl);
   cl_event ev;
-  cl_int err = clEnqueueCopyBufferRect(q->q, s->mem, d->mem, so, dof, r, srp, ssp, drp, dsp, nw, wl, &ev);
+  cl_mem sm = parent_of(s->mem, so), dm = parent_of(d->mem, dof);
+  cl_int err = clEnqueueCopyBufferRect(q->q, sm, dm, so, dof, r, srp, ssp, drp, dsp, nw, wl, &ev);
   if (err != CL_SUCCESS) return clua_clerror(L, method, "clEnqueueCopyBufferRect", err, NULL);
   clua_push_event(L, ev);
   return 1;
