@@ -31,6 +31,7 @@ p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go besid
 p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
   :argname("FILE")
 p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
+p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
 local args = p:parse()
 
 local clua = arg[-1] or "clua"
@@ -122,6 +123,10 @@ add("# Device report: " .. facts.name)
 add("")
 add(("Made by `clua recipes/report.lua%s%s` on %s with clua %s."):format(args.quick and " --quick" or "",
   args.device and (" --device " .. args.device) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version()))
+if args.note then
+  add("")
+  add(args.note)
+end
 if facts.type == "CPU" then
   add("")
   add("This device is a CPU (an OpenCL implementation running on the host's cores): its figures are CPU figures.")
