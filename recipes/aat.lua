@@ -7,6 +7,7 @@
 -- [TILE_DIM][TILE_DIM+1] removes the conflicts.
 local cl = require "cl"
 local recipe = require "clua.recipe"
+local matrix = require "clua.matrix"
 
 local R = recipe.new{
   name = "aat",
@@ -29,86 +30,6 @@ local GUIDE = { simpleMultiply = { 1.1, 0.5 }, coalescedMultiply = { 24.8, 13.2 
   coalescedMultiplyPadded = { 30.3, 15.6 } }
 local KERNELS = { { "simpleMultiply" }, { "coalescedMultiply", 0 }, { "coalescedMultiplyPadded", 1 } }
 local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element left unwritten fails
-
--- The CPU reference of C = A B (the same as in recipes/matmul.lua; here B = A^T).
-local FULL = 1 << 24
-local SUM_TOL = 1e-5
-
-local function product_reference(A, B, m, k, n, seed)
-  local ref = { m = m, k = k, n = n, tol = math.max(1e-5, 8 * math.sqrt(k) * 2^-24) }
-  local rows = {}
-  if m * n * k <= FULL then
-    for r = 0, m - 1 do rows[#rows + 1] = r end
-    ref.full = true
-    ref.how = "every element against the CPU product"
-  else
-    local want = math.max(2, math.min(m, FULL // (n * k)))
-    local pick = cl.array("int", want):random(seed, 0, m - 1)
-    local seen = { [0] = true, [m - 1] = true }
-    rows = { 0, m - 1 }
-    for i = 0, want - 3 do
-      local r = pick[i]
-      if not seen[r] then seen[r] = true; rows[#rows + 1] = r end
-    end
-  end
-  -- The chosen rows of A B, accumulated in double over the k rows of B.
-  local acc, arow = {}, {}
-  for s, r in ipairs(rows) do
-    local t = {}
-    for c = 1, n do t[c] = 0.0 end
-    acc[s], arow[s] = t, A:totable(r * k, k)
-  end
-  for i = 1, k do
-    local brow = B:totable((i - 1) * n, n)
-    for s = 1, #rows do
-      local a, t = arow[s][i], acc[s]
-      for c = 1, n do t[c] = t[c] + a * brow[c] end
-    end
-  end
-  local values = cl.array("float", #rows * n)
-  for s = 1, #rows do
-    local t, base = acc[s], (s - 1) * n - 1
-    for c = 1, n do values[base + c] = t[c] end
-  end
-  ref.rows, ref.values = rows, values
-  if ref.full then return ref end
-
-  -- Row sums of C = A (B 1); column sums = (1' A) B.
-  local bsum, asum = {}, {}
-  for i = 0, k - 1 do bsum[i + 1] = B:slice(i * n, n):sum() end
-  local col = cl.array("float", m)
-  for i = 0, k - 1 do asum[i + 1] = col:gather(A, i, k):sum() end
-  ref.row_sums, ref.col_sums = {}, {}
-  for r = 0, m - 1 do
-    local a, s = A:totable(r * k, k), 0.0
-    for i = 1, k do s = s + a[i] * bsum[i] end
-    ref.row_sums[r + 1] = s
-  end
-  local cs = ref.col_sums
-  for c = 1, n do cs[c] = 0.0 end
-  for i = 1, k do
-    local brow, a = B:totable((i - 1) * n, n), asum[i]
-    for c = 1, n do cs[c] = cs[c] + a * brow[c] end
-  end
-  ref.scratch = cl.array("float", m * n)
-  ref.how = ("%d whole rows against the CPU product; every row sum and column sum"):format(#rows)
-  return ref
-end
-
--- Verifies C (m x n) against the reference; raises on a mismatch.
-local function check_product(name, C, ref)
-  local m, n = ref.m, ref.n
-  if ref.full then return R:verify(name, C, ref.values, { tol = ref.tol }) end
-  for s, r in ipairs(ref.rows) do
-    R:verify(("%s, row %d"):format(name, r), C:slice(r * n, n), ref.values:slice((s - 1) * n, n), { tol = ref.tol })
-  end
-  local rs, cs, t = {}, {}, ref.scratch
-  for r = 0, m - 1 do rs[r + 1] = C:slice(r * n, n):sum() end
-  t:transpose(C, m, n)
-  for c = 0, n - 1 do cs[c + 1] = t:slice(c * m, m):sum() end
-  R:verify(name .. ", row sums", rs, ref.row_sums, { tol = SUM_TOL })
-  R:verify(name .. ", column sums", cs, ref.col_sums, { tol = SUM_TOL })
-end
 
 local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
 
@@ -187,7 +108,7 @@ R:main(function(R, dev)
     local C = cl.array("float", M * M)
     local dA = R.ctx:buffer(A, "read_only")
     local dC = R.ctx:buffer(C.size, "write_only")
-    local ref = product_reference(A, At, M, T, M, 30 + ti)
+    local ref = matrix.product_reference(A, At, M, T, M, 30 + ti) -- C = A B with B = A^T
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
     for _, kv in ipairs(KERNELS) do
       local name, pad = kv[1], kv[2]
@@ -198,7 +119,7 @@ R:main(function(R, dev)
       C:fill(0)
       q:read(dC, C)
       if #rows == 0 then R:corrupt_one(C) end
-      check_product(label, C, ref)
+      matrix.check_product(R, label, C, ref)
       rows[#rows + 1] = { tile = T, kernel = name, t = t, bytes = 4 * (M * T + M * M),
         conflict = pad and conflict_degree(T, pad, banks) }
     end
