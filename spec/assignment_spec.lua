@@ -5,40 +5,11 @@
 -- recipes/transpose.lua --quick on the default device (PoCL in CI) with the
 -- kernels of docs/examples/.
 package.path = "lua/?.lua;" .. package.path
-local json = require "dkjson"
 local recipe = require "clua.recipe"
 local report = require "clua.report"
+local support = require "spec.support.recipe"
 
-local CLUA = os.getenv("CLUA") or "build/clua"
-
-local function slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
--- Runs a recipe; returns stdout, the exit status, stderr.
-local function run(script, args)
-  local errf = os.tmpname()
-  local cmd = ("%s recipes/%s.lua --quick %s 2>%s; echo \"exit=$?\""):format(CLUA, script, args, errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local err = slurp(errf) or ""
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return (out:gsub("exit=%d+%s*$", "")), code, err
-end
-
-local function tables_of(path)
-  local doc = json.decode(slurp(path))
-  os.remove(path)
-  local by = {}
-  for _, t in ipairs(doc.tables) do by[t.id] = t end
-  return by
-end
+local run, tables_of = support.run, support.tables_of
 
 describe("assignment mode", function()
   it("R:rank ranks the rows by time, leaves out filtered rows, and notes the student's place", function()

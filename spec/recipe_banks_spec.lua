@@ -1,33 +1,8 @@
 -- recipes/banks.lua --quick on the default device (PoCL in CI).
-local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local clua = os.getenv("CLUA") or "build/clua"
-
-local function run(args, env)
-  local errf = os.tmpname()
-  local cmd = ("%s %s recipes/banks.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", clua, args or "", errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local f = io.open(errf)
-  local err = f and f:read("a") or ""
-  if f then f:close() end
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return out:gsub("exit=%d+%s*$", ""), code, err
-end
-
-local function load_json(path)
-  local f = io.open(path)
-  local doc = f and json.decode(f:read("a"))
-  if f then f:close() end
-  os.remove(path)
-  return doc
-end
-
-local function table_of(doc, id)
-  for _, t in ipairs(doc.tables) do if t.id == id then return t end end
-end
+local run = support.runner("banks")
+local load_json, table_of = support.load_json, support.table_of
 
 describe("recipes/banks.lua", function()
   local out, code, err, doc

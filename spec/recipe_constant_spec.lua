@@ -3,30 +3,10 @@
 -- for every index pattern, and
 -- CLUA_CORRUPT=constant makes it exit non-zero with no table.
 local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local CLUA = os.getenv("CLUA") or "build/clua"
-
-local function slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
--- Runs the recipe; returns stdout, the exit status, stderr.
-local function run(env, args)
-  local errf = os.tmpname()
-  local cmd = ("%s %s recipes/constant.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
-    args or "", errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local err = slurp(errf) or ""
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return (out:gsub("exit=%d+%s*$", "")), code, err
-end
+local run = support.runner("constant", { env_first = true })
+local slurp = support.slurp
 
 describe("recipe constant", function()
   local out, code, err, doc

@@ -1,42 +1,12 @@
 -- recipes/divergence.lua --quick as a subprocess: its rows, and a corrupted
 -- result caught (CLUA_CORRUPT) with no table printed.
 local RECIPE = "divergence"
-package.path = "lua/?.lua;" .. package.path
-local report = require "clua.report"
+local support = require "spec.support.recipe"
 
-local CLUA = os.getenv("CLUA") or "build/clua"
-
--- Runs `env CLUA recipes/NAME.lua --quick ARGS` in a shell; returns the exit
--- status, stdout and stderr.
-local function run(env, args)
-  local err = os.tmpname()
-  local cmd = ("%s %s recipes/%s.lua --quick %s 2>%s; echo \"exit=$?\""):format(env, CLUA, RECIPE, args or "", err)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local f = io.open(err)
-  local stderr = f and f:read("a") or ""
-  if f then f:close() end
-  os.remove(err)
-  local status = tonumber(out:match("exit=(%d+)%s*$"))
-  out = out:gsub("exit=%d+%s*$", "")
-  return status, out, stderr
-end
-
--- The tables of a --quick run, decoded from its --json output, by id.
-local function tables()
-  local json = os.tmpname()
-  local status, out, stderr = run("", "--json " .. json)
-  assert(status == 0, "the recipe failed: " .. stderr)
-  local d = report.load(json)
-  os.remove(json)
-  local by = {}
-  for _, t in ipairs(d.tables) do by[t.id] = t end
-  return by, out
-end
+local run = support.runner(RECIPE, { env_first = true, code_first = true })
 
 describe("recipe divergence", function()
-  local by, out = tables()
+  local by, out = support.tables(RECIPE)
 
   it("prints the table", function()
     assert.matches("Divergent branches", out)

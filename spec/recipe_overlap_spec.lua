@@ -1,21 +1,8 @@
 -- recipes/overlap.lua --quick on the default device (PoCL in CI).
 local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local clua = os.getenv("CLUA") or "build/clua"
-
-local function run(args, env)
-  local errf = os.tmpname()
-  local cmd = ("%s %s recipes/overlap.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", clua, args or "", errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local f = io.open(errf)
-  local err = f and f:read("a") or ""
-  if f then f:close() end
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return out:gsub("exit=%d+%s*$", ""), code, err
-end
+local run = support.runner("overlap")
 
 describe("recipes/overlap.lua", function()
   local out, code, err, doc

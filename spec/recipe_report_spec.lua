@@ -1,21 +1,9 @@
 -- recipes/report.lua --quick: one page and one JSON from a set of recipes.
 local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local clua = os.getenv("CLUA") or "build/clua"
-
-local function run(args)
-  local p = assert(io.popen(("%s recipes/report.lua --quick %s 2>&1; echo \"exit=$?\""):format(clua, args)))
-  local out = p:read("a")
-  p:close()
-  return out, tonumber(out:match("exit=(%d+)%s*$"))
-end
-
-local function read(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local run = support.runner("report", { merge = true })
+local read = support.read
 
 describe("recipes/report.lua", function()
   local dir = os.tmpname()
@@ -49,10 +37,7 @@ describe("recipes/report.lua", function()
   it("reports a failing recipe and exits non-zero", function()
     local out, code = run("--recipes overlap --out " .. dir .. "/bad.md", "")
     assert.are.equal(0, code, out)
-    local p = assert(io.popen(("CLUA_CORRUPT=overlap %s recipes/report.lua --quick --recipes overlap --out %s/bad.md 2>&1; echo \"exit=$?\"")
-      :format(clua, dir)))
-    local o = p:read("a")
-    p:close()
+    local o = run("--recipes overlap --out " .. dir .. "/bad.md", "CLUA_CORRUPT=overlap")
     assert.are.equal("1", o:match("exit=(%d+)%s*$"))
     assert.truthy(read(dir .. "/bad.md"):find("Did not run", 1, true))
   end)

@@ -2,30 +2,10 @@
 -- subprocess: every variant for every grid, checked in full and on rows, and
 -- CLUA_CORRUPT=stencil makes it exit non-zero with no table.
 local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local CLUA = os.getenv("CLUA") or "build/clua"
-
-local function slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
--- Runs the recipe; returns stdout, the exit status, stderr.
-local function run(env, args)
-  local errf = os.tmpname()
-  local cmd = ("%s %s recipes/stencil.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
-    args or "", errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local err = slurp(errf) or ""
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return (out:gsub("exit=%d+%s*$", "")), code, err
-end
+local run = support.runner("stencil", { env_first = true })
+local slurp = support.slurp
 
 local VARIANTS = { "global, coefficients in __global", "global", "local 18x18 tile with halo",
   "local 16x16 tile, 14x14 computed (seed)" }

@@ -3,36 +3,10 @@
 -- replaying the recurrence; CLUA_CORRUPT=stream makes it exit non-zero with no
 -- table.
 local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local CLUA = os.getenv("CLUA") or "build/clua"
-
-local function slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
--- Runs the recipe; returns stdout, the exit status, stderr.
-local function run(env, args)
-  local errf = os.tmpname()
-  local cmd = ("%s %s recipes/stream.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
-    args or "", errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local err = slurp(errf) or ""
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return (out:gsub("exit=%d+%s*$", "")), code, err
-end
-
-local function by_id(doc)
-  local t = {}
-  for _, tab in ipairs(doc.tables) do t[tab.id] = tab end
-  return t
-end
+local run = support.runner("stream", { env_first = true })
+local slurp, by_id = support.slurp, support.by_id
 
 describe("recipe stream", function()
   local out, code, err, tables

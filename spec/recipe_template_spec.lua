@@ -2,36 +2,16 @@
 -- and plot, CLUA_CORRUPT, and a student's triad (--kernel) ranked beside the
 -- template's own kernels.
 local json = require "dkjson"
+local support = require "spec.support.recipe"
 
-local CLUA = os.getenv("CLUA") or "build/clua"
-
-local function slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local run = support.runner("template", { env_first = true })
+local slurp = support.slurp
 
 local function write(path, text)
   local f = assert(io.open(path, "w"))
   f:write(text)
   f:close()
   return path
-end
-
--- Runs the recipe; returns stdout, the exit status, stderr.
-local function run(env, args)
-  local errf = os.tmpname()
-  local cmd = ("%s %s recipes/template.lua --quick %s 2>%s; echo \"exit=$?\""):format(env or "", CLUA,
-    args or "", errf)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
-  local err = slurp(errf) or ""
-  os.remove(errf)
-  local code = tonumber(out:match("exit=(%d+)%s*$"))
-  return (out:gsub("exit=%d+%s*$", "")), code, err
 end
 
 local STUDENT = [[
