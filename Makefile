@@ -12,6 +12,8 @@
 #                           doc comments of host/*.c and lua/clua/*.lua
 #   make lint               luacheck over lua/ recipes/ spec/ bench/, cppcheck over host/ (.ci/lint;
 #                           make test runs it too, through spec/lint_spec.lua)
+#   make fuzz               the API fuzzer with both binaries, FUZZ_SECONDS (60) each; make test
+#                           runs it 25 s each (spec/fuzz_spec.lua; docs/reliability.md)
 #   make setup              install the Debian packages that are missing (.ci/setup)
 #   make clean              remove build/ and bundle/
 
@@ -43,7 +45,7 @@ LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) -ldl -lm
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
 
-.PHONY: all asan run test setup install clean bundle check-lua doc lint
+.PHONY: all asan run test setup install clean bundle check-lua doc lint fuzz
 
 all: $(BUILD)/clua
 
@@ -83,6 +85,19 @@ run: setup
 test: setup
 	@$(MAKE) --no-print-directory all asan
 	@.ci/test $(BUILD)/clua $(BUILD)/asan/clua -- $(SPECS)
+
+# The API fuzzer (spec/fuzz/cl_fuzz.lua) with each binary for FUZZ_SECONDS
+# (default 60); FUZZ_SEED=S repeats a run. make test runs it for 25 s each
+# through spec/fuzz_spec.lua.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	@$(MAKE) --no-print-directory all asan
+	@for b in $(BUILD)/clua $(BUILD)/asan/clua; do \
+	  echo "==> $$b spec/fuzz/cl_fuzz.lua ($(FUZZ_SECONDS) s)"; \
+	  FUZZ_SECONDS=$(FUZZ_SECONDS) ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $$b spec/fuzz/cl_fuzz.lua || exit 1; \
+	done
 
 # ---------------------------------------------------------------- API reference
 

@@ -90,48 +90,61 @@ int clua_array(lua_State *L) {
 
 /* ---- element access ---- */
 
+/* Elements are loaded and stored through memcpy (one move once compiled): a
+   view mapped at any byte offset may be misaligned for its type. */
+#define LOAD(T, p) (memcpy(&ld.T, (p), sizeof ld.T), ld.T)
+#define STORE(T, p, v) do { st.T = (v); memcpy((p), &st.T, sizeof st.T); } while (0)
+typedef union { float f; double d; int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+                uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } scalar_bits;
+
 static double get_num(const carray *a, const void *base, size_t i) {
   const char *p = (const char *)base + i * (size_t)a->type->size;
+  scalar_bits ld;
   switch (a->type->kind) {
-    case 'f': return a->type->size == 4 ? *(const float *)p : *(const double *)p;
+    case 'f': return a->type->size == 4 ? LOAD(f, p) : LOAD(d, p);
     case 'i':
       switch (a->type->size) {
-        case 1: return *(const int8_t *)p;
-        case 2: return *(const int16_t *)p;
-        case 4: return *(const int32_t *)p;
-        default: return (double)*(const int64_t *)p;
+        case 1: return LOAD(i8, p);
+        case 2: return LOAD(i16, p);
+        case 4: return LOAD(i32, p);
+        default: return (double)LOAD(i64, p);
       }
     default:
       switch (a->type->size) {
-        case 1: return *(const uint8_t *)p;
-        case 2: return *(const uint16_t *)p;
-        case 4: return *(const uint32_t *)p;
-        default: return (double)*(const uint64_t *)p;
+        case 1: return LOAD(u8, p);
+        case 2: return LOAD(u16, p);
+        case 4: return LOAD(u32, p);
+        default: return (double)LOAD(u64, p);
       }
   }
 }
 
+static int64_t get_i64(const void *base, size_t i) {
+  scalar_bits ld;
+  return LOAD(i64, (const char *)base + i * 8);
+}
+
 static void push_elem(lua_State *L, const carray *a, const void *base, size_t i) {
-  const char *p = (const char *)base + i * (size_t)a->type->size;
   if (a->type->kind == 'f') lua_pushnumber(L, get_num(a, base, i));
-  else if (a->type->size == 8) lua_pushinteger(L, *(const int64_t *)p);  /* ulong wraps past 2^63 */
+  else if (a->type->size == 8) lua_pushinteger(L, get_i64(base, i));  /* ulong wraps past 2^63 */
   else lua_pushinteger(L, (lua_Integer)get_num(a, base, i));
 }
 
 /* Stores v (already checked to fit) into element i. */
 static void put_num(const carray *a, void *base, size_t i, double v, lua_Integer iv, int isint) {
   char *p = (char *)base + i * (size_t)a->type->size;
+  scalar_bits st;
   if (a->type->kind == 'f') {
-    if (a->type->size == 4) *(float *)p = (float)v;
-    else *(double *)p = v;
+    if (a->type->size == 4) STORE(f, p, (float)v);
+    else STORE(d, p, v);
     return;
   }
   if (!isint) iv = (lua_Integer)v;
   switch (a->type->size) {
-    case 1: *(uint8_t *)p = (uint8_t)iv; break;
-    case 2: *(uint16_t *)p = (uint16_t)iv; break;
-    case 4: *(uint32_t *)p = (uint32_t)iv; break;
-    default: *(int64_t *)p = iv; break;
+    case 1: STORE(u8, p, (uint8_t)iv); break;
+    case 2: STORE(u16, p, (uint16_t)iv); break;
+    case 4: STORE(u32, p, (uint32_t)iv); break;
+    default: STORE(i64, p, iv); break;
   }
 }
 
@@ -295,7 +308,8 @@ static int arr_ramp(lua_State *L) {
   } else {
     lua_Integer s = (lua_Integer)start, d = (lua_Integer)step;
     if ((double)s != start || (double)d != step) luaL_error(L, "array:ramp: integer arrays take an integer start and step");
-    for (size_t i = 0; i < a->n; i++) put_num(a, base, i, 0, s + (lua_Integer)i * d, 1);  /* wraps like C */
+    for (size_t i = 0; i < a->n; i++)  /* wraps around like Lua integers: unsigned, no signed overflow */
+      put_num(a, base, i, 0, (lua_Integer)((uint64_t)s + (uint64_t)i * (uint64_t)d), 1);
   }
   lua_settop(L, 1);
   return 1;
@@ -344,7 +358,7 @@ static int arr_random(lua_State *L) {
     uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
     for (size_t i = 0; i < a->n; i++) {
       uint64_t r = next_rand(&seed);
-      put_num(a, base, i, 0, lo + (lua_Integer)(span ? r % span : r), 1);
+      put_num(a, base, i, 0, (lua_Integer)((uint64_t)lo + (span ? r % span : r)), 1);
     }
   }
   lua_settop(L, 1);
@@ -481,7 +495,7 @@ static int arr_compare(lua_State *L) {
     double d = fabs(x - y);
     int wrong;
     if (exact64) {
-      int64_t xi = ((const int64_t *)pa)[i], yi = ((const int64_t *)pr)[i];
+      int64_t xi = get_i64(pa, i), yi = get_i64(pr, i);
       wrong = tol == 0 ? xi != yi : d > tol;
     } else if (isnan(x) || isnan(y)) {
       wrong = !(isnan(x) && isnan(y));
@@ -516,9 +530,9 @@ static int arr_sum(lua_State *L) {
   carray *a = clua_checkarray(L, 1);
   const void *p = clua_array_ptr(L, a);
   if (a->type->kind != 'f' && a->type->size < 8) {
-    lua_Integer s = 0;
-    for (size_t i = 0; i < a->n; i++) s += (lua_Integer)get_num(a, p, i);
-    lua_pushinteger(L, s);
+    uint64_t s = 0;  /* wraps around like Lua integers (past 2^63: more than 2^31 elements of 2^32) */
+    for (size_t i = 0; i < a->n; i++) s += (uint64_t)(lua_Integer)get_num(a, p, i);
+    lua_pushinteger(L, (lua_Integer)s);
     return 1;
   }
   double s = 0, c = 0;  /* Kahan: the reference for float reductions */

@@ -94,6 +94,7 @@ int clua_ctx_buffer(lua_State *L) {
   b->size = size;
   b->flags = f;
   b->released = 0;
+  CLUA_CREATED(CNT_BUFFER);
   if (hold) {
     hostmem_ref(hold);
     b->host = hold;
@@ -138,6 +139,7 @@ static int buf_sub(lua_State *L) {
   if (err != CL_SUCCESS) return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, NULL);
   s->mem = mem;
   s->size = size;
+  CLUA_CREATED(CNT_BUFFER);
   s->flags = f ? f : (b->flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY));
   s->released = 0;
   lua_getiuservalue(L, 1, 1);
@@ -153,6 +155,21 @@ nothing). Views mapped from it and pending transfers keep the memory valid
 until they are done.
 @function buffer:release
 */
+/* A mapping still there when its buffer goes: unmapped on the queue that made
+   it (after the map, when that has not ended), or the driver keeps the buffer
+   (PoCL 3.1: about 5 KB each). */
+static void unmap_at_release(cbuffer *b, hostmem *m) {
+  if (!m->mapq) return;
+  cl_int st = CL_COMPLETE;
+  if (m->mapev) clGetEventInfo(m->mapev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+  cl_event w = m->mapev;
+  clEnqueueUnmapMemObject(m->mapq, b->mem, m->ptr, st > CL_COMPLETE ? 1 : 0, st > CL_COMPLETE ? &w : NULL, NULL);
+  clFlush(m->mapq);
+  clReleaseCommandQueue(m->mapq);
+  m->mapq = NULL;
+  CLUA_RELEASED(CNT_QUEUE);
+}
+
 static int buf_release(lua_State *L) {
   cbuffer *b = luaL_checkudata(L, 1, T_BUFFER);
   if (b->released) return 0;
@@ -162,11 +179,14 @@ static int buf_release(lua_State *L) {
     hostmem *next = m->next;
     m->valid = 0;
     m->next = NULL;
+    unmap_at_release(b, m);
     hostmem_unref(m);
+    CLUA_RELEASED(CNT_MAP);  /* never unmapped: unmapped now, with the buffer */
     m = next;
   }
   b->maps = NULL;
   clReleaseMemObject(b->mem);
+  CLUA_RELEASED(CNT_BUFFER);
   if (b->host) hostmem_unref(b->host);
   b->host = NULL;
   return 0;

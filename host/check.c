@@ -75,6 +75,8 @@ static const struct { cl_int code; const char *name; } errnames[] = {
   {-9999, "CL_NV_ILLEGAL_ADDRESS (an out-of-bounds access in a kernel)"},
 };
 
+size_t clua_counts[CNT_KINDS][2];
+
 const char *clua_errname(cl_int err) {
   for (size_t i = 0; i < sizeof errnames / sizeof errnames[0]; i++)
     if (errnames[i].code == err) return errnames[i].name;
@@ -289,6 +291,7 @@ hostmem *hostmem_new(lua_State *L, size_t size) {
   m->valid = 1;
   m->ptr = p;
   m->size = size;
+  CLUA_CREATED(CNT_HOSTMEM);
   return m;
 }
 
@@ -300,6 +303,7 @@ hostmem *hostmem_wrap_mapped(lua_State *L, void *ptr, size_t size) {
   m->valid = 1;
   m->ptr = ptr;
   m->size = size;
+  CLUA_CREATED(CNT_HOSTMEM);
   return m;
 }
 
@@ -308,5 +312,10 @@ void hostmem_ref(hostmem *m) { m->refs++; }
 void hostmem_unref(hostmem *m) {
   if (--m->refs > 0) return;
   if (!m->mapped) free(m->ptr);
+  if (m->mapev) {
+    clReleaseEvent(m->mapev);
+    CLUA_RELEASED(CNT_EVENT);
+  }
   free(m);
+  CLUA_RELEASED(CNT_HOSTMEM);
 }

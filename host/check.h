@@ -38,6 +38,8 @@ typedef struct hostmem {
   size_t size;
   void *owner;           /* mapped: the cbuffer it maps */
   struct hostmem *next;  /* the buffer's list of live mappings */
+  cl_event mapev;        /* mapped without blocking: the map's event (retained), which the unmap waits for */
+  cl_command_queue mapq; /* mapped: the queue that mapped it (retained), to unmap it when the buffer goes */
 } hostmem;
 
 hostmem *hostmem_new(lua_State *L, size_t size);
@@ -122,6 +124,14 @@ typedef struct {
   int localcheck;         /* a __local argument was set: check the local memory at the next launch */
 } ckernel;
 typedef struct { int released; cl_event ev; int user; } cevent;
+
+/* Live OpenCL handles and host memory blocks, for cl.debug_counts(): how many
+   of each kind clua created (or retained) and released. */
+enum { CNT_CONTEXT, CNT_QUEUE, CNT_BUFFER, CNT_IMAGE, CNT_SAMPLER, CNT_PROGRAM, CNT_KERNEL, CNT_EVENT, CNT_MAP,
+       CNT_HOSTMEM, CNT_KINDS };
+extern size_t clua_counts[CNT_KINDS][2];
+#define CLUA_CREATED(kind) (clua_counts[kind][0]++)
+#define CLUA_RELEASED(kind) (clua_counts[kind][1]++)
 
 /* Errors. */
 const char *clua_errname(cl_int err);

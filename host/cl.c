@@ -79,6 +79,32 @@ static int cl_error_name(lua_State *L) {
   return 1;
 }
 
+/***
+How many OpenCL handles clua made (or retained) and released, by kind, and
+its host memory blocks (arrays, views): spec/cl_cycles_spec.lua checks that
+none stays behind.
+@function debug_counts
+@treturn table `{context = {created = n, released = m, live = n - m}, queue = {...}, ...}`
+for `context`, `queue`, `buffer`, `image`, `sampler`, `program`, `kernel`,
+`event`, `map` and `hostmem`
+*/
+static int cl_debug_counts(lua_State *L) {
+  static const char *const kinds[CNT_KINDS] = {"context", "queue", "buffer", "image", "sampler", "program",
+                                               "kernel", "event", "map", "hostmem"};
+  lua_createtable(L, 0, CNT_KINDS);
+  for (int i = 0; i < CNT_KINDS; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, (lua_Integer)clua_counts[i][0]);
+    lua_setfield(L, -2, "created");
+    lua_pushinteger(L, (lua_Integer)clua_counts[i][1]);
+    lua_setfield(L, -2, "released");
+    lua_pushinteger(L, (lua_Integer)(clua_counts[i][0] - clua_counts[i][1]));
+    lua_setfield(L, -2, "live");
+    lua_setfield(L, -2, kinds[i]);
+  }
+  return 1;
+}
+
 void clua_open_scalars(lua_State *L);
 
 int luaopen_cl(lua_State *L) {
@@ -238,7 +264,7 @@ int luaopen_cl(lua_State *L) {
   static const luaL_Reg funcs[] = {
     {"platforms", clua_platforms}, {"devices", clua_devices}, {"device", clua_device},
     {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"wait", clua_wait},
-    {"error_name", cl_error_name}, {"nvml", clua_nvml}, {NULL, NULL}};
+    {"error_name", cl_error_name}, {"nvml", clua_nvml}, {"debug_counts", cl_debug_counts}, {NULL, NULL}};
   luaL_newlib(L, funcs);
   clua_open_scalars(L);
   lua_pushstring(L, CLUA_VERSION);

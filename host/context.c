@@ -51,6 +51,7 @@ int clua_context(lua_State *L) {
   if (err != CL_SUCCESS) return clua_clerror(L, "cl.context", "clCreateContext", err, NULL);
   c->ctx = ctx;
   c->released = 0;
+  CLUA_CREATED(CNT_CONTEXT);
   lua_pushvalue(L, list);
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -70,6 +71,7 @@ static int ctx_release(lua_State *L) {
   if (!c->released) {
     c->released = 1;
     clReleaseContext(c->ctx);
+    CLUA_RELEASED(CNT_CONTEXT);
   }
   return 0;
 }

@@ -18,6 +18,7 @@ void clua_push_event(lua_State *L, cl_event ev) {
   }
   cevent *e = clua_new(L, sizeof *e, T_EVENT, 0);
   e->ev = ev;
+  CLUA_CREATED(CNT_EVENT);
 }
 
 /* __gc, __close and release; a closure holding the event metatable (every
@@ -44,6 +45,7 @@ static int ev_release(lua_State *L) {
       if (st > CL_COMPLETE) clSetUserEventStatus(e->ev, -1);
     }
     clReleaseEvent(e->ev);
+    CLUA_RELEASED(CNT_EVENT);
   }
   return 0;
 }

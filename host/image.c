@@ -176,6 +176,7 @@ static int ctx_image2d(lua_State *L) {
   if (err != CL_SUCCESS)
     return clua_clerror(L, "ctx:image2d", "clCreateImage", err, "%I x %I %s", (lua_Integer)w, (lua_Integer)h, fmt);
   img->mem = mem;
+  CLUA_CREATED(CNT_IMAGE);
   img->width = w;
   img->height = h;
   img->format = (int)fi;
@@ -202,6 +203,7 @@ static int img_release(lua_State *L) {
   if (!img->released) {
     img->released = 1;
     clReleaseMemObject(img->mem);
+    CLUA_RELEASED(CNT_IMAGE);
   }
   return 0;
 }
@@ -368,6 +370,7 @@ static int ctx_sampler(lua_State *L) {
   cl_sampler smp = clCreateSampler(c->ctx, normalized ? CL_TRUE : CL_FALSE, addresses[ai].mode, filter, &err);
   if (err != CL_SUCCESS) return clua_clerror(L, "ctx:sampler", "clCreateSampler", err, "%s, %s", an, fn);
   s->s = smp;
+  CLUA_CREATED(CNT_SAMPLER);
   s->normalized = normalized;
   s->address = (int)ai;
   s->linear = filter == CL_FILTER_LINEAR;
@@ -392,6 +395,7 @@ static int smp_release(lua_State *L) {
   if (!s->released) {
     s->released = 1;
     clReleaseSampler(s->s);
+    CLUA_RELEASED(CNT_SAMPLER);
   }
   return 0;
 }

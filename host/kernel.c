@@ -88,6 +88,7 @@ int clua_program_kernel(lua_State *L) {
   if (err != CL_SUCCESS) return clua_clerror(L, "program:kernel", "clCreateKernel", err, "kernel '%s'", name);
   k->k = ker;
   k->released = 0;
+  CLUA_CREATED(CNT_KERNEL);
   clGetKernelInfo(ker, CL_KERNEL_NUM_ARGS, sizeof k->nargs, &k->nargs, NULL);
   size_t n = k->nargs ? k->nargs : 1;
   k->argset = calloc(n, 1);
@@ -100,7 +101,7 @@ int clua_program_kernel(lua_State *L) {
   cl_kernel from = ker;
   if (p->info && (from = clCreateKernel(p->info, name, &err)) == NULL) from = ker;
   read_arg_info(k, from);
-  if (from != ker) clReleaseKernel(from);
+  if (from != ker) clReleaseKernel(from);  /* not counted: created and released here */
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   lua_newtable(L);
@@ -347,6 +348,7 @@ static int k_release(lua_State *L) {
   if (!k->released) {
     k->released = 1;
     clReleaseKernel(k->k);
+    CLUA_RELEASED(CNT_KERNEL);
     free_kernel_info(k);
   }
   return 0;
@@ -462,6 +464,15 @@ int clua_queue_launch(lua_State *L) {
   size_t total = 1;
   for (cl_uint i = 0; i < dims; i++) {
     if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);
+    /* 2^32 work-groups or more in a dimension: PoCL 3.1 aborts or traps, and no
+       GPU runs that many (without a local size: even with the largest one) */
+    if (g[i] > 0xFFFFFFFFu) {
+      size_t most = haslocal ? l[i] : 0;
+      if (!haslocal) clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof most, &most, NULL);
+      if (most && g[i] / most > 0xFFFFFFFFu)
+        return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_GLOBAL_WORK_SIZE,
+                            "global size %I in dimension %d makes 2^32 or more work-groups", (lua_Integer)g[i], (int)i + 1);
+    }
     total *= l[i];
   }
   if (haslocal) {
@@ -529,6 +540,7 @@ int clua_queue_launch(lua_State *L) {
   cevent *e = lua_newuserdatauv(L, sizeof *e, 0);  /* clua_push_event, with the metatable at hand */
   e->released = 0;
   e->ev = ev;
+  CLUA_CREATED(CNT_EVENT);
   e->user = 0;
   if (lua_type(L, lua_upvalueindex(3)) == LUA_TTABLE) lua_pushvalue(L, lua_upvalueindex(3));
   else luaL_getmetatable(L, T_EVENT);

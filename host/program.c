@@ -37,6 +37,7 @@ static int make_program(lua_State *L, int ctxidx, const char *method) {
   if (err != CL_SUCCESS) return clua_clerror(L, method, "clCreateProgramWithSource", err, NULL);
   p->prog = prog;
   p->released = 0;
+  CLUA_CREATED(CNT_PROGRAM);
   lua_pushvalue(L, ctxidx);
   lua_setiuservalue(L, -2, 1);
   lua_pushvalue(L, -3);
@@ -256,11 +257,16 @@ static void build_info_program(lua_State *L, cprogram *p) {
   cl_program info = clCreateProgramWithSource(c->ctx, 1, &src, &len, &err);
   lua_pop(L, 2);
   if (err != CL_SUCCESS) return;
+  CLUA_CREATED(CNT_PROGRAM);
   if (clBuildProgram(info, 0, NULL, opts, NULL, NULL) != CL_SUCCESS) {
     clReleaseProgram(info);
+    CLUA_RELEASED(CNT_PROGRAM);
     return;
   }
-  if (p->info) clReleaseProgram(p->info);
+  if (p->info) {
+    clReleaseProgram(p->info);
+    CLUA_RELEASED(CNT_PROGRAM);
+  }
   p->info = info;
 }
 
@@ -400,7 +406,11 @@ static int prog_release(lua_State *L) {
   if (!p->released) {
     p->released = 1;
     clReleaseProgram(p->prog);
-    if (p->info) clReleaseProgram(p->info);
+    CLUA_RELEASED(CNT_PROGRAM);
+    if (p->info) {
+      clReleaseProgram(p->info);
+      CLUA_RELEASED(CNT_PROGRAM);
+    }
     p->info = NULL;
   }
   return 0;

@@ -44,6 +44,7 @@ int clua_ctx_queue(lua_State *L) {
   q->q = cq;
   q->dev = dev;
   q->released = 0;
+  CLUA_CREATED(CNT_QUEUE);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   return 1;
@@ -53,6 +54,7 @@ int clua_ctx_queue(lua_State *L) {
 
 static void drop_pending(cqueue *q, int i) {
   clReleaseEvent(q->pend[i].ev);
+  CLUA_RELEASED(CNT_EVENT);
   hostmem_unref(q->pend[i].mem);
   q->pend[i] = q->pend[--q->npend];
 }
@@ -77,6 +79,7 @@ static void add_pending(lua_State *L, cqueue *q, cl_event ev, hostmem *m) {
     q->cappend = cap;
   }
   clRetainEvent(ev);
+  CLUA_CREATED(CNT_EVENT);
   hostmem_ref(m);
   q->pend[q->npend].ev = ev;
   q->pend[q->npend].mem = m;
@@ -143,6 +146,7 @@ static int q_release(lua_State *L) {
   free(q->pend);
   q->pend = NULL;
   clReleaseCommandQueue(q->q);
+  CLUA_RELEASED(CNT_QUEUE);
   return 0;
 }
 
@@ -183,6 +187,36 @@ static void check_range(lua_State *L, const char *method, const char *what, size
                (lua_Integer)size, (lua_Integer)off, what, (lua_Integer)bsize);
 }
 
+/* A sub-buffer's parent, the sub-buffer's offset added to *offset; any other
+   buffer as it is. */
+static cl_mem parent_of(cl_mem m, size_t *offset) {
+  cl_mem parent = NULL;
+  size_t off = 0;
+  if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent ||
+      clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) != CL_SUCCESS)
+    return m;
+  *offset += off;
+  return parent;
+}
+
+/* The host side of a transfer must not be the buffer's own memory: a view
+   mapped from it (or from a buffer sharing its memory), or use_host_ptr
+   memory at another place than the bytes transferred. OpenCL leaves both
+   undefined, and PoCL memcpy()s between the overlapping ranges. p: the host
+   bytes, [off, off + size) the buffer's; same: whether the bytes at p are
+   exactly the buffer's own at off (the use_host_ptr way to synchronize). */
+static void check_host_side(lua_State *L, const char *method, cbuffer *b, carray *a, const char *p, size_t off,
+                            size_t size, int same) {
+  size_t o1 = 0, o2 = 0;
+  if (a->mem->mapped && parent_of(((cbuffer *)a->mem->owner)->mem, &o1) == parent_of(b->mem, &o2))
+    luaL_error(L, "%s: the host array is a view mapped from this buffer's memory: unmap it first, or use queue:copy",
+               method);
+  char *hp = NULL;
+  if (clGetMemObjectInfo(b->mem, CL_MEM_HOST_PTR, sizeof hp, &hp, NULL) != CL_SUCCESS || !hp) return;
+  if (!(same && p == hp + off) && p < hp + off + size && hp + off < p + size)
+    luaL_error(L, "%s: the host array overlaps the buffer's own (use_host_ptr) memory at other bytes", method);
+}
+
 /* q:write(buf, array, opts) and q:read(buf, array, opts) */
 static int transfer(lua_State *L, int write) {
   const char *method = write ? "queue:write" : "queue:read";
@@ -201,6 +235,7 @@ static int transfer(lua_State *L, int write) {
   cl_uint nw = clua_waitlist(L, 4, method, &wl);
   cl_event ev = NULL;
   void *p = clua_array_ptr(L, a);
+  check_host_side(L, method, b, a, p, off, size, 1);
   cl_int err = write ? clEnqueueWriteBuffer(q->q, b->mem, blocking, off, size, p, nw, wl, &ev)
                      : clEnqueueReadBuffer(q->q, b->mem, blocking, off, size, p, nw, wl, &ev);
   if (err != CL_SUCCESS)
@@ -262,6 +297,10 @@ static int q_copy(lua_State *L) {
   check_range(L, "queue:copy", "source buffer", so, size, s->size);
   check_range(L, "queue:copy", "destination buffer", dof, size, d->size);
   if (size == 0) luaL_error(L, "queue:copy: nothing to copy (size 0)");
+  size_t sa = so, da = dof;  /* two views of one buffer: PoCL 3.1 does not check them, and memcpy()s overlaps */
+  if (s->mem != d->mem && parent_of(s->mem, &sa) == parent_of(d->mem, &da) && sa < da + size && da < sa + size)
+    return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", CL_MEM_COPY_OVERLAP,
+                        "source and destination regions overlap (in the buffer both are part of)");
   cl_event *wl;
   cl_uint nw = clua_waitlist(L, 4, "queue:copy", &wl);
   cl_event ev;
@@ -390,6 +429,8 @@ static int rect_transfer(lua_State *L, int write) {
   cl_uint nw = clua_waitlist(L, 4, method, &wl);
   cl_event ev;
   void *p = clua_array_ptr(L, a);
+  int same = !memcmp(bo, ho, sizeof bo) && brp == hrp && bsp == hsp;  /* the same bytes at either end */
+  check_host_side(L, method, b, a, p, 0, b->size, same);
   cl_int err = write ? clEnqueueWriteBufferRect(q->q, b->mem, blocking, bo, ho, r, brp, bsp, hrp, hsp, p, nw, wl, &ev)
                      : clEnqueueReadBufferRect(q->q, b->mem, blocking, bo, ho, r, brp, bsp, hrp, hsp, p, nw, wl, &ev);
   if (err != CL_SUCCESS)
@@ -429,19 +470,6 @@ A rectangle of a buffer to a rectangle of a host array
 @treturn cl.event the command's event
 */
 
-/* A sub-buffer's parent, its offset added to origin[0] (the same bytes: a
-   rectangle's origin[0] may exceed its row pitch); any other buffer as it is.
-   PoCL 3.1 dereferences NULL in clEnqueueCopyBufferRect given a sub-buffer. */
-static cl_mem parent_of(cl_mem m, size_t origin[3]) {
-  cl_mem parent = NULL;
-  size_t off = 0;
-  if (clGetMemObjectInfo(m, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL) != CL_SUCCESS || !parent ||
-      clGetMemObjectInfo(m, CL_MEM_OFFSET, sizeof off, &off, NULL) != CL_SUCCESS)
-    return m;
-  origin[0] += off;
-  return parent;
-}
-
 static int q_copy_rect(lua_State *L) {
 /***
 A rectangle of one buffer to a rectangle of another (`clEnqueueCopyBufferRect`).
@@ -467,7 +495,10 @@ A rectangle of one buffer to a rectangle of another (`clEnqueueCopyBufferRect`).
   cl_event *wl;
   cl_uint nw = clua_waitlist(L, 4, method, &wl);
   cl_event ev;
-  cl_mem sm = parent_of(s->mem, so), dm = parent_of(d->mem, dof);
+  /* PoCL 3.1 dereferences NULL in clEnqueueCopyBufferRect given a sub-buffer: copy
+     within the parents, the sub-buffers' offsets added to origin[0] (the same
+     bytes: a rectangle's origin[0] may exceed its row pitch) */
+  cl_mem sm = parent_of(s->mem, &so[0]), dm = parent_of(d->mem, &dof[0]);
   cl_int err = clEnqueueCopyBufferRect(q->q, sm, dm, so, dof, r, srp, ssp, drp, dsp, nw, wl, &ev);
   if (err != CL_SUCCESS) return clua_clerror(L, method, "clEnqueueCopyBufferRect", err, NULL);
   clua_push_event(L, ev);
@@ -524,6 +555,15 @@ With an `alloc_host_ptr` buffer this is pinned memory.
   m->owner = b;
   m->next = b->maps;
   b->maps = m;
+  CLUA_CREATED(CNT_MAP);
+  if (clRetainCommandQueue(q->q) == CL_SUCCESS) {
+    m->mapq = q->q;
+    CLUA_CREATED(CNT_QUEUE);
+  }
+  if (!blocking && clRetainEvent(ev) == CL_SUCCESS) {
+    m->mapev = ev;
+    CLUA_CREATED(CNT_EVENT);
+  }
   carray *v = clua_push_view(L, m, t, size / (size_t)t->size);
   (void)v;
   lua_pushvalue(L, 2);
@@ -552,9 +592,24 @@ becomes unusable.
   cbuffer *b = m->owner;
   cl_event *wl;
   cl_uint nw = clua_waitlist(L, 3, "queue:unmap", &wl);
+  cl_int st = CL_COMPLETE;
+  if (m->mapev) clGetEventInfo(m->mapev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+  if (st > CL_COMPLETE) {  /* a map not done yet (non-blocking, maybe on another queue): the unmap waits for it,
+                              as PoCL 3.1 would otherwise free the mapping the map still copies into */
+    cl_event *all = lua_newuserdatauv(L, sizeof(cl_event) * (nw + 1), 0);
+    if (nw) memcpy(all, wl, sizeof(cl_event) * nw);
+    all[nw++] = m->mapev;
+    wl = all;
+  }
   cl_event ev;
   cl_int err = clEnqueueUnmapMemObject(q->q, b->mem, m->ptr, nw, wl, &ev);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:unmap", "clEnqueueUnmapMemObject", err, NULL);
+  CLUA_RELEASED(CNT_MAP);
+  if (m->mapq) {
+    clReleaseCommandQueue(m->mapq);
+    m->mapq = NULL;
+    CLUA_RELEASED(CNT_QUEUE);
+  }
   for (hostmem **pp = &b->maps; *pp; pp = &(*pp)->next)
     if (*pp == m) {
       *pp = m->next;
