@@ -68,6 +68,8 @@ int clua_ctx_buffer(lua_State *L) {
     size = clua_array_bytes(a);
     if (!(f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR))) f |= CL_MEM_COPY_HOST_PTR;
     if (f & CL_MEM_USE_HOST_PTR) hold = a->mem;
+    if (hold && hold->mapped)  /* another buffer's memory: PoCL 3.1 frees it when this buffer goes */
+      luaL_argerror(L, 2, "use_host_ptr needs a cl.array's own memory, not a view mapped from a buffer");
   } else {
     if (lua_type(L, 2) != LUA_TNUMBER)
       return luaL_typeerror(L, 2, "size in bytes or cl.array");

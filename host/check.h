@@ -76,6 +76,7 @@ typedef struct {
   cl_device_id dev;
   pending *pend;        /* non-blocking transfers still using host memory */
   int npend, cappend;
+  int busy;             /* commands may still run: a blocking transfer waits for them first (interruptibly) */
 } cqueue;
 typedef struct {
   int released;
@@ -209,6 +210,14 @@ size_t clua_array_bytes(const carray *a);
    or (pushed) why the value does not fit. */
 const char *clua_store(lua_State *L, const ctype *t, int idx, void *dst);
 carray *clua_push_view(lua_State *L, hostmem *m, const ctype *t, size_t n);
+
+/* Waits for the events as clWaitForEvents does (returning its result), but
+   Ctrl-C ends the wait with an error "METHOD: interrupted", and waiting for
+   a user event not completed yet (which nothing could complete) raises. */
+cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list);
+/* Before a blocking command: waits (interruptibly) for what it would wait
+   for inside the driver: the queue's earlier commands and the wait list. */
+void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, const cl_event *wl);
 
 /* Queue housekeeping: drop completed pending transfers. */
 void clua_queue_sweep(cqueue *q);

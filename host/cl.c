@@ -40,6 +40,8 @@ print(d.name, d.info.compute_units)
 #include <string.h>
 #include <time.h>
 
+volatile sig_atomic_t clua_interrupted;
+
 static char root[4096];
 
 void clua_set_root(const char *r) {

@@ -6,6 +6,13 @@
 
 #define CLUA_VERSION "0.1.0"
 
+#include <signal.h>
+
+/* Set by main.c's SIGINT handler: a wait for the device in the cl module
+   (queue:finish, event:wait, cl.wait, a blocking transfer) checks it and
+   stops with an error "METHOD: interrupted", which the driver cannot. */
+extern volatile sig_atomic_t clua_interrupted;
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

@@ -8,8 +8,12 @@ e:wait()
 print(e.command, e.duration, "ns")
 */
 #include "check.h"
+#include "clua.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 void clua_push_event(lua_State *L, cl_event ev) {
   if (!ev) {
@@ -50,8 +54,81 @@ static int ev_release(lua_State *L) {
   return 0;
 }
 
+/* Interruptible waits: the events' completion callbacks wake a condition
+   variable that the waiting thread checks every 50 ms, and clua_interrupted
+   with it. Lua runs in one thread, so there is one wait at a time; the
+   callbacks of an abandoned (interrupted) wait find a newer generation and
+   do nothing. */
+static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wait_cv = PTHREAD_COND_INITIALIZER;
+static uintptr_t wait_gen;
+static cl_uint wait_left;
+
+static void CL_CALLBACK wait_done(cl_event ev, cl_int status, void *gen) {
+  (void)ev;
+  (void)status;
+  pthread_mutex_lock(&wait_mu);
+  if ((uintptr_t)gen == wait_gen && wait_left && --wait_left == 0) pthread_cond_signal(&wait_cv);
+  pthread_mutex_unlock(&wait_mu);
+}
+
+static cl_uint not_done(const cl_event *list, cl_uint n) {
+  cl_uint left = 0;
+  for (cl_uint i = 0; i < n; i++) {
+    cl_int st = CL_COMPLETE;
+    clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    left += st > CL_COMPLETE;
+  }
+  return left;
+}
+
+cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
+  if (!not_done(list, n)) return clWaitForEvents(n, list);
+  for (cl_uint i = 0; i < n; i++) {
+    cl_command_type t = 0;
+    cl_int st = CL_COMPLETE;
+    clGetEventInfo(list[i], CL_EVENT_COMMAND_TYPE, sizeof t, &t, NULL);
+    clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    if (t == CL_COMMAND_USER && st > CL_COMPLETE)
+      luaL_error(L, "%s: event %d is a user event not completed yet: the wait would never end (complete it first)",
+                 method, (int)i + 1);
+  }
+  struct timespec t0, now;  /* short commands: a moment of polling answers sooner than a wake-up */
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  do {
+    if (!not_done(list, n)) return clWaitForEvents(n, list);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+  } while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 200000);
+  pthread_mutex_lock(&wait_mu);
+  uintptr_t gen = ++wait_gen;
+  wait_left = n;
+  pthread_mutex_unlock(&wait_mu);
+  for (cl_uint i = 0; i < n; i++)
+    if (clSetEventCallback(list[i], CL_COMPLETE, wait_done, (void *)gen) != CL_SUCCESS) wait_done(list[i], 0, (void *)gen);
+  pthread_mutex_lock(&wait_mu);
+  while (wait_left && !clua_interrupted) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50000000;
+    if (ts.tv_nsec >= 1000000000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&wait_cv, &wait_mu, &ts);
+  }
+  int done = wait_left == 0;
+  wait_gen++;
+  pthread_mutex_unlock(&wait_mu);
+  if (!done) {  /* the commands go on; the script ends, and its objects are released on the way out */
+    clua_interrupted = 0;
+    lua_sethook(L, NULL, 0, 0);  /* main.c's hook for the same ^C */
+    luaL_error(L, "%s: interrupted", method);
+  }
+  return clWaitForEvents(n, list);
+}
+
 static int wait_events(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
-  cl_int err = clWaitForEvents(n, list);
+  cl_int err = clua_wait_list(L, method, n, list);
   if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
     for (cl_uint i = 0; i < n; i++) {
       cl_int st = 0;

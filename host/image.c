@@ -328,6 +328,7 @@ static int image_transfer(lua_State *L, int write) {
   cl_uint nw = clua_waitlist(L, 4, method, &wl);
   size_t origin[3] = {o[0], o[1], 0}, region[3] = {r[0], r[1], 1};
   void *p = clua_array_ptr(L, a);
+  clua_queue_settle(L, q, method, nw, wl);  /* blocking: wait first, interruptibly */
   cl_event ev;
   cl_int err = write ? clEnqueueWriteImage(q->q, img->mem, CL_TRUE, origin, region, pitch, 0, p, nw, wl, &ev)
                      : clEnqueueReadImage(q->q, img->mem, CL_TRUE, origin, region, pitch, 0, p, nw, wl, &ev);

@@ -517,6 +517,7 @@ int clua_queue_launch(lua_State *L) {
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
+  q->busy = 1;
   if (err != CL_SUCCESS) {
     size_t req[3] = {0, 0, 0};
     if (err == CL_INVALID_WORK_GROUP_SIZE &&

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lua.h>
@@ -106,13 +107,32 @@ static void interrupted(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
 	lua_sethook(L, NULL, 0, 0);
+	clua_interrupted = 0;
 	luaL_error(L, "interrupted!");
 }
+
+/* Inside the cl module, a wait for the device (which runs no Lua, so no hook)
+   sees clua_interrupted instead, and raises "METHOD: interrupted". A second
+   ^C kills the process; a SIGINT within 0.25 s of the first is the same ^C
+   delivered twice (timeout(1) signals the process and then its group). */
+static volatile double first_sigint;
 
 static void on_sigint(int sig)
 {
 	int mask = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
-	signal(sig, SIG_DFL); /* a second ^C kills the process */
+	struct timespec ts;
+	double now;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	if (first_sigint > 0) {
+		if (now - first_sigint > 0.25) {
+			signal(sig, SIG_DFL);
+			raise(sig);
+		}
+		return;
+	}
+	first_sigint = now;
+	clua_interrupted = 1;
 	if (active_state)
 		lua_sethook(active_state, interrupted, mask, 1);
 }
@@ -134,6 +154,8 @@ static int docall(lua_State *L, int nargs, int nresults)
 	lua_pushcfunction(L, msghandler);
 	lua_insert(L, base);
 	active_state = L;
+	clua_interrupted = 0;
+	first_sigint = 0;
 	set_sigint(on_sigint);
 	status = lua_pcall(L, nargs, nresults, base);
 	set_sigint(SIG_DFL);

@@ -155,8 +155,24 @@ Waits until every command of the queue is done (`clFinish`).
 @function queue:finish
 @raise `queue:finish: clFinish failed: ...` (e.g. a kernel that faulted)
 */
+void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, const cl_event *wl) {
+  if (!q->busy && !nw) return;
+  cl_event m;
+  if (clEnqueueMarkerWithWaitList(q->q, nw, wl, &m) != CL_SUCCESS) return;  /* the command itself says why */
+  clFlush(q->q);
+  clua_push_event(L, m);  /* an error (^C) leaves it to the collector */
+  cevent *e = lua_touserdata(L, -1);
+  clua_wait_list(L, method, 1, &m);
+  clReleaseEvent(m);
+  e->released = 1;
+  CLUA_RELEASED(CNT_EVENT);
+  lua_pop(L, 1);
+  q->busy = 0;
+}
+
 static int q_finish(lua_State *L) {
   cqueue *q = check_queue(L);
+  clua_queue_settle(L, q, "queue:finish", 0, NULL);  /* clFinish cannot be interrupted */
   cl_int err = clFinish(q->q);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:finish", "clFinish", err, NULL);
   drain(q);
@@ -236,12 +252,14 @@ static int transfer(lua_State *L, int write) {
   cl_event ev = NULL;
   void *p = clua_array_ptr(L, a);
   check_host_side(L, method, b, a, p, off, size, 1);
+  if (blocking) clua_queue_settle(L, q, method, nw, wl);
   cl_int err = write ? clEnqueueWriteBuffer(q->q, b->mem, blocking, off, size, p, nw, wl, &ev)
                      : clEnqueueReadBuffer(q->q, b->mem, blocking, off, size, p, nw, wl, &ev);
   if (err != CL_SUCCESS)
     return clua_clerror(L, method, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer", err,
                         "%I bytes at offset %I", (lua_Integer)size, (lua_Integer)off);
   if (!blocking) add_pending(L, q, ev, a->mem);
+  q->busy = !blocking;
   clua_push_event(L, ev);
   return 1;
 }
@@ -305,6 +323,7 @@ static int q_copy(lua_State *L) {
   cl_uint nw = clua_waitlist(L, 4, "queue:copy", &wl);
   cl_event ev;
   cl_int err = clEnqueueCopyBuffer(q->q, s->mem, d->mem, so, dof, size, nw, wl, &ev);
+  q->busy = 1;
   if (err == CL_MEM_COPY_OVERLAP)
     return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "source and destination regions overlap");
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "%I bytes", (lua_Integer)size);
@@ -359,6 +378,7 @@ static int q_fill(lua_State *L) {
   cl_uint nw = clua_waitlist(L, 4, "queue:fill", &wl);
   cl_event ev;
   cl_int err = clEnqueueFillBuffer(q->q, b->mem, pat, psize, off, size, nw, wl, &ev);
+  q->busy = 1;
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:fill", "clEnqueueFillBuffer", err, NULL);
   clua_push_event(L, ev);
   return 1;
@@ -431,11 +451,13 @@ static int rect_transfer(lua_State *L, int write) {
   void *p = clua_array_ptr(L, a);
   int same = !memcmp(bo, ho, sizeof bo) && brp == hrp && bsp == hsp;  /* the same bytes at either end */
   check_host_side(L, method, b, a, p, 0, b->size, same);
+  if (blocking) clua_queue_settle(L, q, method, nw, wl);
   cl_int err = write ? clEnqueueWriteBufferRect(q->q, b->mem, blocking, bo, ho, r, brp, bsp, hrp, hsp, p, nw, wl, &ev)
                      : clEnqueueReadBufferRect(q->q, b->mem, blocking, bo, ho, r, brp, bsp, hrp, hsp, p, nw, wl, &ev);
   if (err != CL_SUCCESS)
     return clua_clerror(L, method, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect", err, NULL);
   if (!blocking) add_pending(L, q, ev, a->mem);
+  q->busy = !blocking;
   clua_push_event(L, ev);
   return 1;
 }
@@ -500,6 +522,7 @@ A rectangle of one buffer to a rectangle of another (`clEnqueueCopyBufferRect`).
      bytes: a rectangle's origin[0] may exceed its row pitch) */
   cl_mem sm = parent_of(s->mem, &so[0]), dm = parent_of(d->mem, &dof[0]);
   cl_int err = clEnqueueCopyBufferRect(q->q, sm, dm, so, dof, r, srp, ssp, drp, dsp, nw, wl, &ev);
+  q->busy = 1;
   if (err != CL_SUCCESS) return clua_clerror(L, method, "clEnqueueCopyBufferRect", err, NULL);
   clua_push_event(L, ev);
   return 1;
@@ -549,7 +572,9 @@ With an `alloc_host_ptr` buffer this is pinned memory.
   cl_uint nw = clua_waitlist(L, 3, "queue:map", &wl);
   cl_event ev;
   cl_int err;
+  if (blocking) clua_queue_settle(L, q, "queue:map", nw, wl);
   void *p = clEnqueueMapBuffer(q->q, b->mem, blocking, mf, off, size, nw, wl, &ev, &err);
+  q->busy = !blocking;
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:map", "clEnqueueMapBuffer", err, "%I bytes at offset %I", (lua_Integer)size, (lua_Integer)off);
   hostmem *m = hostmem_wrap_mapped(L, p, size);  /* one reference: the buffer's list */
   m->owner = b;
@@ -603,6 +628,7 @@ becomes unusable.
   }
   cl_event ev;
   cl_int err = clEnqueueUnmapMemObject(q->q, b->mem, m->ptr, nw, wl, &ev);
+  q->busy = 1;
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:unmap", "clEnqueueUnmapMemObject", err, NULL);
   CLUA_RELEASED(CNT_MAP);
   if (m->mapq) {
@@ -635,6 +661,7 @@ static int marker_or_barrier(lua_State *L, int barrier) {
   }
   cl_event ev;
   cl_int err = barrier ? clEnqueueBarrierWithWaitList(q->q, nw, wl, &ev) : clEnqueueMarkerWithWaitList(q->q, nw, wl, &ev);
+  q->busy = 1;
   if (err != CL_SUCCESS) return clua_clerror(L, method, barrier ? "clEnqueueBarrierWithWaitList" : "clEnqueueMarkerWithWaitList", err, NULL);
   clua_push_event(L, ev);
   return 1;
