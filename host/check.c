@@ -1,7 +1,10 @@
+/* _DEFAULT_SOURCE: MAP_ANONYMOUS for mmap() of big arrays */
+#define _DEFAULT_SOURCE
 /* Error names, argument checks and the helpers every type shares. */
 #include "check.h"
 
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,12 +284,21 @@ void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
 hostmem *hostmem_new(lua_State *L, size_t size) {
   hostmem *m = calloc(1, sizeof *m);
   void *p = NULL;
-  /* 4 KiB alignment: what pageable transfers and use_host_ptr like best */
-  if (!m || posix_memalign(&p, 4096, size ? size : 1) != 0) {
+  /* 4 KiB alignment: what pageable transfers and use_host_ptr like best. From
+     16 MiB, pages straight from mmap(): zero already, and touched only when
+     used (zeroing 4.5 GiB page by page took 39 s in a VM) */
+  if (m && size >= ((size_t)16 << 20)) {
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) p = NULL;
+    else m->mmapped = 1;
+  } else if (m && posix_memalign(&p, 4096, size ? size : 1) != 0) {
+    p = NULL;
+  }
+  if (!m || !p) {
     free(m);
     luaL_error(L, "cl.array: out of host memory allocating %I bytes", (lua_Integer)size);
   }
-  memset(p, 0, size);
+  if (!m->mmapped) memset(p, 0, size);
   m->refs = 1;
   m->valid = 1;
   m->ptr = p;
@@ -311,7 +323,8 @@ void hostmem_ref(hostmem *m) { m->refs++; }
 
 void hostmem_unref(hostmem *m) {
   if (--m->refs > 0) return;
-  if (!m->mapped) free(m->ptr);
+  if (m->mmapped) munmap(m->ptr, m->size);
+  else if (!m->mapped) free(m->ptr);
   if (m->mapev) {
     clReleaseEvent(m->mapev);
     CLUA_RELEASED(CNT_EVENT);

@@ -33,6 +33,7 @@
 typedef struct hostmem {
   int refs;
   int mapped;            /* 1: ptr is a mapping of `buffer`, not ours to free */
+  int mmapped;           /* 1: ptr is our own mmap() (a big array), to munmap() */
   int valid;
   void *ptr;
   size_t size;

@@ -13,6 +13,12 @@
    stops with an error "METHOD: interrupted", which the driver cannot. */
 extern volatile sig_atomic_t clua_interrupted;
 
+/* Errors about the machine rather than the script (no OpenCL platform, a
+   driver that does not load, CLUA_DEVICE naming no device) are raised as a
+   message also stored in the registry under this key: main.c prints such a
+   message alone, on one line, with no traceback. */
+#define CLUA_ENV_ERROR "clua.env_error"
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

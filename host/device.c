@@ -6,8 +6,11 @@ Platforms and devices: what `cl.platforms`, `cl.devices` and `cl.device` return.
 @usage for _, d in ipairs(cl.devices()) do print(d.platform, d.name, d.info.global_mem_size) end
 */
 #include "check.h"
+#include "clua.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +48,91 @@ static void push_platform(lua_State *L, cl_platform_id id, int index) {
   p->index = index;
 }
 
-/* An environment problem, not a script's: no source position in the message. */
+/* Raises the message on top of the stack as an error about the machine (see
+   CLUA_ENV_ERROR): no source position, and main.c prints no traceback. */
+static int env_error(lua_State *L) {
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, CLUA_ENV_ERROR);
+  return lua_error(L);
+}
+
+/* The driver library an .icd file names (its first line), or NULL. */
+static char *icd_library(const char *path, char *buf, size_t len) {
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  char *line = fgets(buf, (int)len, f);
+  fclose(f);
+  if (!line) return NULL;
+  line[strcspn(line, "\r\n")] = 0;
+  return *line ? line : NULL;
+}
+
+/* Whether the library loads; if not, why (dlerror) into why. */
+static int loads(const char *lib, char *why, size_t len) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+  if (h) {
+    dlclose(h);
+    return 1;
+  }
+  const char *e = dlerror();
+  snprintf(why, len, "%s", e ? e : "dlopen failed");
+  return 0;
+}
+
+/* No OpenCL platform: one line saying why, from what the ICD loader (ocl-icd)
+   reads: the .icd files of OCL_ICD_VENDORS (a folder, an .icd file or a
+   library), OPENCL_VENDOR_PATH or /etc/OpenCL/vendors, and whether the driver
+   library each names loads. */
 static void no_platform(lua_State *L) {
-  lua_pushliteral(L, "no OpenCL platform found: install an OpenCL driver (on Debian: apt-get install "
-                     "pocl-opencl-icd for the CPU, or your GPU vendor's ICD in /etc/OpenCL/vendors)");
-  lua_error(L);
+  static const char *install = "install an OpenCL driver: on Debian apt-get install pocl-opencl-icd for the CPU, or "
+                               "your GPU vendor's driver, which puts an .icd file in /etc/OpenCL/vendors";
+  const char *var = "OCL_ICD_VENDORS", *where = getenv(var);
+  if (!where || !*where) where = getenv(var = "OPENCL_VENDOR_PATH");
+  if (!where || !*where) {
+    where = "/etc/OpenCL/vendors";
+    var = NULL;
+  }
+  char lib[1024], why[1024], first[8192] = "", file[4096];
+  int nicd = 0, nbad = 0;
+  struct stat st;
+  DIR *dir = stat(where, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(where) : NULL;
+  if (dir) {
+    for (struct dirent *e; (e = readdir(dir)) != NULL;) {
+      size_t n = strlen(e->d_name);
+      if (n < 5 || strcmp(e->d_name + n - 4, ".icd")) continue;
+      snprintf(file, sizeof file, "%s/%s", where, e->d_name);
+      nicd++;
+      if (!icd_library(file, lib, sizeof lib)) snprintf(why, sizeof why, "it names no library");
+      else if (loads(lib, why, sizeof why)) continue;
+      if (!nbad++) snprintf(first, sizeof first, "the OpenCL driver named by %s does not load (%s)", file, why);
+    }
+    closedir(dir);
+  } else if (var && strlen(where) > 4 && !strcmp(where + strlen(where) - 4, ".icd")) {
+    snprintf(file, sizeof file, "%s%s", strchr(where, '/') ? "" : "/etc/OpenCL/vendors/", where);
+    nicd = 1;
+    if (!icd_library(file, lib, sizeof lib)) snprintf(why, sizeof why, "it cannot be read, or names no library");
+    else if (loads(lib, why, sizeof why)) nbad = -1;
+    if (nbad++ == 0) snprintf(first, sizeof first, "the OpenCL driver named by %s does not load (%s)", file, why);
+  } else if (var) {  /* a library name */
+    nicd = 1;
+    if (!loads(where, why, sizeof why)) {
+      nbad = 1;
+      snprintf(first, sizeof first, "the OpenCL driver %s=%s does not load (%s)", var, where, why);
+    }
+  }
+  if (nicd == 0 && var)
+    lua_pushfstring(L, "no OpenCL platform: %s=%s holds no .icd file: unset %s, or %s", var, where, var, install);
+  else if (nicd == 0)
+    lua_pushfstring(L, "no OpenCL platform: %s holds no .icd file: %s", where, install);
+  else if (nbad)
+    lua_pushfstring(L, "no OpenCL platform: %s%s: reinstall that driver, or remove its .icd file%s", first,
+                    nbad > 1 ? lua_pushfstring(L, ", nor do %d other", nbad - 1) : "",
+                    var ? lua_pushfstring(L, " (or unset %s)", var) : "");
+  else
+    lua_pushfstring(L, "no OpenCL platform: the driver%s of %s load%s but report%s none: is the device there, "
+                    "and may this user use it (NVIDIA: nvidia-smi; others: /dev/dri)?", nicd > 1 ? "s" : "", where,
+                    nicd > 1 ? "" : "s", nicd > 1 ? "" : "s");
+  env_error(L);
 }
 
 int clua_platforms(lua_State *L) {
@@ -536,7 +619,10 @@ int clua_device(lua_State *L) {
       luaL_addvalue(&b);
     }
     free(list);
+    luaL_addstring(&b, "\n(select one by P:D or by part of its device or platform name");
+    luaL_addstring(&b, strcmp(from, "CLUA_DEVICE") ? ")" : " in CLUA_DEVICE, or unset CLUA_DEVICE)");
     luaL_pushresult(&b);
+    if (!strcmp(from, "CLUA_DEVICE")) return env_error(L);  /* the environment's fault, not the script's */
     return lua_error(L);
   }
   cl_device_id id = list[pick].id;

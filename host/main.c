@@ -93,6 +93,10 @@ static void print_version(void)
 static int msghandler(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+	lua_getfield(L, LUA_REGISTRYINDEX, CLUA_ENV_ERROR);
+	if (msg != NULL && lua_rawequal(L, 1, -1))
+		return 1; /* about the machine, not the script: no traceback (clua.h) */
+	lua_pop(L, 1);
 	if (msg == NULL) {
 		if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
 			return 1; /* the object describes itself: no traceback */
@@ -243,7 +247,7 @@ static int handle_script(lua_State *L, char **argv)
 static const char devices_lua[] =
 	"local cl = require 'cl'\n"
 	"local platforms = cl.platforms()\n"
-	"if #platforms == 0 then error('no OpenCL platform found: install an OpenCL driver (on Debian: apt-get install pocl-opencl-icd for the CPU, or your GPU vendor ICD in /etc/OpenCL/vendors)', 0) end\n"
+	"if #platforms == 0 then cl.device() end -- raises, saying why there is none\n"
 	"for i, p in ipairs(platforms) do\n"
 	"  local pi = p.index or i - 1\n"
 	"  print(('Platform #%d: %s'):format(pi, p.name))\n"
