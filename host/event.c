@@ -93,12 +93,22 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
       luaL_error(L, "%s: event %d is a user event not completed yet: the wait would never end (complete it first)",
                  method, (int)i + 1);
   }
-  struct timespec t0, now;  /* short commands: a moment of polling answers sooner than a wake-up */
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  do {
-    if (!not_done(list, n)) return clWaitForEvents(n, list);
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  } while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 200000);
+  /* On a GPU, a moment of polling answers short commands sooner than a
+     wake-up; on a CPU device it would take a core from the command itself. */
+  cl_command_queue cq = NULL;
+  cl_device_id dev = NULL;
+  cl_device_type type = CL_DEVICE_TYPE_CPU;
+  if (clGetEventInfo(list[0], CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) == CL_SUCCESS && cq &&
+      clGetCommandQueueInfo(cq, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS)
+    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (!(type & CL_DEVICE_TYPE_CPU)) {
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+      if (!not_done(list, n)) return clWaitForEvents(n, list);
+      clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 200000);
+  }
   pthread_mutex_lock(&wait_mu);
   uintptr_t gen = ++wait_gen;
   wait_left = n;
