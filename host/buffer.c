@@ -167,7 +167,7 @@ static void unmap_at_release(cbuffer *b, hostmem *m) {
   cl_event w = m->mapev;
   clEnqueueUnmapMemObject(m->mapq, b->mem, m->ptr, st > CL_COMPLETE ? 1 : 0, st > CL_COMPLETE ? &w : NULL, NULL);
   clFlush(m->mapq);
-  clReleaseCommandQueue(m->mapq);
+  CLUA_RELEASE(clReleaseCommandQueue(m->mapq));
   m->mapq = NULL;
   CLUA_RELEASED(CNT_QUEUE);
 }
@@ -187,7 +187,7 @@ static int buf_release(lua_State *L) {
     m = next;
   }
   b->maps = NULL;
-  clReleaseMemObject(b->mem);
+  CLUA_RELEASE(clReleaseMemObject(b->mem));
   CLUA_RELEASED(CNT_BUFFER);
   if (b->host) hostmem_unref(b->host);
   b->host = NULL;

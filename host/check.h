@@ -7,6 +7,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
+#include <signal.h>
 #include <stddef.h>
 #include <lua.h>
 #include <lauxlib.h>
@@ -134,6 +135,10 @@ enum { CNT_CONTEXT, CNT_QUEUE, CNT_BUFFER, CNT_IMAGE, CNT_SAMPLER, CNT_PROGRAM, 
 extern size_t clua_counts[CNT_KINDS][2];
 #define CLUA_CREATED(kind) (clua_counts[kind][0]++)
 #define CLUA_RELEASED(kind) (clua_counts[kind][1]++)
+
+/* Releases an OpenCL object unless ^C gave them up (clua.h). */
+extern volatile sig_atomic_t clua_given_up;
+#define CLUA_RELEASE(call) (clua_given_up ? (void)0 : (void)(call))
 
 /* Errors. */
 const char *clua_errname(cl_int err);

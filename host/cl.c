@@ -41,6 +41,7 @@ print(d.name, d.info.compute_units)
 #include <time.h>
 
 volatile sig_atomic_t clua_interrupted;
+volatile sig_atomic_t clua_given_up;
 
 static char root[4096];
 

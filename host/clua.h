@@ -13,6 +13,13 @@
    stops with an error "METHOD: interrupted", which the driver cannot. */
 extern volatile sig_atomic_t clua_interrupted;
 
+/* Set at the first ^C, and never cleared: from then on OpenCL objects are
+   not released but given up to the process's end, which frees them. A
+   release can wait for the commands still running (NVIDIA's
+   clReleaseCommandQueue waits for a kernel that may run for minutes), and
+   the script is ending. */
+extern volatile sig_atomic_t clua_given_up;
+
 /* Errors about the machine rather than the script (no OpenCL platform, a
    driver that does not load, CLUA_DEVICE naming no device) are raised as a
    message also stored in the registry under this key: main.c prints such a

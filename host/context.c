@@ -70,7 +70,7 @@ static int ctx_release(lua_State *L) {
   ccontext *c = luaL_checkudata(L, 1, T_CONTEXT);
   if (!c->released) {
     c->released = 1;
-    clReleaseContext(c->ctx);
+    CLUA_RELEASE(clReleaseContext(c->ctx));
     CLUA_RELEASED(CNT_CONTEXT);
   }
   return 0;

@@ -202,7 +202,7 @@ static int img_release(lua_State *L) {
   cimage *img = luaL_checkudata(L, 1, T_IMAGE);
   if (!img->released) {
     img->released = 1;
-    clReleaseMemObject(img->mem);
+    CLUA_RELEASE(clReleaseMemObject(img->mem));
     CLUA_RELEASED(CNT_IMAGE);
   }
   return 0;
@@ -395,7 +395,7 @@ static int smp_release(lua_State *L) {
   csampler *s = luaL_checkudata(L, 1, T_SAMPLER);
   if (!s->released) {
     s->released = 1;
-    clReleaseSampler(s->s);
+    CLUA_RELEASE(clReleaseSampler(s->s));
     CLUA_RELEASED(CNT_SAMPLER);
   }
   return 0;

@@ -137,6 +137,7 @@ static void on_sigint(int sig)
 	}
 	first_sigint = now;
 	clua_interrupted = 1;
+	clua_given_up = 1; /* no release of OpenCL objects from now on (clua.h) */
 	if (active_state)
 		lua_sethook(active_state, interrupted, mask, 1);
 }

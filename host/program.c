@@ -405,10 +405,10 @@ static int prog_release(lua_State *L) {
   cprogram *p = luaL_checkudata(L, 1, T_PROGRAM);
   if (!p->released) {
     p->released = 1;
-    clReleaseProgram(p->prog);
+    CLUA_RELEASE(clReleaseProgram(p->prog));
     CLUA_RELEASED(CNT_PROGRAM);
     if (p->info) {
-      clReleaseProgram(p->info);
+      CLUA_RELEASE(clReleaseProgram(p->info));
       CLUA_RELEASED(CNT_PROGRAM);
     }
     p->info = NULL;

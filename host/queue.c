@@ -145,7 +145,7 @@ static int q_release(lua_State *L) {
   if (orphans.npend) clua_queue_sweep(&orphans);
   free(q->pend);
   q->pend = NULL;
-  clReleaseCommandQueue(q->q);
+  CLUA_RELEASE(clReleaseCommandQueue(q->q));
   CLUA_RELEASED(CNT_QUEUE);
   return 0;
 }
@@ -174,6 +174,10 @@ static int q_finish(lua_State *L) {
   cqueue *q = check_queue(L);
   clua_queue_settle(L, q, "queue:finish", 0, NULL);  /* clFinish cannot be interrupted */
   cl_int err = clFinish(q->q);
+  if (err == CL_INVALID_COMMAND_QUEUE)  /* what the H100 answered after a kernel wrote 8 TiB past a buffer */
+    return clua_clerror(L, "queue:finish", "clFinish", err,
+                        "the queue failed; on NVIDIA this follows a kernel's out-of-bounds access, and the context "
+                        "is unusable from then on");
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:finish", "clFinish", err, NULL);
   drain(q);
   return 0;
