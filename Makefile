@@ -13,7 +13,7 @@
 #   make lint               luacheck over lua/ recipes/ spec/ bench/, cppcheck over host/ (.ci/lint;
 #                           make test runs it too, through spec/lint_spec.lua)
 #   make fuzz               the API fuzzer with both binaries, FUZZ_SECONDS (60) each; make test
-#                           runs it 25 s with the plain binary (spec/fuzz_spec.lua)
+#                           runs it 25 s each (spec/fuzz_spec.lua; docs/reliability.md)
 #   make setup              install the Debian packages that are missing (.ci/setup)
 #   make clean              remove build/ and bundle/
 
