@@ -1,6 +1,7 @@
 /* launch: the host-side cost of one clEnqueueNDRangeKernel of an empty kernel.
  *
  *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR] [--event]
+ *                      [--sync finish|wait]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
  * event) on an in-order queue with profiling enabled, timing the N calls with
@@ -17,7 +18,12 @@
  *   launch_event_us 1.345
  *
  * and the device and min/max on stderr, so a Lua benchmark can hold clua's
- * cost against it in the same run. */
+ * cost against it in the same run.
+ *
+ * With --sync each of the N is a round trip: an enqueue with an event, then
+ * clFinish(q) (finish) or clWaitForEvents on the event (wait), then its
+ * release; the whole loop is timed. It prints sync_finish_us or sync_wait_us,
+ * the median µs per round trip. */
 #define _POSIX_C_SOURCE 200809L
 #include "common.h"
 
@@ -27,7 +33,8 @@
 
 static void usage(void)
 {
-    fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event] [--list]\n",
+    fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event]\n"
+          "              [--sync finish|wait] [--list]\n",
           stderr);
     exit(2);
 }
@@ -53,9 +60,33 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
     return median(per_us, batches);
 }
 
+/* Round trips: enqueue with an event, wait (clFinish or clWaitForEvents), release. */
+static double sync_us(cl_command_queue q, cl_kernel k, int n, int warm, int batches,
+                      double *per_us, int finish)
+{
+    const size_t global = 1;
+    CHECK(clFinish(q));
+    for (int b = -warm; b < batches; b++) {
+        double t0 = now_ns();
+        for (int i = 0; i < n; i++) {
+            cl_event ev;
+            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, &ev));
+            if (finish)
+                CHECK(clFinish(q));
+            else
+                CHECK(clWaitForEvents(1, &ev));
+            CHECK(clReleaseEvent(ev));
+        }
+        double t1 = now_ns();
+        if (b >= 0)
+            per_us[b] = (t1 - t0) / n / 1e3;
+    }
+    return median(per_us, batches);
+}
+
 int main(int argc, char **argv)
 {
-    const char *sel = NULL, *kdir = NULL;
+    const char *sel = NULL, *kdir = NULL, *sync = NULL;
     int n = 10000, batches = 5, event = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -72,6 +103,9 @@ int main(int argc, char **argv)
             kdir = argv[++i];
         else if (!strcmp(a, "--event"))
             event = 1;
+        else if (i + 1 < argc && !strcmp(a, "--sync") &&
+                 (!strcmp(argv[i + 1], "finish") || !strcmp(argv[i + 1], "wait")))
+            sync = argv[++i];
         else
             usage();
     }
@@ -91,14 +125,20 @@ int main(int argc, char **argv)
     double *per = malloc((size_t)batches * sizeof *per);
     if (!per)
         die("out of memory");
-    double med = event ? launch_event_us(q, k, n, 1, batches, per)
-                       : launch_enqueue_us(q, k, n, 1, batches, per);
+    double med = sync ? sync_us(q, k, n, 1, batches, per, !strcmp(sync, "finish"))
+                 : event ? launch_event_us(q, k, n, 1, batches, per)
+                 : launch_enqueue_us(q, k, n, 1, batches, per);
 
     char name[256];
-    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel enqueues%s: min %.3f, max %.3f us\n",
+    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel %s%s: min %.3f, max %.3f us\n",
             device_string(dev, CL_DEVICE_NAME, name, sizeof name), batches, n,
-            event ? " with an event each" : "", min_of(per, batches), max_of(per, batches));
-    printf("%s %.3f\n", event ? "launch_event_us" : "launch_us", med);
+            sync ? "round trips, each waited for with " : "enqueues",
+            sync ? (!strcmp(sync, "finish") ? "clFinish" : "clWaitForEvents") : event ? " with an event each" : "",
+            min_of(per, batches), max_of(per, batches));
+    if (sync)
+        printf("sync_%s_us %.3f\n", sync, med);
+    else
+        printf("%s %.3f\n", event ? "launch_event_us" : "launch_us", med);
 
     free(per);
     clReleaseKernel(k);

@@ -17,6 +17,13 @@
 -- other; R rounds (default 5) alternate them so that a noisy machine (PoCL on a small CPU) hits all
 -- three alike. Each round's figures are printed, then the median over rounds
 -- and the ratio clua / C of those medians.
+--
+-- Then round trips, where clua's waits (interruptible by ^C) are held
+-- against C's: N/10 times `q:launch(k, 1)` and `q:finish()`, against C's
+-- clEnqueueNDRangeKernel + clFinish + clReleaseEvent (`launch --sync
+-- finish`); and `q:launch(k, 1):wait()` against clEnqueueNDRangeKernel +
+-- clWaitForEvents + clReleaseEvent (`--sync wait`); the loop timed, µs per
+-- round trip, R alternating rounds.
 local cl = require "cl"
 
 local n, batches, rounds = 10000, 5, 5
@@ -79,13 +86,32 @@ local function run_clua(opts)
   return median(per)
 end
 
--- C, with or without --event: its printed median.
-local function run_c(extra)
-  local cmd = ("'%s' --device %s --n %d --batches %d %s 2>&1"):format(cprog, where, n, batches, extra)
+-- clua round trips: launch, then q:finish() or e:wait(); the median µs per round trip.
+local function run_clua_sync(m, finish)
+  q:finish()
+  local per = {}
+  for b = 0, batches do
+    local t0 = cl.now()
+    if finish then
+      for _ = 1, m do
+        q:launch(k, 1)
+        q:finish()
+      end
+    else
+      for _ = 1, m do q:launch(k, 1):wait() end
+    end
+    if b > 0 then per[b] = (cl.now() - t0) / m / 1e3 end
+  end
+  return median(per)
+end
+
+-- C, with or without --event (or --sync): its printed median.
+local function run_c(extra, m)
+  local cmd = ("'%s' --device %s --n %d --batches %d %s 2>&1"):format(cprog, where, m or n, batches, extra)
   local f = io.popen(cmd)
   local out = f:read("a")
   local ok = f:close()
-  local v = tonumber(out:match("launch_%a*_?us ([%d.]+)"))
+  local v = tonumber(out:match("%a+_%a*_?us ([%d.]+)"))
   if not ok or not v then
     io.stderr:write(("bench/launch.lua: %s failed (build it with `make -f bench/Makefile`):\n%s"):format(cmd, out))
     os.exit(1)
@@ -113,3 +139,22 @@ print(fmt:format("median", mcl, mce, mcl / mce, mcn, mcp, mcn / mcp))
 print()
 print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×   (goal ≤ 1.10×)"):format("clua q:launch(k, 1)", mcl, mce, mcl / mce))
 print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", mcn, mcp, mcn / mcp))
+
+local m = math.max(1, n // 10)
+print()
+print(("round trips: µs per launch + wait, median of %d batches of %d after a warm-up batch"):format(batches, m))
+print(("%-7s %14s %10s %8s %14s %10s %8s"):format("round", "launch+finish", "C", "clua/C", "launch+wait", "C", "clua/C"))
+local sf, cf, sw, cw = {}, {}, {}, {}
+local sfmt = "%-7s %14.3f %10.3f %7.2f× %14.3f %10.3f %7.2f×"
+for r = 1, rounds do
+  sf[r] = run_clua_sync(m, true)
+  cf[r] = run_c("--sync finish", m)
+  sw[r] = run_clua_sync(m, false)
+  cw[r] = run_c("--sync wait", m)
+  print(sfmt:format(r, sf[r], cf[r], sf[r] / cf[r], sw[r], cw[r], sw[r] / cw[r]))
+end
+local msf, mcf, msw, mcw = median(sf), median(cf), median(sw), median(cw)
+print(sfmt:format("median", msf, mcf, msf / mcf, msw, mcw, msw / mcw))
+print()
+print(("%-42s %7.3f µs   vs C (clFinish)        %7.3f µs: %.2f×"):format("clua q:launch(k, 1); q:finish()", msf, mcf, msf / mcf))
+print(("%-42s %7.3f µs   vs C (clWaitForEvents) %7.3f µs: %.2f×"):format("clua q:launch(k, 1):wait()", msw, mcw, msw / mcw))

@@ -21,7 +21,10 @@ static const struct { const char *name; cl_mem_flags flag; } flagnames[] = {
 
 cl_mem_flags clua_mem_flags(lua_State *L, int idx, const char *method, cl_mem_flags def) {
   if (lua_isnoneornil(L, idx)) return def;
-  const char *s = luaL_checkstring(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING)  /* numbers too: flags are names */
+    luaL_error(L, "%s: flags must be a string of flag names (\"read_only alloc_host_ptr\"), got %s", method,
+               luaL_typename(L, idx));
+  const char *s = lua_tostring(L, idx);
   cl_mem_flags f = 0;
   while (*s) {
     size_t n = strcspn(s, " ,|");
@@ -93,6 +96,7 @@ int clua_ctx_buffer(lua_State *L) {
     return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes", (lua_Integer)size);
   }
   b->mem = mem;
+  b->ctx = c->ctx;
   b->size = size;
   b->flags = f;
   b->released = 0;
@@ -121,7 +125,8 @@ A sub-buffer: a region of this buffer (`clCreateSubBuffer`); it keeps its parent
 @string[opt] flags as for `context:buffer` (default the parent's access flags)
 @treturn cl.buffer the sub-buffer (`parent` is this buffer)
 @raise `buffer:sub: region of N bytes at offset O is outside the buffer of S bytes`;
-`buffer:sub: clCreateSubBuffer failed: CL_MISALIGNED_SUB_BUFFER_OFFSET (offset O is not a multiple of the device's base address alignment)`
+`buffer:sub: clCreateSubBuffer failed: CL_MISALIGNED_SUB_BUFFER_OFFSET (offset O is not a multiple of the device's base address alignment)`;
+`buffer:sub: clCreateSubBuffer failed: CL_INVALID_MEM_OBJECT (this buffer is a sub-buffer, ...)`
 */
 static int buf_sub(lua_State *L) {
   cbuffer *b = clua_check(L, 1, T_BUFFER);
@@ -131,6 +136,11 @@ static int buf_sub(lua_State *L) {
   if (size == 0 || off > b->size || size > b->size - off)
     return luaL_error(L, "buffer:sub: region of %I bytes at offset %I is outside the buffer of %I bytes",
                       (lua_Integer)size, (lua_Integer)off, (lua_Integer)b->size);
+  cl_mem parent = NULL;
+  clGetMemObjectInfo(b->mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+  if (parent)
+    return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", CL_INVALID_MEM_OBJECT,
+                        "this buffer is a sub-buffer, which OpenCL does not divide: take the region from its parent");
   cl_buffer_region r = {off, size};
   cbuffer *s = clua_new(L, sizeof *s, T_BUFFER, 2);
   s->released = 1;
@@ -140,6 +150,7 @@ static int buf_sub(lua_State *L) {
     return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, "offset %I is not a multiple of the device's base address alignment", (lua_Integer)off);
   if (err != CL_SUCCESS) return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, NULL);
   s->mem = mem;
+  s->ctx = b->ctx;
   s->size = size;
   CLUA_CREATED(CNT_BUFFER);
   s->flags = f ? f : (b->flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY));

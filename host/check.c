@@ -220,10 +220,18 @@ const char *clua_field_string(lua_State *L, int t, const char *k, const char *de
 /* The event on top of the stack, for wait[i] of method. An event that already
    ended with an error is refused: a command waiting for it would never run on
    some drivers (PoCL leaves it queued forever). */
-static cl_event wait_event(lua_State *L, const char *method, lua_Integer i) {
+static cl_event wait_event(lua_State *L, const char *method, lua_Integer i, cl_context *ctx) {
   cevent *e = luaL_testudata(L, -1, T_EVENT);
   if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
   if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
+  /* OpenCL asks drivers to refuse these (CL_INVALID_CONTEXT); not all do */
+  cl_context c = NULL;
+  clGetEventInfo(e->ev, CL_EVENT_CONTEXT, sizeof c, &c, NULL);
+  if (!*ctx) *ctx = c;
+  else if (c != *ctx)
+    luaL_error(L, "%s: wait[%I] is an event of another context (CL_INVALID_CONTEXT): %s", method, i,
+               strcmp(method, "cl.wait") ? "a command waits only for events of its queue's context"
+                                         : "the events waited for together must be of one context");
   cl_int st = CL_COMPLETE;
   if (strcmp(method, "cl.wait"))  /* cl.wait itself reports how the events ended */
     clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
@@ -235,7 +243,13 @@ static cl_event wait_event(lua_State *L, const char *method, lua_Integer i) {
   return e->ev;
 }
 
-cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out) {
+void clua_same_context(lua_State *L, const char *method, const char *call, cl_int err, cl_context want,
+                       cl_context got, const char *what, const char *with) {
+  if (want != got)
+    clua_clerror(L, method, call, err, "%s is of another context than %s", what, with);
+}
+
+cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, cl_event **out) {
   *out = NULL;
   if (lua_isnoneornil(L, t)) { lua_pushnil(L); return 0; }
   int tt = lua_getfield(L, t, "wait");
@@ -243,7 +257,7 @@ cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out) {
   if (tt == LUA_TUSERDATA && luaL_testudata(L, -1, T_EVENT)) {
     cl_event *list = lua_newuserdatauv(L, sizeof(cl_event), 0);
     lua_pushvalue(L, -2);
-    list[0] = wait_event(L, method, 1);
+    list[0] = wait_event(L, method, 1, &ctx);
     lua_pop(L, 1);
     lua_remove(L, -2);
     *out = list;
@@ -256,7 +270,7 @@ cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out) {
   cl_event *list = lua_newuserdatauv(L, sizeof(cl_event) * (size_t)n, 0);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_geti(L, -2, i);
-    list[i - 1] = wait_event(L, method, i);
+    list[i - 1] = wait_event(L, method, i, &ctx);
     lua_pop(L, 1);
   }
   lua_remove(L, -2);

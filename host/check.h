@@ -76,13 +76,17 @@ typedef struct {
   int released;
   cl_command_queue q;
   cl_device_id dev;
+  cl_context ctx;
   pending *pend;        /* non-blocking transfers still using host memory */
   int npend, cappend;
   int busy;             /* commands may still run: a blocking transfer waits for them first (interruptibly) */
+  int ooo;              /* out-of-order execution */
+  cl_event last;        /* retained: the newest command, when busy and in order (what settling waits for) */
 } cqueue;
 typedef struct {
   int released;
   cl_mem mem;
+  cl_context ctx;
   size_t size;
   cl_mem_flags flags;
   hostmem *maps;        /* live mappings, invalidated at release */
@@ -94,6 +98,7 @@ void clua_push_mem_flags(lua_State *L, cl_mem_flags f);
 typedef struct {
   int released;
   cl_mem mem;
+  cl_context ctx;
   size_t width, height;
   int format;           /* index into image.c's table of formats */
   size_t pixel;         /* bytes of one pixel */
@@ -102,6 +107,7 @@ typedef struct {
 typedef struct {
   int released;
   cl_sampler s;
+  cl_context ctx;
   int normalized, address, linear;  /* address: index into image.c's table of modes */
 } csampler;
 typedef struct {
@@ -112,6 +118,7 @@ typedef struct {
 typedef struct {
   int released;
   cl_kernel k;
+  cl_context ctx;
   cl_uint nargs;
   unsigned char *argset;  /* nargs flags */
   cl_uint unset;          /* arguments not set yet */
@@ -165,9 +172,15 @@ size_t clua_optsize(lua_State *L, int idx, size_t def, const char *what);
 size_t clua_field_size(lua_State *L, int t, const char *k, size_t def);
 int clua_field_bool(lua_State *L, int t, const char *k, int def);
 const char *clua_field_string(lua_State *L, int t, const char *k, const char *def);
-/* Reads opts.wait (a list of events) into a malloc'd array left on the Lua
-   stack as a userdata; returns the count. */
-cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_event **out);
+/* Reads opts.wait (a list of events) into an array left on the Lua stack as
+   a userdata; returns the count. Every event must be of context ctx (NULL: of
+   one context, the first's). */
+cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, cl_event **out);
+/* Raises err (CL_INVALID_CONTEXT, ...) naming method and call when an object
+   (what: "the buffer") is of another context than the one it is used with
+   (with: "the queue"). */
+void clua_same_context(lua_State *L, const char *method, const char *call, cl_int err, cl_context want,
+                       cl_context got, const char *what, const char *with);
 /* Pushes a new cl.event owning ev (or nil when ev is NULL). */
 void clua_push_event(lua_State *L, cl_event ev);
 /* Converts an event-returning enqueue: pushes the event. */
@@ -224,6 +237,9 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
 /* Before a blocking command: waits (interruptibly) for what it would wait
    for inside the driver: the queue's earlier commands and the wait list. */
 void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, const cl_event *wl);
+/* After an enqueue: busy (the command may still run) and its event (NULL when
+   it failed or made none). */
+void clua_queue_enqueued(cqueue *q, int busy, cl_event ev);
 
 /* Queue housekeeping: drop completed pending transfers. */
 void clua_queue_sweep(cqueue *q);

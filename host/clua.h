@@ -26,6 +26,12 @@ extern volatile sig_atomic_t clua_given_up;
    message alone, on one line, with no traceback. */
 #define CLUA_ENV_ERROR "clua.env_error"
 
+/* Waits for the newest command of every queue released while its commands
+   could still run (unless ^C gave them up): main.c calls it at exit, after
+   closing the state. A process that ends while PoCL 3.1 still compiles a
+   kernel for a launch aborts. */
+void clua_exit_wait(void);
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

@@ -175,18 +175,11 @@ int clua_wait(lua_State *L) {
   lua_pushvalue(L, 1);
   lua_setfield(L, -2, "wait");
   cl_event *list;
-  cl_uint n = clua_waitlist(L, lua_gettop(L), "cl.wait", &list);
+  cl_uint n = clua_waitlist(L, lua_gettop(L), "cl.wait", NULL, &list);
   if (n) wait_events(L, "cl.wait", n, list);
   return 0;
 }
 
-static int ev_complete(lua_State *L) {
-  cevent *e = clua_check(L, 1, T_EVENT);
-  if (!e->user) return luaL_error(L, "event:complete: only user events can be completed");
-  cl_int st = CL_COMPLETE;
-  if (!lua_isnoneornil(L, 2)) {
-    if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "complete")) st = CL_COMPLETE;
-    else {
 /***
 Completes a user event (`clSetUserEventStatus`), releasing the commands
 that wait for it; `event:set_status` is the same method.
@@ -202,6 +195,13 @@ The same as `event:complete`.
 @tparam string|int status `"complete"` or a negative error code
 @treturn cl.event the event itself
 */
+static int ev_complete(lua_State *L) {
+  cevent *e = clua_check(L, 1, T_EVENT);
+  if (!e->user) return luaL_error(L, "event:complete: only user events can be completed");
+  cl_int st = CL_COMPLETE;
+  if (!lua_isnoneornil(L, 2)) {
+    if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "complete")) st = CL_COMPLETE;
+    else {
       lua_Integer v = luaL_checkinteger(L, 2);
       if (v > 0) luaL_argerror(L, 2, "\"complete\" or a negative error code expected");
       st = (cl_int)v;
@@ -269,14 +269,6 @@ static int profile(lua_State *L, cevent *e, cl_profiling_info what, cl_ulong *ou
   return 0;
 }
 
-static int ev_index(lua_State *L) {
-  if (clua_index_method(L)) return 1;
-  cevent *e = clua_check(L, 1, T_EVENT);
-  const char *k = luaL_checkstring(L, 2);
-  cl_ulong t, t2;
-  if (!strcmp(k, "status")) {
-    cl_int st = 0;
-    cl_int err = clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
 /***
 `"queued"`, `"submitted"`, `"running"`, `"complete"`, or the name of the
 error the command ended with.
@@ -313,6 +305,14 @@ Profiling: `end - start`, ns.
 Whether this is a user event.
 @field user
 */
+static int ev_index(lua_State *L) {
+  if (clua_index_method(L)) return 1;
+  cevent *e = clua_check(L, 1, T_EVENT);
+  const char *k = luaL_checkstring(L, 2);
+  cl_ulong t, t2;
+  if (!strcmp(k, "status")) {
+    cl_int st = 0;
+    cl_int err = clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
     if (err != CL_SUCCESS) return clua_clerror(L, "event.status", "clGetEventInfo", err, NULL);
     const char *name = status_name(st);
     if (name) lua_pushstring(L, name);

@@ -152,7 +152,7 @@ static int ctx_image2d(lua_State *L) {
     if (a->released || !a->mem->valid)
       luaL_error(L, "ctx:image2d: option 'data' is a released cl.array or a view of an unmapped buffer");
     host = clua_array_ptr(L, a);
-    cimage probe = {0, NULL, w, h, (int)fi, pixel, f};
+    cimage probe = {0, NULL, c->ctx, w, h, (int)fi, pixel, f};
     check_host_type(L, "ctx:image2d", &probe, a);
     if (clua_array_bytes(a) < w * h * pixel)
       luaL_error(L, "ctx:image2d: option 'data' holds %I bytes, the image %I", (lua_Integer)clua_array_bytes(a),
@@ -176,6 +176,7 @@ static int ctx_image2d(lua_State *L) {
   if (err != CL_SUCCESS)
     return clua_clerror(L, "ctx:image2d", "clCreateImage", err, "%I x %I %s", (lua_Integer)w, (lua_Integer)h, fmt);
   img->mem = mem;
+  img->ctx = c->ctx;
   CLUA_CREATED(CNT_IMAGE);
   img->width = w;
   img->height = h;
@@ -296,6 +297,8 @@ static int image_transfer(lua_State *L, int write) {
   cqueue *q = clua_check(L, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
   cimage *img = check_image(L, 2);
+  clua_same_context(L, method, write ? "clEnqueueWriteImage" : "clEnqueueReadImage", CL_INVALID_CONTEXT, q->ctx,
+                    img->ctx, "the image", "the queue");
   carray *a = clua_checkarray(L, 3);
   if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
   if (!clua_field_bool(L, 4, "blocking", 1))
@@ -325,7 +328,7 @@ static int image_transfer(lua_State *L, int write) {
     luaL_error(L, "%s: the region needs %s bytes of host array, it has %I", method, n, (lua_Integer)have);
   }
   cl_event *wl;
-  cl_uint nw = clua_waitlist(L, 4, method, &wl);
+  cl_uint nw = clua_waitlist(L, 4, method, q->ctx, &wl);
   size_t origin[3] = {o[0], o[1], 0}, region[3] = {r[0], r[1], 1};
   void *p = clua_array_ptr(L, a);
   clua_queue_settle(L, q, method, nw, wl);  /* blocking: wait first, interruptibly */
@@ -371,6 +374,7 @@ static int ctx_sampler(lua_State *L) {
   cl_sampler smp = clCreateSampler(c->ctx, normalized ? CL_TRUE : CL_FALSE, addresses[ai].mode, filter, &err);
   if (err != CL_SUCCESS) return clua_clerror(L, "ctx:sampler", "clCreateSampler", err, "%s, %s", an, fn);
   s->s = smp;
+  s->ctx = c->ctx;
   CLUA_CREATED(CNT_SAMPLER);
   s->normalized = normalized;
   s->address = (int)ai;

@@ -90,6 +90,7 @@ int clua_program_kernel(lua_State *L) {
   k->released = 0;
   CLUA_CREATED(CNT_KERNEL);
   clGetKernelInfo(ker, CL_KERNEL_NUM_ARGS, sizeof k->nargs, &k->nargs, NULL);
+  clGetKernelInfo(ker, CL_KERNEL_CONTEXT, sizeof k->ctx, &k->ctx, NULL);
   size_t n = k->nargs ? k->nargs : 1;
   k->argset = calloc(n, 1);
   k->argkind = calloc(n, 1);
@@ -164,16 +165,19 @@ static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_u
     if (kind == 's' || kind == 'l')
       luaL_error(L, "%s: %s of '%s' takes %s, got a cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn),
                  kind == 'l' ? "cl.localmem(bytes)" : "a number");
+    clua_same_context(L, method, call, CL_INVALID_MEM_OBJECT, k->ctx, b->ctx, "the buffer", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
   } else if ((img = luaL_testudata(L, idx, T_IMAGE))) {
     if (img->released) luaL_error(L, "%s: %s of '%s' is a released cl.image", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind != 'i' && kind != '?')
       luaL_error(L, "%s: %s of '%s' is not an image; a cl.image does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+    clua_same_context(L, method, call, CL_INVALID_MEM_OBJECT, k->ctx, img->ctx, "the image", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &img->mem);
   } else if ((smp = luaL_testudata(L, idx, T_SAMPLER))) {
     if (smp->released) luaL_error(L, "%s: %s of '%s' is a released cl.sampler", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind != 'S' && kind != '?')
       luaL_error(L, "%s: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+    clua_same_context(L, method, call, CL_INVALID_SAMPLER, k->ctx, smp->ctx, "the sampler", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_sampler), &smp->s);
   } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
     if (kind == 's' || kind == 'g')
@@ -392,19 +396,36 @@ static int k_tostring(lua_State *L) {
 /* ---- launch ---- */
 
 /* Reads a work size (number or list of 1..3) at idx into out; returns dims. */
-static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what) {
+/* A work size: a number or a list of 1 to 3. Errors name argument idx, or,
+   for an option (opt: idx is the option's value on the stack), the option. */
+static void size_error(lua_State *L, int idx, int opt, const char *msg) {
+  if (opt) luaL_error(L, "queue:launch: option 'offset': %s", msg);
+  luaL_argerror(L, idx, msg);
+}
+
+static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
   if (lua_type(L, idx) == LUA_TNUMBER) {
-    out[0] = clua_checksize(L, idx, what);
-    return 1;
+    if (!opt) {
+      out[0] = clua_checksize(L, idx, what);
+      return 1;
+    }
+    lua_createtable(L, 1, 0);  /* an option's number: checked as a list of one */
+    lua_pushvalue(L, idx);
+    lua_rawseti(L, -2, 1);
+    lua_replace(L, idx);
   }
-  if (!lua_istable(L, idx)) luaL_typeerror(L, idx, "number or list of 1 to 3 numbers");
+  if (!lua_istable(L, idx)) {
+    if (opt) size_error(L, idx, opt, lua_pushfstring(L, "an integer or a list of 1 to 3 integers expected, got %s",
+                                                     luaL_typename(L, idx)));
+    luaL_typeerror(L, idx, "number or list of 1 to 3 numbers");
+  }
   lua_Integer n = luaL_len(L, idx);
-  if (n < 1 || n > 3) luaL_argerror(L, idx, lua_pushfstring(L, "%s must have 1 to 3 dimensions, got %I", what, n));
+  if (n < 1 || n > 3) size_error(L, idx, opt, lua_pushfstring(L, "%s must have 1 to 3 dimensions, got %I", what, n));
   for (lua_Integer i = 0; i < n; i++) {
     lua_geti(L, idx, i + 1);
     int ok;
     lua_Integer v = lua_tointegerx(L, -1, &ok);
-    if (!ok || v < 0) luaL_argerror(L, idx, lua_pushfstring(L, "%s[%I] must be a non-negative integer", what, i + 1));
+    if (!ok || v < 0) size_error(L, idx, opt, lua_pushfstring(L, "%s[%I] must be a non-negative integer", what, i + 1));
     out[i] = (size_t)v;
     lua_pop(L, 1);
   }
@@ -428,12 +449,15 @@ int clua_queue_launch(lua_State *L) {
   cqueue *q = launch_check(L, 1, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
   ckernel *k = launch_check(L, 2, 2, T_KERNEL);
+  if (k->ctx != q->ctx)
+    clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
+                      "the queue");
   char kn[128], dn[128];
   size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
-  cl_uint dims = work_size(L, 3, g, "global size");
+  cl_uint dims = work_size(L, 3, g, "global size", 0);
   int haslocal = !lua_isnoneornil(L, 4);
   if (haslocal) {
-    cl_uint ld = work_size(L, 4, l, "local size");
+    cl_uint ld = work_size(L, 4, l, "local size", 0);
     if (ld != dims)
       luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
   }
@@ -508,16 +532,16 @@ int clua_queue_launch(lua_State *L) {
     if (lua_getfield(L, 5, "event") != LUA_TNIL) want_event = lua_toboolean(L, -1);
     lua_pop(L, 1);
     if (lua_getfield(L, 5, "offset") != LUA_TNIL) {
-      cl_uint od = work_size(L, lua_gettop(L), off, "offset");
+      cl_uint od = work_size(L, lua_gettop(L), off, "offset", 1);
       if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
     }
     lua_pop(L, 1);
-    nw = clua_waitlist(L, 5, "queue:launch", &wl);
+    nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
   }
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
-  q->busy = 1;
+  clua_queue_enqueued(q, 1, want_event && err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) {
     size_t req[3] = {0, 0, 0};
     if (err == CL_INVALID_WORK_GROUP_SIZE &&

@@ -151,6 +151,26 @@ static void set_sigint(void (*handler)(int))
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/* os.exit([code [, close]]): as Lua's, but the state is always closed, which
+   releases every OpenCL object and fails user events nothing completed, and
+   the commands still running are waited for (clua_exit_wait) before the
+   process ends: PoCL 3.1 aborts when a process ends while it compiles a
+   kernel for a launch. ^C from here on ends the process at once. */
+static int os_exit(lua_State *L)
+{
+	int status;
+	if (lua_isboolean(L, 1))
+		status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+	else
+		status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+	set_sigint(SIG_DFL);
+	active_state = NULL;
+	lua_close(L);
+	clua_exit_wait();
+	exit(status);
+	return 0;
+}
+
 /* Calls the function below its nargs arguments with the message handler. */
 static int docall(lua_State *L, int nargs, int nresults)
 {
@@ -616,6 +636,10 @@ static int pmain(lua_State *L)
 		lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 	}
 	luaL_openlibs(L);
+	lua_getglobal(L, "os");
+	lua_pushcfunction(L, os_exit);
+	lua_setfield(L, -2, "exit");
+	lua_pop(L, 1);
 	open_clua(L, root);
 	create_arg_table(L, argv, argc, script);
 	lua_gc(L, LUA_GCRESTART);
@@ -678,6 +702,7 @@ int main(int argc, char **argv)
 	ok = lua_toboolean(L, -1);
 	report(L, status);
 	lua_close(L);
+	clua_exit_wait();
 	free(root);
 	return (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -130,6 +130,43 @@ describe("bad kernels", function()
     end)
   end
 
+  -- PoCL 3.1 compiles a kernel for its first launch in a thread of its own,
+  -- and aborts (or crashes) when the process ends meanwhile: clua waits for
+  -- the commands still running when the script ends, however it ends.
+  it("a script that ends while its launches still compile and run exits cleanly, however it ends", function()
+    local script = [[
+local cl = require "cl"
+local ctx = cl.context()
+local q = ctx:queue()
+local p = ctx:program("kernel void a(global int *x) { x[0] = 1; } kernel void b() {}"):build()
+q:launch(p:kernel("a"):args(ctx:buffer(4)), 1)
+q:launch(p:kernel("b"), 1)
+local q2 = ctx:queue { out_of_order = true }
+q2:launch(p:kernel("b"), 1, nil, { event = false })
+q2:release()
+]]
+    for ending, want in pairs { [""] = 0, ["error('boom')"] = 1, ["os.exit(3)"] = 3, ["os.exit(true, true)"] = 0,
+      ["coroutine.wrap(function() os.exit(false) end)()"] = 1 } do
+      local cache = os.tmpname()
+      os.remove(cache)
+      local path, errf = os.tmpname(), os.tmpname()
+      local f = assert(io.open(path, "w"))
+      f:write(script, ending, "\n")
+      f:close()
+      local p = assert(io.popen(("mkdir %s && POCL_CACHE_DIR=%s %s %s 2>%s; echo \"exit=$?\"; rm -rf %s"):format(
+        shell_quote(cache), shell_quote(cache), shell_quote(CLUA), shell_quote(path), shell_quote(errf),
+        shell_quote(cache))))
+      local out = p:read("a")
+      p:close()
+      local err = read(errf)
+      os.remove(path)
+      os.remove(errf)
+      assert.equal(want, tonumber(out:match("exit=(%d+)")), ("ending %q: %s"):format(ending, err))
+      if want == 1 and ending:match("boom") then assert.truthy(err:find("boom", 1, true)) end
+      assert.falsy(err:find("FAIL", 1, true), err)
+    end
+  end)
+
   it("a wait for a user event nothing completed raises instead of blocking forever", function()
     local u = ctx:user_event()
     local ok, err = pcall(u.wait, u)

@@ -531,7 +531,17 @@ end, weight = 2, blocks = true, keep = "view" }
 op { name = "queue:unmap", kind = "queue", method = "unmap", args = function()
   return pack(bad() and arr() or any("view"), opts_table {})
 end, weight = 2, keep = "event" }
-op { name = "queue:launch", kind = "queue", method = "launch", args = function()
+local progs_of = setmetatable({}, { __mode = "k" }) -- the fuzz program built in other contexts
+-- Kernels come from the two first contexts' programs (or one built in the
+-- queue's context): launches go mostly to their queues (made when the pool
+-- has none), so that kernels run.
+op { name = "queue:launch", kind = "queue", method = "launch", recv = function()
+  if bad() or chance(0.2) then return nil end
+  local ctx = chance(0.8) and ctxA or ctxB
+  local q = any("queue", function(o) return rawequal(context_of(o), ctx) end)
+  if (not q or not rawequal(context_of(q), ctx)) and live(ctx) then q = add("queue", ctx:queue()) end
+  return q
+end, args = function()
   local g, l = launch_sizes()
   local o = nil
   if chance(0.4) then
@@ -540,7 +550,18 @@ op { name = "queue:launch", kind = "queue", method = "launch", args = function()
     if bad() then off = pick { { -1 }, 3, { math.maxinteger }, { 1 << 40 }, "x", { 1, 1, 1, 1 } } end
     o = opts_table { offset = off }
   end
-  local k = bad() and junk() or of_ctx("kernel", context_of(QUEUE))
+  local ctx = context_of(QUEUE)
+  local kbad = bad()
+  local k = kbad and junk() or of_ctx("kernel", ctx)
+  if k and not kbad and not rawequal(context_of(k), ctx) then -- none of this context in the pool: make one
+    local p = rawequal(ctx, ctxA) and progA or rawequal(ctx, ctxB) and progB or progs_of[ctx]
+    if not (p and live(p)) and ctx and live(ctx) and chance(0.2) then -- a build takes milliseconds
+      local ok, np = pcall(function() return ctx:program(SRC, "fuzz.cl"):build() end)
+      if ok then p, progs_of[ctx] = add("program", np), np end
+    end
+    local ok, nk = pcall(function() return p and live(p) and p:kernel(pick(KERNEL_NAMES)) end)
+    if ok and nk then k = add("kernel", nk) end
+  end
   if not bad() and k and chance(0.5) then pcall(function() k:args(table.unpack(valid_args(k))) end) end
   return pack(k, g, l, o)
 end, weight = 4, keep = "event" }
@@ -819,7 +840,7 @@ local function named(msg, o, key)
   return false
 end
 
-local function record(o, ok, err, argdesc, field)
+local function record(o, ok, err, argdesc, field, nargs)
   stats.calls = stats.calls + 1
   local s = stats.by_op[o.name] or { ok = 0, err = 0 }
   stats.by_op[o.name] = s
@@ -837,6 +858,14 @@ local function record(o, ok, err, argdesc, field)
     nmessages = nmessages + 1
   end
   messages[key] = messages[key] + 1
+  -- "bad argument #N" past the arguments given must be about a missing one
+  -- (a higher N names a slot of the C function's stack, not an argument)
+  local argn = type(err) == "string" and math.tointeger(tonumber(err:match("bad argument #(%d+)")))
+  if argn and nargs and argn > nargs and not err:find("got no value", 1, true) then
+    key = "argument number past the arguments: " .. key
+    field = nil
+    err = nil
+  end
   if not named(err, o, field) then
     local vkey = o.name .. " | " .. key
     if not violations[vkey] then
@@ -903,7 +932,7 @@ local function run(o)
           f = caller(("local M, o = ...; return M.%s(o, select(3, ...))"):format(o.method))
           if VERBOSE then print(("call %d: %s on a wrong receiver"):format(stats.calls + 1, o.name)) io.stdout:flush() end
           local ok, res = pcall(f, m, recv, table.unpack(args, 1, args.n))
-          record(o, ok, res, args_text(args))
+          record(o, ok, res, args_text(args), nil, args.n + 1) -- a plain call: self is argument 1
           return
         end
       end
@@ -921,7 +950,7 @@ local function run(o)
     stats.slowest = dt
     stats.slowest_call = ("%s %s(%s)"):format(o.name, describe(recv), args_text(args)())
   end
-  record(o, res[1], res[2], args_text(args), o.prop and args[1])
+  record(o, res[1], res[2], args_text(args), o.prop and args[1], not (o.prop or o.index or o.newindex) and args.n)
   if VERBOSE then print("  -> " .. (res[1] and describe(res[2]) or "error: " .. tostring(res[2]))) end
   if res[1] then
     local keep = o.keep
