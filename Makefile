@@ -16,6 +16,8 @@
 #                           make test runs it too, through spec/lint_spec.lua)
 #   make fuzz               the API fuzzer with both binaries, FUZZ_SECONDS (60) each; make test
 #                           runs it 25 s each (spec/fuzz_spec.lua; docs/reliability.md)
+#   make check-fuzz         the libFuzzer harness over the argument checks (clang), for
+#                           CHECK_FUZZ_SECONDS (20); make test runs it (spec/check_fuzz_spec.lua)
 #   make setup              install the Debian packages that are missing (.ci/setup)
 #   make clean              remove build/ and bundle/
 
@@ -47,7 +49,7 @@ LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) -ldl -lm
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
 
-.PHONY: all asan run test setup install clean bundle bundle-test check-lua doc lint fuzz
+.PHONY: all asan run test setup install clean bundle bundle-test check-lua doc lint fuzz check-fuzz
 
 all: $(BUILD)/clua
 
@@ -100,6 +102,27 @@ fuzz: setup
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $$b spec/fuzz/cl_fuzz.lua || exit 1; \
 	done
+
+# The libFuzzer harness over the argument checks (spec/fuzz/check_fuzz.c),
+# built with clang (Debian's PoCL brings clang-15) and run for
+# CHECK_FUZZ_SECONDS (default 20) on the corpus in build/check-fuzz/, which
+# grows between runs; findings are written there. make test runs it once
+# through spec/check_fuzz_spec.lua.
+CLANG              ?= $(shell command -v clang-15 || command -v clang)
+CHECK_FUZZ_SECONDS ?= 20
+CHECK_FUZZ_SRC     := $(filter-out host/main.c host/kernel.c host/program.c host/queue.c,$(SRC))
+
+$(BUILD)/check_fuzz: spec/fuzz/check_fuzz.c $(SRC) $(wildcard host/*.h) | check-lua
+	@test -n "$(CLANG)" || { echo "check-fuzz: clang not found: apt-get install clang" >&2; exit 1; }
+	@mkdir -p $(BUILD)
+	$(CLANG) -Ihost -D_POSIX_C_SOURCE=200809L $(LUA_CFLAGS) $(CL_CFLAGS) -std=c11 -g -O1 \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ \
+	  spec/fuzz/check_fuzz.c $(CHECK_FUZZ_SRC) $(LUA_A) $(CL_LIBS) -ldl -lm -lpthread
+
+check-fuzz: $(BUILD)/check_fuzz
+	@mkdir -p $(BUILD)/check-fuzz/corpus
+	$(BUILD)/check_fuzz -max_total_time=$(CHECK_FUZZ_SECONDS) -print_final_stats=1 \
+	  -artifact_prefix=$(BUILD)/check-fuzz/ $(BUILD)/check-fuzz/corpus
 
 # ---------------------------------------------------------------- API reference
 

@@ -652,6 +652,13 @@ int clua_nvml(lua_State *L) {
   cdevice *d = clua_check(L, 1, T_DEVICE);
   static void *lib;
   static int inited;
+  cl_uint vendor = 0;  /* NVML knows NVIDIA GPUs only: not a CPU device on a machine that has one */
+  clGetDeviceInfo(d->id, CL_DEVICE_VENDOR_ID, sizeof vendor, &vendor, NULL);
+  if (vendor != 0x10de) {
+    lua_pushnil(L);
+    lua_pushstring(L, "not an NVIDIA device");
+    return 2;
+  }
   if (!lib) lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     lua_pushnil(L);

@@ -321,10 +321,12 @@ static int image_transfer(lua_State *L, int write) {
   if (pitch < rowbytes)
     luaL_error(L, "%s: row pitch %I is less than the region's width %I bytes", method, (lua_Integer)pitch, (lua_Integer)rowbytes);
   size_t have = clua_array_bytes(a);
-  double need = (double)pitch * (double)(r[1] - 1) + (double)rowbytes;  /* in size_t, a huge pitch wraps around */
-  if (need > (double)have) {
+  size_t need;  /* exactly: a huge pitch would wrap around */
+  int over = __builtin_mul_overflow(pitch, r[1] - 1, &need) || __builtin_add_overflow(need, rowbytes, &need);
+  if (over || need > have) {
     char n[32];
-    snprintf(n, sizeof n, "%.0f", need);
+    if (over) snprintf(n, sizeof n, "over 2^64");
+    else snprintf(n, sizeof n, "%zu", need);
     luaL_error(L, "%s: the region needs %s bytes of host array, it has %I", method, n, (lua_Integer)have);
   }
   cl_event *wl;

@@ -504,13 +504,23 @@ static void triple(lua_State *L, int t, const char *k, size_t out[3]) {
 static void check_rect(lua_State *L, const char *method, const char *what, const size_t o[3], const size_t r[3],
                        size_t *rp, size_t *sp, size_t total) {
   if (*rp == 0) *rp = r[0];
-  if (*sp == 0) *sp = *rp * r[1];
   if (*rp < r[0]) luaL_error(L, "%s: %s row pitch %I is less than the region's width %I bytes", method, what, (lua_Integer)*rp, (lua_Integer)r[0]);
-  if (*sp < *rp * r[1]) luaL_error(L, "%s: %s slice pitch %I is less than row pitch × height %I", method, what, (lua_Integer)*sp, (lua_Integer)(*rp * r[1]));
-  double last = (double)(o[2] + r[2] - 1) * (double)*sp + (double)(o[1] + r[1] - 1) * (double)*rp + (double)(o[0] + r[0]);
-  if (last > (double)total)
-    luaL_error(L, "%s: the rectangle runs past the end of the %s (%I bytes needed, %I there)", method, what,
-               (lua_Integer)last, (lua_Integer)total);
+  if (*rp > SIZE_MAX / r[1])
+    luaL_error(L, "%s: %s row pitch %I × height %I overflows", method, what, (lua_Integer)*rp, (lua_Integer)r[1]);
+  size_t plane = *rp * r[1];
+  if (*sp == 0) *sp = plane;
+  if (*sp < plane) luaL_error(L, "%s: %s slice pitch %I is less than row pitch × height %I", method, what, (lua_Integer)*sp, (lua_Integer)plane);
+  /* the byte after the last one the copy touches, exactly (o and r are below 2^63) */
+  size_t z, y, last;
+  int over = __builtin_mul_overflow(o[2] + r[2] - 1, *sp, &z) || __builtin_mul_overflow(o[1] + r[1] - 1, *rp, &y) ||
+             __builtin_add_overflow(z, y, &last) || __builtin_add_overflow(last, o[0] + r[0], &last);
+  if (over || last > total) {
+    char need[32];
+    if (over) snprintf(need, sizeof need, "over 2^64");
+    else snprintf(need, sizeof need, "%zu", last);
+    luaL_error(L, "%s: the rectangle runs past the end of the %s (%s bytes needed, %I there)", method, what, need,
+               (lua_Integer)total);
+  }
 }
 
 static void get_region(lua_State *L, int t, const char *method, size_t r[3]) {

@@ -125,7 +125,7 @@ describe("bad kernels", function()
       assert.is_true(seconds < 10, ("took %.1f s"):format(seconds))
       local method = ({ finish = "queue:finish", wait = "event:wait", read = "queue:read" })[how]
       assert.truthy(err:find(method and (method .. ": interrupted") or "interrupted!", 1, true),
-        "stderr:\n" .. err .. "\nstdout:\n" .. out)
+        ("exit status %s after %.1f s\nstderr:\n%s\nstdout:\n%s"):format(tostring(code), seconds, err, out))
       assert.truthy(out:find("queues alive: 0", 1, true), "the queue was not released:\n" .. out)
     end)
   end

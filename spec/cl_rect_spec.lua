@@ -175,5 +175,12 @@ describe("cl rectangular transfers", function()
     assert.matches("option 'region'[2] must be a non-negative integer",
       err_of(q.write_rect, q, dev, host, { region = { 4, -1, 1 } }), 1, true)
     assert.matches("table expected, got no value", err_of(q.copy_rect, q, dev, dev), 1, true)
+    -- sizes past 2^64 are refused, and named exactly (the bound used to be a double, cast to an integer)
+    assert.matches("queue:write_rect: buffer row pitch 1099511627776 × height 1073741824 overflows",
+      err_of(q.write_rect, q, dev, host, { region = { 1 << 40, 1 << 30, 1 } }), 1, true)
+    assert.matches("queue:write_rect: the rectangle runs past the end of the buffer (over 2^64 bytes needed, 256 there)",
+      err_of(q.write_rect, q, dev, host, { region = { 4, 1, 1 << 62 }, buffer_slice_pitch = 1 << 62 }), 1, true)
+    assert.matches("queue:write_rect: the rectangle runs past the end of the buffer (4611686018427387908 bytes needed, 256 there)",
+      err_of(q.write_rect, q, dev, host, { region = { 4, 1, 2 }, buffer_slice_pitch = 1 << 62 }), 1, true)
   end)
 end)
