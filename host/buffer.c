@@ -84,17 +84,18 @@ int clua_ctx_buffer(lua_State *L) {
   cl_device_id dev = clua_ctx_device(L, 1);
   cl_ulong maxalloc = 0;
   clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxalloc, &maxalloc, NULL);
+  if (maxalloc && size > maxalloc) {  /* OpenCL's limit; NVIDIA's driver does not check it */
+    char name[256];
+    return clua_clerror(L, "ctx:buffer", "clCreateBuffer", CL_INVALID_BUFFER_SIZE,
+                        "size %I bytes exceeds the largest allocation %I bytes on %s", (lua_Integer)size,
+                        (lua_Integer)maxalloc, clua_device_name(dev, name, sizeof name));
+  }
   cbuffer *b = clua_new(L, sizeof *b, T_BUFFER, 2);
   b->released = 1;
   cl_int err;
   cl_mem mem = clCreateBuffer(c->ctx, f, size, host, &err);
-  if (err != CL_SUCCESS) {
-    char name[256];
-    if (err == CL_INVALID_BUFFER_SIZE && maxalloc && size > maxalloc)
-      return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes exceeds the largest allocation %I bytes on %s",
-                          (lua_Integer)size, (lua_Integer)maxalloc, clua_device_name(dev, name, sizeof name));
-    return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes", (lua_Integer)size);
-  }
+  if (err != CL_SUCCESS && clua_collect_for(L, err)) mem = clCreateBuffer(c->ctx, f, size, host, &err);
+  if (err != CL_SUCCESS) return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes", (lua_Integer)size);
   b->mem = mem;
   b->ctx = c->ctx;
   b->size = size;
@@ -125,7 +126,7 @@ A sub-buffer: a region of this buffer (`clCreateSubBuffer`); it keeps its parent
 @string[opt] flags as for `context:buffer` (default the parent's access flags)
 @treturn cl.buffer the sub-buffer (`parent` is this buffer)
 @raise `buffer:sub: region of N bytes at offset O is outside the buffer of S bytes`;
-`buffer:sub: clCreateSubBuffer failed: CL_MISALIGNED_SUB_BUFFER_OFFSET (offset O is not a multiple of the device's base address alignment)`;
+`buffer:sub: clCreateSubBuffer failed: CL_MISALIGNED_SUB_BUFFER_OFFSET (offset O is not a multiple of the device's base address alignment, A bytes)`;
 `buffer:sub: clCreateSubBuffer failed: CL_INVALID_MEM_OBJECT (this buffer is a sub-buffer, ...)`
 */
 static int buf_sub(lua_State *L) {
@@ -141,13 +142,19 @@ static int buf_sub(lua_State *L) {
   if (parent)
     return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", CL_INVALID_MEM_OBJECT,
                         "this buffer is a sub-buffer, which OpenCL does not divide: take the region from its parent");
+  cl_device_id dev = NULL;  /* checked here too: NVIDIA's driver accepts any offset */
+  cl_uint align = 0;
+  if (clGetContextInfo(b->ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL) == CL_SUCCESS &&
+      clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align, &align, NULL) == CL_SUCCESS &&
+      align >= 8 && off % (align / 8))
+    return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", CL_MISALIGNED_SUB_BUFFER_OFFSET,
+                        "offset %I is not a multiple of the device's base address alignment, %I bytes", (lua_Integer)off,
+                        (lua_Integer)(align / 8));
   cl_buffer_region r = {off, size};
   cbuffer *s = clua_new(L, sizeof *s, T_BUFFER, 2);
   s->released = 1;
   cl_int err;
   cl_mem mem = clCreateSubBuffer(b->mem, f, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
-  if (err == CL_MISALIGNED_SUB_BUFFER_OFFSET)
-    return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, "offset %I is not a multiple of the device's base address alignment", (lua_Integer)off);
   if (err != CL_SUCCESS) return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", err, NULL);
   s->mem = mem;
   s->ctx = b->ctx;

@@ -243,6 +243,12 @@ static cl_event wait_event(lua_State *L, const char *method, lua_Integer i, cl_c
   return e->ev;
 }
 
+int clua_collect_for(lua_State *L, cl_int err) {
+  if (err != CL_OUT_OF_HOST_MEMORY && err != CL_OUT_OF_RESOURCES && err != CL_MEM_OBJECT_ALLOCATION_FAILURE) return 0;
+  lua_gc(L, LUA_GCCOLLECT);
+  return 1;
+}
+
 void clua_same_context(lua_State *L, const char *method, const char *call, cl_int err, cl_context want,
                        cl_context got, const char *what, const char *with) {
   if (want != got)

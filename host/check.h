@@ -181,6 +181,13 @@ cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, c
    (with: "the queue"). */
 void clua_same_context(lua_State *L, const char *method, const char *call, cl_int err, cl_context want,
                        cl_context got, const char *what, const char *with);
+/* For a creation the driver refused for want of memory (CL_OUT_OF_HOST_MEMORY,
+   CL_OUT_OF_RESOURCES, CL_MEM_OBJECT_ALLOCATION_FAILURE): runs a full garbage
+   collection and returns 1, to try once more; else returns 0. Lua's collector
+   does not see what a dropped context or buffer holds on the device (an
+   NVIDIA context takes hundreds of MiB), as Lua collects before it fails an
+   allocation of its own. */
+int clua_collect_for(lua_State *L, cl_int err);
 /* Pushes a new cl.event owning ev (or nil when ev is NULL). */
 void clua_push_event(lua_State *L, cl_event ev);
 /* Converts an event-returning enqueue: pushes the event. */

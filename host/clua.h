@@ -20,6 +20,16 @@ extern volatile sig_atomic_t clua_interrupted;
    the script is ending. */
 extern volatile sig_atomic_t clua_given_up;
 
+/* main.c's SIGINT handler while a script runs, else NULL. An OpenCL driver's
+   compiler may take SIGINT over: LLVM installs a handler that resets itself
+   to the default on delivery (PoCL does this while it finds its devices),
+   and PoCL 3.1 restores the default from a compiler thread of its own; a ^C
+   then ends the process with no message and no clean-up. clua_keep_sigint()
+   puts the handler back: after device discovery and builds, in every wait
+   and in event.status (a Lua loop polling a command). */
+extern void (*volatile clua_sigint_handler)(int);
+void clua_keep_sigint(void);
+
 /* Errors about the machine rather than the script (no OpenCL platform, a
    driver that does not load, CLUA_DEVICE naming no device) are raised as a
    message also stored in the registry under this key: main.c prints such a

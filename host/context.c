@@ -48,6 +48,7 @@ int clua_context(lua_State *L) {
   ccontext *c = clua_new(L, sizeof *c, T_CONTEXT, 1);
   c->released = 1;  /* until created */
   cl_context ctx = clCreateContext(NULL, n, ids, NULL, NULL, &err);
+  if (err != CL_SUCCESS && clua_collect_for(L, err)) ctx = clCreateContext(NULL, n, ids, NULL, NULL, &err);
   if (err != CL_SUCCESS) return clua_clerror(L, "cl.context", "clCreateContext", err, NULL);
   c->ctx = ctx;
   c->released = 0;

@@ -543,6 +543,7 @@ static int all_devices(lua_State *L, devref **out) {
       total++;
     }
   }
+  clua_keep_sigint();  /* PoCL's LLVM takes SIGINT while it finds its devices */
   *out = list;
   return total;
 }

@@ -117,6 +117,7 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
     if (clSetEventCallback(list[i], CL_COMPLETE, wait_done, (void *)gen) != CL_SUCCESS) wait_done(list[i], 0, (void *)gen);
   pthread_mutex_lock(&wait_mu);
   while (wait_left && !clua_interrupted) {
+    clua_keep_sigint();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     ts.tv_nsec += 50000000;
@@ -207,6 +208,10 @@ static int ev_complete(lua_State *L) {
       st = (cl_int)v;
     }
   }
+  cl_int now = CL_SUBMITTED;  /* checked here: NVIDIA's driver lets a status be set twice */
+  clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, NULL);
+  if (now <= CL_COMPLETE)
+    return clua_clerror(L, "event:complete", "clSetUserEventStatus", CL_INVALID_OPERATION, "a user event can be completed once");
   cl_int err = clSetUserEventStatus(e->ev, st);
   if (err != CL_SUCCESS) return clua_clerror(L, "event:complete", "clSetUserEventStatus", err, "a user event can be completed once");
   lua_settop(L, 1);
@@ -311,6 +316,7 @@ static int ev_index(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   cl_ulong t, t2;
   if (!strcmp(k, "status")) {
+    clua_keep_sigint();
     cl_int st = 0;
     cl_int err = clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
     if (err != CL_SUCCESS) return clua_clerror(L, "event.status", "clGetEventInfo", err, NULL);

@@ -170,6 +170,7 @@ static int ctx_image2d(lua_State *L) {
   img->released = 1;
   cl_int err;
   cl_mem mem = clCreateImage(c->ctx, f, &format, &desc, host, &err);
+  if (err != CL_SUCCESS && clua_collect_for(L, err)) mem = clCreateImage(c->ctx, f, &format, &desc, host, &err);
   if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED)
     return clua_clerror(L, "ctx:image2d", "clCreateImage", err, "format '%s' is not supported on %s", fmt,
                         clua_device_name(dev, name, sizeof name));

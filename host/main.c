@@ -130,6 +130,7 @@ static void on_sigint(int sig)
 	now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 	if (first_sigint > 0) {
 		if (now - first_sigint > 0.25) {
+			clua_sigint_handler = NULL;
 			signal(sig, SIG_DFL);
 			raise(sig);
 		}
@@ -148,6 +149,7 @@ static void set_sigint(void (*handler)(int))
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
+	clua_sigint_handler = handler == on_sigint ? handler : NULL;
 	sigaction(SIGINT, &sa, NULL);
 }
 

@@ -258,7 +258,9 @@ static void build_info_program(lua_State *L, cprogram *p) {
   lua_pop(L, 2);
   if (err != CL_SUCCESS) return;
   CLUA_CREATED(CNT_PROGRAM);
-  if (clBuildProgram(info, 0, NULL, opts, NULL, NULL) != CL_SUCCESS) {
+  cl_int built = clBuildProgram(info, 0, NULL, opts, NULL, NULL);
+  clua_keep_sigint();
+  if (built != CL_SUCCESS) {
     clReleaseProgram(info);
     CLUA_RELEASED(CNT_PROGRAM);
     return;
@@ -291,6 +293,7 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
       lua_pop(L, 1);
     }
   }
+  clua_keep_sigint();
   *errp = err;
   push_log(L, p, dev);
   lua_getiuservalue(L, 1, 2);

@@ -37,6 +37,7 @@ int clua_ctx_queue(lua_State *L) {
   q->released = 1;
   cl_int err;
   cl_command_queue cq = clCreateCommandQueue(c->ctx, dev, props, &err);
+  if (err != CL_SUCCESS && clua_collect_for(L, err)) cq = clCreateCommandQueue(c->ctx, dev, props, &err);
   if (err == CL_INVALID_QUEUE_PROPERTIES)
     return clua_clerror(L, "ctx:queue", "clCreateCommandQueue", err, "the device does not support %s",
                         (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) ? "out-of-order queues" : "these properties");
@@ -409,9 +410,10 @@ static int q_copy(lua_State *L) {
   check_range(L, "queue:copy", "destination buffer", dof, size, d->size);
   if (size == 0) luaL_error(L, "queue:copy: nothing to copy (size 0)");
   size_t sa = so, da = dof;  /* two views of one buffer: PoCL 3.1 does not check them, and memcpy()s overlaps */
-  if (s->mem != d->mem && parent_of(s->mem, &sa) == parent_of(d->mem, &da) && sa < da + size && da < sa + size)
-    return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", CL_MEM_COPY_OVERLAP,
-                        "source and destination regions overlap (in the buffer both are part of)");
+  if (parent_of(s->mem, &sa) == parent_of(d->mem, &da) && sa < da + size && da < sa + size)  /* NVIDIA does not check either */
+    return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", CL_MEM_COPY_OVERLAP, s->mem == d->mem
+                        ? "source and destination regions overlap"
+                        : "source and destination regions overlap (in the buffer both are part of)");
   cl_event *wl;
   cl_uint nw = clua_waitlist(L, 4, "queue:copy", q->ctx, &wl);
   cl_event ev;

@@ -268,8 +268,8 @@ describe("cl kernels", function()
 
     it("a local size above the device's (or the kernel's) maximum is CL_INVALID_WORK_GROUP_SIZE", function()
       local k = prog:kernel("nothing")
-      local max = k:info().work_group_size
-      assert.are.equal(dev.info.max_work_group_size, max) -- PoCL: the kernel's limit is the device's
+      local max = dev.info.max_work_group_size -- the kernel's may be lower (NVIDIA: 256 of 1024)
+      assert.is_true(k:info().work_group_size <= max)
       local err = err_of(q.launch, q, k, 2 * max, 2 * max)
       assert.equal(("queue:launch: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (local size %d exceeds the device's maximum %d on %s)")
         :format(2 * max, max, dev.name), err)

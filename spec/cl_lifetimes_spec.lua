@@ -320,4 +320,43 @@ describe("cl lifetimes", function()
       q:finish()
     end)
   end)
+
+  -- spec/support/oom_shim.c, preloaded: a driver with room for 4 contexts.
+  -- NVIDIA's refuses a context once dropped ones hold the GPU's memory, and
+  -- Lua's collector does not see that memory.
+  describe("a creation refused for want of memory", function()
+    local CLUA = os.getenv("CLUA") or "build/clua"
+    local shim
+    setup(function()
+      shim = os.tmpname() .. ".so"
+      if not os.execute("command -v cc >/dev/null") then return end
+      assert(os.execute(("cc -shared -fPIC -O1 -o %s spec/support/oom_shim.c -ldl"):format(shim)))
+    end)
+    teardown(function() os.remove(shim) end)
+
+    it("collects the objects the script dropped and tries once more; else raises the driver's error", function()
+      local built = io.open(shim)
+      if not built then pending("no C compiler here to build spec/support/oom_shim.c"); return end
+      built:close()
+      local script = os.tmpname()
+      local f = assert(io.open(script, "w"))
+      f:write([[
+local cl = require "cl"
+local dev = cl.device()
+for i = 1, 50 do cl.context(dev):buffer(64) end -- each dropped at once
+print("made 50")
+local keep = {}
+local ok, err = pcall(function() for i = 1, 5 do keep[i] = cl.context(dev) end end)
+print(#keep, err)
+]])
+      f:close()
+      local p = assert(io.popen(("LD_PRELOAD=%s ASAN_OPTIONS=verify_asan_link_order=0:${ASAN_OPTIONS:-} %s %s 2>&1; echo \"exit=$?\"")
+        :format(shim, CLUA, script)))
+      local out = p:read("a")
+      p:close()
+      os.remove(script)
+      assert.matches("made 50\n4\t[^\n]*cl.context: clCreateContext failed: CL_OUT_OF_HOST_MEMORY\n", out)
+      assert.matches("exit=0%s*$", out)
+    end)
+  end)
 end)
