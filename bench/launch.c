@@ -39,9 +39,12 @@ static void usage(void)
     exit(2);
 }
 
-/* launch_enqueue_us with an event asked for and released at each enqueue. */
+/* launch_enqueue_us with an event asked for and released at each enqueue;
+   sync 0: the queue finished after each batch (not timed), 1: clFinish after
+   each enqueue, 2: clWaitForEvents on its event (round trips, timed). */
+enum { NO_SYNC, SYNC_FINISH, SYNC_WAIT };
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                              int batches, double *per_us)
+                              int batches, double *per_us, int sync)
 {
     const size_t global = 1;
     CHECK(clFinish(q));
@@ -50,34 +53,15 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
         for (int i = 0; i < n; i++) {
             cl_event ev;
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, &ev));
-            CHECK(clReleaseEvent(ev));
-        }
-        double t1 = now_ns();
-        CHECK(clFinish(q));
-        if (b >= 0)
-            per_us[b] = (t1 - t0) / n / 1e3;
-    }
-    return median(per_us, batches);
-}
-
-/* Round trips: enqueue with an event, wait (clFinish or clWaitForEvents), release. */
-static double sync_us(cl_command_queue q, cl_kernel k, int n, int warm, int batches,
-                      double *per_us, int finish)
-{
-    const size_t global = 1;
-    CHECK(clFinish(q));
-    for (int b = -warm; b < batches; b++) {
-        double t0 = now_ns();
-        for (int i = 0; i < n; i++) {
-            cl_event ev;
-            CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, &ev));
-            if (finish)
+            if (sync == SYNC_FINISH)
                 CHECK(clFinish(q));
-            else
+            else if (sync == SYNC_WAIT)
                 CHECK(clWaitForEvents(1, &ev));
             CHECK(clReleaseEvent(ev));
         }
         double t1 = now_ns();
+        if (sync == NO_SYNC)
+            CHECK(clFinish(q));
         if (b >= 0)
             per_us[b] = (t1 - t0) / n / 1e3;
     }
@@ -125,8 +109,8 @@ int main(int argc, char **argv)
     double *per = malloc((size_t)batches * sizeof *per);
     if (!per)
         die("out of memory");
-    double med = sync ? sync_us(q, k, n, 1, batches, per, !strcmp(sync, "finish"))
-                 : event ? launch_event_us(q, k, n, 1, batches, per)
+    double med = sync ? launch_event_us(q, k, n, 1, batches, per, !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT)
+                 : event ? launch_event_us(q, k, n, 1, batches, per, NO_SYNC)
                  : launch_enqueue_us(q, k, n, 1, batches, per);
 
     char name[256];

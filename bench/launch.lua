@@ -122,20 +122,28 @@ end
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
 print()
-local noevent = { event = false }
-local fmt = "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×"
-print(("%-7s %10s %11s %15s %16s %10s %12s"):format("round", "clua", "C --event", "clua/C --event",
-  "clua, no event", "C", "clua/C"))
-local cl_us, ce_us, cn_us, cp_us = {}, {}, {}, {}
-for r = 1, rounds do
-  cl_us[r] = run_clua()
-  ce_us[r] = run_c("--event")
-  cn_us[r] = run_clua(noevent)
-  cp_us[r] = run_c("")
-  print(fmt:format(r, cl_us[r], ce_us[r], cl_us[r] / ce_us[r], cn_us[r], cp_us[r], cn_us[r] / cp_us[r]))
+-- Prints a table of `rounds` rows, each measuring the four functions of `run`
+-- in turn (clua, C; clua, C) with the two clua/C ratios, then the medians;
+-- returns the four medians.
+local function rounds_table(head_fmt, heads, row_fmt, run)
+  print(head_fmt:format("round", table.unpack(heads)))
+  local v = { {}, {}, {}, {} }
+  for r = 1, rounds do
+    for j = 1, 4 do v[j][r] = run[j]() end
+    print(row_fmt:format(r, v[1][r], v[2][r], v[1][r] / v[2][r], v[3][r], v[4][r], v[3][r] / v[4][r]))
+  end
+  local m = {}
+  for j = 1, 4 do m[j] = median(v[j]) end
+  print(row_fmt:format("median", m[1], m[2], m[1] / m[2], m[3], m[4], m[3] / m[4]))
+  return table.unpack(m)
 end
-local mcl, mce, mcn, mcp = median(cl_us), median(ce_us), median(cn_us), median(cp_us)
-print(fmt:format("median", mcl, mce, mcl / mce, mcn, mcp, mcn / mcp))
+
+local noevent = { event = false }
+local mcl, mce, mcn, mcp = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
+  { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
+  "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
+  { run_clua, function() return run_c("--event") end, function() return run_clua(noevent) end,
+    function() return run_c("") end })
 print()
 print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×   (goal ≤ 1.10×)"):format("clua q:launch(k, 1)", mcl, mce, mcl / mce))
 print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", mcn, mcp, mcn / mcp))
@@ -143,18 +151,11 @@ print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch
 local m = math.max(1, n // 10)
 print()
 print(("round trips: µs per launch + wait, median of %d batches of %d after a warm-up batch"):format(batches, m))
-print(("%-7s %14s %10s %8s %14s %10s %8s"):format("round", "launch+finish", "C", "clua/C", "launch+wait", "C", "clua/C"))
-local sf, cf, sw, cw = {}, {}, {}, {}
-local sfmt = "%-7s %14.3f %10.3f %7.2f× %14.3f %10.3f %7.2f×"
-for r = 1, rounds do
-  sf[r] = run_clua_sync(m, true)
-  cf[r] = run_c("--sync finish", m)
-  sw[r] = run_clua_sync(m, false)
-  cw[r] = run_c("--sync wait", m)
-  print(sfmt:format(r, sf[r], cf[r], sf[r] / cf[r], sw[r], cw[r], sw[r] / cw[r]))
-end
-local msf, mcf, msw, mcw = median(sf), median(cf), median(sw), median(cw)
-print(sfmt:format("median", msf, mcf, msf / mcf, msw, mcw, msw / mcw))
+local msf, mcf, msw, mcw = rounds_table("%-7s %14s %10s %8s %14s %10s %8s",
+  { "launch+finish", "C", "clua/C", "launch+wait", "C", "clua/C" },
+  "%-7s %14.3f %10.3f %7.2f× %14.3f %10.3f %7.2f×",
+  { function() return run_clua_sync(m, true) end, function() return run_c("--sync finish", m) end,
+    function() return run_clua_sync(m, false) end, function() return run_c("--sync wait", m) end })
 print()
 print(("%-42s %7.3f µs   vs C (clFinish)        %7.3f µs: %.2f×"):format("clua q:launch(k, 1); q:finish()", msf, mcf, msf / mcf))
 print(("%-42s %7.3f µs   vs C (clWaitForEvents) %7.3f µs: %.2f×"):format("clua q:launch(k, 1):wait()", msw, mcw, msw / mcw))
