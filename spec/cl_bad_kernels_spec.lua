@@ -8,15 +8,9 @@ local cl = require "cl"
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
-local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function read(path)
-  local f = io.open(path)
-  if not f then return "" end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local shell = require "spec.support.shell"
+local shell_quote = shell.quote
+local function read(path) return shell.slurp(path) or "" end
 
 -- Runs `clua script args` and sends it SIGINT after `after` seconds (SIGKILL
 -- 20 s later: a wait that ignores ^C fails the spec, it does not hang it).

@@ -5,7 +5,7 @@ local cl = require "cl"
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
-local function quote(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
+local quote = require("spec.support.shell").quote
 
 -- Runs clua with the given words and environment; returns exit code, stdout, stderr.
 local function run(words, env)

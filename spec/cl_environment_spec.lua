@@ -6,7 +6,7 @@
 -- machine alone: CLUA_ENV_ERROR in host/clua.h).
 local CLUA = os.getenv("CLUA") or "build/clua"
 
-local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local shell_quote = require("spec.support.shell").quote
 
 -- Runs clua with `env` set (and CLUA_DEVICE unset unless `env` sets it).
 local function run(env, args)

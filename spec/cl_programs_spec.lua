@@ -6,7 +6,7 @@ local cl = require "cl"
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
-local function quote(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
+local quote = require("spec.support.shell").quote
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)

@@ -9,15 +9,9 @@
 local CLUA = os.getenv("CLUA") or "build/clua"
 local SECONDS = tonumber(os.getenv("FUZZ_SECONDS") or "") or 25
 
-local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
-
-local function read(path)
-  local f = io.open(path)
-  if not f then return "" end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local shell = require "spec.support.shell"
+local shell_quote = shell.quote
+local function read(path) return shell.slurp(path) or "" end
 
 -- The seed is fixed (20261123) so that make test is repeatable; FUZZ_SEED=S
 -- picks another, FUZZ_SEED=random draws one. (The heap-use-after-free the

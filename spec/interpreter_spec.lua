@@ -3,9 +3,7 @@
 -- $CLUA (make test sets it, so the ASan run tests the ASan binary) as a
 -- subprocess.
 
-local function shell_quote(s)
-  return "'" .. tostring(s):gsub("'", [['\'']]) .. "'"
-end
+local shell_quote = require("spec.support.shell").quote
 
 local function absolute(path)
   if path:sub(1, 1) == "/" then return path end

@@ -8,27 +8,13 @@
 --
 -- The interpreter is $CLUA (make test sets it per binary), else build/clua.
 local json = require "dkjson"
+local shell = require "spec.support.shell"
 
 local M = {}
 
 M.clua = os.getenv("CLUA") or "build/clua"
 
--- A file's text, or nil when it cannot be opened.
-function M.slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
--- A file's text; raises when it cannot be opened.
-function M.read(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+M.slurp, M.read = shell.slurp, shell.read -- a file's text: or nil; or raise
 
 -- Runs `ENV CLUA recipes/NAME.lua --quick ARGS` in a shell (ENV and ARGS may
 -- be nil). Returns stdout without the "exit=N" line the shell appends, the

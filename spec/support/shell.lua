@@ -1,0 +1,29 @@
+-- What the specs that run clua (or a shell) as a subprocess share:
+--
+--   local shell = require "spec.support.shell"
+--   shell.quote("it's")  --> 'it'\''s'     shell.slurp(path)  --> text or nil
+local M = {}
+
+-- s (or tostring(s)) as one word for sh, in single quotes.
+function M.quote(s)
+  return "'" .. tostring(s):gsub("'", [['\'']]) .. "'"
+end
+
+-- A file's text, or nil when it cannot be opened.
+function M.slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+-- A file's text; raises when it cannot be opened.
+function M.read(path)
+  local f = assert(io.open(path))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+return M
