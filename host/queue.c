@@ -60,7 +60,7 @@ int clua_ctx_queue(lua_State *L) {
 static void drop_pending(cqueue *q, int i) {
   clReleaseEvent(q->pend[i].ev);
   CLUA_RELEASED(CNT_EVENT);
-  hostmem_unref(q->pend[i].mem);
+  if (q->pend[i].mem) hostmem_unref(q->pend[i].mem);
   q->pend[i] = q->pend[--q->npend];
 }
 
@@ -102,57 +102,40 @@ static void drain(cqueue *q) {
   }
 }
 
-/* Transfers of released queues that had not ended: their host memory is held
-   here until they do, and swept with any queue's. Nothing waits for them, so
+/* The commands of released queues that had not ended, swept with any
+   queue's: their non-blocking transfers, whose host memory is held here until
+   they end, and the newest command of each (memory NULL), which the process
+   waits for at its end (clua_exit_wait): PoCL 3.1 aborts when a process ends
+   while it compiles a kernel for a launch. Nothing else waits for them, so
    releasing a queue whose commands wait on a user event never blocks. */
 static cqueue orphans;
 
-/* The newest command of each released queue that may still run, which the
-   process waits for at its end (clua_exit_wait): PoCL 3.1 aborts when a
-   process ends while it compiles a kernel for a launch. Not counted in
-   cl.debug_counts(); dropped as they complete. */
-static cl_event *ending;
-static size_t nending, capending;
-
-static void sweep_ending(void) {
-  for (size_t i = nending; i-- > 0;) {
-    cl_int st = CL_QUEUED;
-    clGetEventInfo(ending[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-    if (st <= CL_COMPLETE) {
-      clReleaseEvent(ending[i]);
-      ending[i] = ending[--nending];
-    }
+/* Moves q's pending entry i to the orphans (i < 0: adds ev, memory NULL);
+   returns 0 when there is no memory for it. */
+static int orphan(cqueue *q, int i, cl_event ev) {
+  if (orphans.npend == orphans.cappend) {
+    int cap = orphans.cappend ? orphans.cappend * 2 : 16;
+    pending *p = realloc(orphans.pend, sizeof *p * (size_t)cap);
+    if (!p) return 0;
+    orphans.pend = p;
+    orphans.cappend = cap;
   }
-}
-
-static void hold_to_end(cqueue *q) {
-  cl_event ev = q->last;
-  if (ev) {  /* moves from the queue to the list */
-    q->last = NULL;
-    CLUA_RELEASED(CNT_EVENT);
-  } else if (clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev) != CL_SUCCESS) {
-    return;
+  if (i >= 0) {  /* the event and the reference move */
+    orphans.pend[orphans.npend++] = q->pend[i];
+    q->pend[i] = q->pend[--q->npend];
+  } else {
+    orphans.pend[orphans.npend].ev = ev;
+    orphans.pend[orphans.npend++].mem = NULL;
   }
-  if (nending == capending) {
-    size_t cap = capending ? capending * 2 : 16;
-    cl_event *p = realloc(ending, sizeof *p * cap);
-    if (!p) {
-      clReleaseEvent(ev);
-      return;
-    }
-    ending = p;
-    capending = cap;
-  }
-  ending[nending++] = ev;
+  return 1;
 }
 
 void clua_exit_wait(void) {
   if (clua_given_up) return;
-  sweep_ending();
-  for (size_t i = 0; i < nending; i++) {
+  for (int i = 0; i < orphans.npend; i++) {
     cl_int st = CL_QUEUED;
     while (!clua_interrupted &&
-           clGetEventInfo(ending[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
+           clGetEventInfo(orphans.pend[i].ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
            st > CL_COMPLETE) {
       struct timespec ts = {0, 200000};
       nanosleep(&ts, NULL);
@@ -164,7 +147,6 @@ static cqueue *check_queue(lua_State *L) {
   cqueue *q = clua_check(L, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
   if (orphans.npend) clua_queue_sweep(&orphans);
-  if (nending) sweep_ending();
   return q;
 }
 
@@ -186,23 +168,21 @@ static int q_release(lua_State *L) {
   q->released = 1;
   clFlush(q->q);
   clua_queue_sweep(q);
-  for (int i = q->npend - 1; i >= 0; i--) {
-    if (orphans.npend == orphans.cappend) {
-      int cap = orphans.cappend ? orphans.cappend * 2 : 16;
-      pending *p = realloc(orphans.pend, sizeof *p * (size_t)cap);
-      if (!p) {  /* cannot hold it: wait for it here */
-        clWaitForEvents(1, &q->pend[i].ev);
-        drop_pending(q, i);
-        continue;
-      }
-      orphans.pend = p;
-      orphans.cappend = cap;
+  for (int i = q->npend - 1; i >= 0; i--)
+    if (!orphan(q, i, NULL)) {  /* cannot hold it: wait for it here */
+      clWaitForEvents(1, &q->pend[i].ev);
+      drop_pending(q, i);
     }
-    orphans.pend[orphans.npend++] = q->pend[i];  /* the event and the reference move */
-    q->npend--;
-  }
   if (orphans.npend) clua_queue_sweep(&orphans);
-  if (q->busy && !clua_given_up) hold_to_end(q);
+  if (q->busy && !clua_given_up) {  /* its newest command, for clua_exit_wait */
+    cl_event ev = q->last;
+    q->last = NULL;  /* moves, counted as it was */
+    if (!ev && clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev) == CL_SUCCESS) CLUA_CREATED(CNT_EVENT);
+    if (ev && !orphan(q, -1, ev)) {
+      clReleaseEvent(ev);
+      CLUA_RELEASED(CNT_EVENT);
+    }
+  }
   clua_queue_enqueued(q, 0, NULL);
   free(q->pend);
   q->pend = NULL;
