@@ -142,11 +142,17 @@ static int buf_sub(lua_State *L) {
   if (parent)
     return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", CL_INVALID_MEM_OBJECT,
                         "this buffer is a sub-buffer, which OpenCL does not divide: take the region from its parent");
-  cl_device_id dev = NULL;  /* checked here too: NVIDIA's driver accepts any offset */
-  cl_uint align = 0;
-  if (clGetContextInfo(b->ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL) == CL_SUCCESS &&
-      clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align, &align, NULL) == CL_SUCCESS &&
-      align >= 8 && off % (align / 8))
+  /* Checked here too (NVIDIA's driver accepts any offset): an error when the
+     offset suits none of the context's devices. */
+  cl_device_id devs[16];
+  size_t got = 0;
+  cl_uint align = 0, misaligned = 0;
+  if (clGetContextInfo(b->ctx, CL_CONTEXT_DEVICES, sizeof devs, devs, &got) != CL_SUCCESS) got = 0;
+  for (size_t i = 0; i < got / sizeof devs[0]; i++)
+    if (clGetDeviceInfo(devs[i], CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align, &align, NULL) == CL_SUCCESS &&
+        align >= 8 && off % (align / 8))
+      misaligned++;
+  if (got && misaligned == got / sizeof devs[0])
     return clua_clerror(L, "buffer:sub", "clCreateSubBuffer", CL_MISALIGNED_SUB_BUFFER_OFFSET,
                         "offset %I is not a multiple of the device's base address alignment, %I bytes", (lua_Integer)off,
                         (lua_Integer)(align / 8));
