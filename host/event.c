@@ -213,7 +213,7 @@ static int ev_complete(lua_State *L) {
   if (now <= CL_COMPLETE)
     return clua_clerror(L, "event:complete", "clSetUserEventStatus", CL_INVALID_OPERATION, "a user event can be completed once");
   cl_int err = clSetUserEventStatus(e->ev, st);
-  if (err != CL_SUCCESS) return clua_clerror(L, "event:complete", "clSetUserEventStatus", err, "a user event can be completed once");
+  if (err != CL_SUCCESS) return clua_clerror(L, "event:complete", "clSetUserEventStatus", err, NULL);
   lua_settop(L, 1);
   return 1;
 }

@@ -449,9 +449,8 @@ int clua_queue_launch(lua_State *L) {
   cqueue *q = launch_check(L, 1, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
   ckernel *k = launch_check(L, 2, 2, T_KERNEL);
-  if (k->ctx != q->ctx)
-    clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
-                      "the queue");
+  clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
+                    "the queue");
   char kn[128], dn[128];
   size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
   cl_uint dims = work_size(L, 3, g, "global size", 0);

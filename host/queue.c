@@ -191,11 +191,6 @@ static int q_release(lua_State *L) {
   return 0;
 }
 
-/***
-Waits until every command of the queue is done (`clFinish`).
-@function queue:finish
-@raise `queue:finish: clFinish failed: ...` (e.g. a kernel that faulted)
-*/
 void clua_queue_enqueued(cqueue *q, int busy, cl_event ev) {
   if (q->last) {
     clReleaseEvent(q->last);
@@ -233,6 +228,11 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
   clua_queue_enqueued(q, 0, NULL);
 }
 
+/***
+Waits until every command of the queue is done (`clFinish`).
+@function queue:finish
+@raise `queue:finish: clFinish failed: ...` (e.g. a kernel that faulted)
+*/
 static int q_finish(lua_State *L) {
   cqueue *q = check_queue(L);
   clua_queue_settle(L, q, "queue:finish", 0, NULL);  /* clFinish cannot be interrupted */
@@ -399,8 +399,6 @@ static int q_copy(lua_State *L) {
   cl_event ev;
   cl_int err = clEnqueueCopyBuffer(q->q, s->mem, d->mem, so, dof, size, nw, wl, &ev);
   clua_queue_enqueued(q, 1, err == CL_SUCCESS ? ev : NULL);
-  if (err == CL_MEM_COPY_OVERLAP)
-    return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "source and destination regions overlap");
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "%I bytes", (lua_Integer)size);
   clua_push_event(L, ev);
   return 1;
