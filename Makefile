@@ -98,7 +98,7 @@ fuzz: setup
 	@$(MAKE) --no-print-directory all asan
 	@for b in $(BUILD)/clua $(BUILD)/asan/clua; do \
 	  echo "==> $$b spec/fuzz/cl_fuzz.lua ($(FUZZ_SECONDS) s)"; \
-	  FUZZ_SECONDS=$(FUZZ_SECONDS) ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:protect_shadow_gap=0 \
+	  FUZZ_SECONDS=$(FUZZ_SECONDS) ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:protect_shadow_gap=0:intercept_tls_get_addr=0 \
 	  LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $$b spec/fuzz/cl_fuzz.lua || exit 1; \
 	done
