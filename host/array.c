@@ -48,15 +48,24 @@ size_t clua_array_bytes(const carray *a) { return a->n * (size_t)a->type->size; 
 
 #define UNMAPPED "attempt to use a view of an unmapped or released buffer"
 
+/* Pushes why a live slice cannot be used: the array it slices was released. */
+static const char *push_dropped(lua_State *L, const hostmem *m) {
+  const ctype *t = m->dropped;
+  return lua_pushfstring(L, "attempt to use a slice of a released cl.array (%s, %I elements)", t->name,
+                         (lua_Integer)(m->size / (size_t)t->size / (size_t)t->lanes));
+}
+
 void *clua_array_ptr(lua_State *L, carray *a) {
   if (a->released) luaL_error(L, "attempt to use a released cl.array");
-  if (!a->mem->valid) luaL_error(L, "cl.array: " UNMAPPED);  /* a[i], a[i] = v */
+  if (a->mem->dropped) luaL_error(L, "cl.array: %s", push_dropped(L, a->mem));  /* a[i], a[i] = v */
+  if (!a->mem->valid) luaL_error(L, "cl.array: " UNMAPPED);
   return (char *)a->mem->ptr + a->offset;
 }
 
 carray *clua_checkarray(lua_State *L, int idx) {
   carray *a = clua_check(L, idx, T_ARRAY);
-  if (!a->mem->valid) luaL_argerror(L, idx, UNMAPPED);  /* names the call */
+  if (a->mem->dropped) luaL_argerror(L, idx, push_dropped(L, a->mem));  /* names the call */
+  if (!a->mem->valid) luaL_argerror(L, idx, UNMAPPED);
   return a;
 }
 
@@ -85,6 +94,7 @@ int clua_array(lua_State *L) {
   a->released = 0;
   a->type = t;
   a->n = scalars;
+  a->owner = 1;
   return 1;
 }
 
@@ -179,7 +189,7 @@ static void check_value(lua_State *L, const char *method, const carray *a, int i
 }
 
 const char *clua_store(lua_State *L, const ctype *t, int idx, void *dst) {
-  carray tmp = {0, NULL, 0, 1, t};
+  carray tmp = {0, NULL, 0, 1, t, 0};
   double v;
   lua_Integer iv = 0;
   int isint;
@@ -244,7 +254,7 @@ static int arr_index(lua_State *L) {
     else if (!strcmp(k, "size")) lua_pushinteger(L, (lua_Integer)clua_array_bytes(a));
     else if (!strcmp(k, "elem_size")) lua_pushinteger(L, a->type->size);
     else if (!strcmp(k, "lanes")) lua_pushinteger(L, a->type->lanes);
-    else if (!strcmp(k, "valid")) lua_pushboolean(L, !a->released && a->mem->valid);
+    else if (!strcmp(k, "valid")) lua_pushboolean(L, !a->released && !a->mem->dropped && a->mem->valid);
     else {
       luaL_getmetafield(L, 1, "methods");
       lua_getfield(L, -1, k);
@@ -383,7 +393,8 @@ static int arr_copy(lua_State *L) {
 }
 
 /***
-A view of `n` elements from `first`, sharing this array's memory.
+A view of `n` elements from `first`, sharing this array's memory; it keeps
+the array alive, and raises once the array is released.
 @function array:slice
 @int first 0-based
 @int n elements
@@ -397,7 +408,12 @@ static int arr_slice(lua_State *L) {
     luaL_error(L, "array:slice: %I elements from %I run past the end of an array of %I", (lua_Integer)n,
                (lua_Integer)first, (lua_Integer)a->n);
   push_array(L, a->mem, a->offset + first * (size_t)a->type->size, a->type, n);
-  lua_getiuservalue(L, 1, 1);  /* a view's buffer stays alive with its slices */
+  /* a view's buffer, or the array that made the memory, stays alive with its
+     slices: only an explicit release of that array ends them */
+  if (lua_getiuservalue(L, 1, 1) == LUA_TNIL && a->owner) {
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+  }
   lua_setiuservalue(L, -2, 1);
   return 1;
 }
@@ -602,14 +618,16 @@ static int arr_totable(lua_State *L) {
 }
 
 /***
-Frees the memory (also `__gc`, `__close`); views of it become invalid.
-A second release does nothing.
+Frees the memory (also `__close`, and `__gc` once no slice holds the array);
+its slices raise from then on, naming it. A transfer still running keeps the
+memory until it ends. A second release does nothing.
 @function array:release
 */
 static int arr_release(lua_State *L) {
   carray *a = luaL_checkudata(L, 1, T_ARRAY);
   if (!a->released) {
     a->released = 1;
+    if (a->owner) a->mem->dropped = a->type;  /* its slices end with it; transfers in flight keep the memory */
     hostmem_unref(a->mem);
     a->mem = NULL;
   }
@@ -619,6 +637,7 @@ static int arr_release(lua_State *L) {
 static int arr_tostring(lua_State *L) {
   carray *a = luaL_checkudata(L, 1, T_ARRAY);
   if (a->released) lua_pushfstring(L, "cl.array: %s (released)", a->type->name);
+  else if (a->mem->dropped) lua_pushfstring(L, "cl.array: %s (a slice of a released array)", a->type->name);
   else
     lua_pushfstring(L, "cl.array: %I %s%s (%p)", (lua_Integer)(a->n / (size_t)a->type->lanes), a->type->name,
                     a->mem->mapped ? (a->mem->valid ? ", mapped view" : ", unmapped view") : "",

@@ -27,6 +27,16 @@
 #define T_SCALAR   "cl.scalar"
 #define T_LOCAL    "cl.local"
 
+/* Array element types. */
+typedef struct {
+  const char *name;
+  int size;      /* bytes of one scalar */
+  int lanes;     /* 1, 2 or 4 */
+  char kind;     /* 'i' signed, 'u' unsigned, 'f' floating, 'h' half bits */
+} ctype;
+extern const ctype clua_types[];
+const ctype *clua_find_type(const char *name);
+
 /* Host memory shared by an array, its slices and pending transfers. It is freed
    when the last holder lets go, so a collected array never frees memory the
    device still reads or writes. Mapped memory belongs to its buffer: `valid`
@@ -42,22 +52,13 @@ typedef struct hostmem {
   struct hostmem *next;  /* the buffer's list of live mappings */
   cl_event mapev;        /* mapped without blocking: the map's event (retained), which the unmap waits for */
   cl_command_queue mapq; /* mapped: the queue that mapped it (retained), to unmap it when the buffer goes */
+  const ctype *dropped;  /* the array that made it was released (its type): its slices raise, naming it */
 } hostmem;
 
 hostmem *hostmem_new(lua_State *L, size_t size);
 hostmem *hostmem_wrap_mapped(lua_State *L, void *ptr, size_t size);
 void hostmem_ref(hostmem *m);
 void hostmem_unref(hostmem *m);
-
-/* Array element types. */
-typedef struct {
-  const char *name;
-  int size;      /* bytes of one scalar */
-  int lanes;     /* 1, 2 or 4 */
-  char kind;     /* 'i' signed, 'u' unsigned, 'f' floating, 'h' half bits */
-} ctype;
-extern const ctype clua_types[];
-const ctype *clua_find_type(const char *name);
 
 /* Every userdata struct starts with `released`, so one check serves all. */
 typedef struct {
@@ -66,6 +67,7 @@ typedef struct {
   size_t offset;        /* bytes into mem */
   size_t n;             /* scalar elements */
   const ctype *type;
+  int owner;            /* made by cl.array: releasing it ends its slices too */
 } carray;
 
 typedef struct { int released; cl_platform_id id; int index; } cplatform;
