@@ -13,6 +13,7 @@ for _, name in ipairs(prog:kernels()) do print(name) end
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* user values: 1 the context, 2 the list of pieces {name, first, lines},
    3 the last build log, 4 the source */
@@ -128,6 +129,59 @@ int clua_ctx_program_file(lua_State *L) {
 }
 
 /* ---- build ---- */
+
+/* Compilers write to the process's stderr themselves (PoCL's clang prints
+   "1 error generated." twice, straight to the terminal), though clua's
+   message already holds the build log. clBuildProgram runs with file
+   descriptor 2 sent to a temporary file; *noise gets what was written there
+   (malloc'd, NUL-terminated; NULL when nothing was), for the program's log.
+   Where no temporary file can be made, the build runs as it is. */
+static cl_int build_captured(cl_program prog, const char *opts, char **noise) {
+  *noise = NULL;
+  fflush(stderr);
+  FILE *tmp = tmpfile();
+  int saved = tmp ? dup(2) : -1;
+  if (saved < 0 || dup2(fileno(tmp), 2) < 0) {
+    if (saved >= 0) close(saved);
+    if (tmp) fclose(tmp);
+    return clBuildProgram(prog, 0, NULL, opts, NULL, NULL);
+  }
+  cl_int err = clBuildProgram(prog, 0, NULL, opts, NULL, NULL);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  int fd = fileno(tmp);
+  off_t n = lseek(fd, 0, SEEK_END);
+  if (n > 0 && n < (off_t)1 << 24 && lseek(fd, 0, SEEK_SET) == 0 && (*noise = malloc((size_t)n + 1))) {
+    ssize_t got = read(fd, *noise, (size_t)n);
+    (*noise)[got > 0 ? got : 0] = 0;
+  }
+  fclose(tmp);
+  return err;
+}
+
+/* Appends to the log on top of the stack the lines of noise it does not hold
+   yet, each once (PoCL writes its compiler's summary twice); frees noise. */
+static void add_noise(lua_State *L, char *noise) {
+  if (!noise) return;
+  const char *log = lua_tostring(L, -1);
+  size_t len = strlen(log);
+  char *out = malloc(len + strlen(noise) + 2);
+  if (out) {
+    memcpy(out, log, len + 1);
+    for (char *line = strtok(noise, "\n"); line; line = strtok(NULL, "\n")) {
+      if (strstr(out, line)) continue;
+      if (len) out[len++] = '\n';
+      size_t n = strlen(line);
+      memcpy(out + len, line, n + 1);
+      len += n;
+    }
+    lua_pop(L, 1);
+    lua_pushstring(L, out);
+    free(out);
+  }
+  free(noise);
+}
 
 static void push_log(lua_State *L, cprogram *p, cl_device_id dev) {
   size_t n = 0;
@@ -258,7 +312,9 @@ static void build_info_program(lua_State *L, cprogram *p) {
   lua_pop(L, 2);
   if (err != CL_SUCCESS) return;
   CLUA_CREATED(CNT_PROGRAM);
-  cl_int built = clBuildProgram(info, 0, NULL, opts, NULL, NULL);
+  char *noise;
+  cl_int built = build_captured(info, opts, &noise);
+  free(noise);
   clua_keep_sigint();
   if (built != CL_SUCCESS) {
     clReleaseProgram(info);
@@ -282,20 +338,26 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
   lua_getiuservalue(L, 1, 1);
   cl_device_id dev = clua_ctx_device(L, lua_gettop(L));
   lua_pop(L, 1);
-  cl_int err = clBuildProgram(p->prog, 0, NULL, opts, NULL, NULL);
+  char *noise;
+  cl_int err = build_captured(p->prog, opts, &noise);
   if (err == CL_BUILD_PROGRAM_FAILURE && arginfo) {
     push_options(L, 2, 3, 0);
-    if (clBuildProgram(p->prog, 0, NULL, lua_tostring(L, -1), NULL, NULL) == CL_SUCCESS) {
+    char *again;
+    if (build_captured(p->prog, lua_tostring(L, -1), &again) == CL_SUCCESS) {
+      free(noise);
+      noise = again;
       err = CL_SUCCESS;
       lua_pop(L, 1);
       build_info_program(L, p);
     } else {
+      free(again);
       lua_pop(L, 1);
     }
   }
   clua_keep_sigint();
   *errp = err;
   push_log(L, p, dev);
+  add_noise(L, noise);
   lua_getiuservalue(L, 1, 2);
   lua_insert(L, -2);
   map_log(L, lua_gettop(L) - 1);
@@ -328,7 +390,8 @@ argument descriptions come from a twin program built with it).
 /***
 Builds the program for the context's devices (`clBuildProgram`).
 `CLUA_BUILD_OPTIONS` is appended to the options; a non-empty log after a
-successful build goes to stderr only when `CLUA_BUILD_LOG=1`.
+successful build goes to stderr only when `CLUA_BUILD_LOG=1`. What the
+compiler writes to stderr during the build goes into the log, not the terminal.
 @function program:build
 @string[opt] options build options (`"-cl-fast-relaxed-math"`)
 @tab[opt] defines `{N = 16, USE_X = true}` becomes `-DN=16 -DUSE_X`

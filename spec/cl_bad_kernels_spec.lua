@@ -87,6 +87,38 @@ describe("bad kernels", function()
     assert.matches("students_kernel.cl:4:", log, 1, true)
   end)
 
+  it("a failed build prints nothing itself: what the compiler writes to stderr goes to the log", function()
+    -- PoCL's clang wrote "1 error generated." straight to the terminal, twice
+    -- per build; a grader building forty kernels printed it forty times.
+    -- Each source is new (a fresh compile, whatever the kernel cache holds).
+    local script, errf = os.tmpname(), os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write(([[
+local cl = require "cl"
+local ctx = cl.context()
+for i = 1, 3 do
+  local built, log = ctx:program("// %s " .. i .. "\nkernel void k(global int *x) { x[0] = nope; }", "s.cl"):try_build()
+  assert(not built)
+  io.write(log, "\n--\n")
+end
+local ok, err = pcall(function() ctx:program("// %s\nkernel void k(global int *x) { x[0] = nope2; }"):build() end)
+io.write(tostring(ok), " ", err, "\n")
+]]):format(os.time() .. math.random(1e9), os.time() .. math.random(1e9)))
+    f:close()
+    local p = assert(io.popen(("%s %s 2>%s"):format(shell_quote(CLUA), shell_quote(script), shell_quote(errf))))
+    local out = p:read("a")
+    local okexit = p:close()
+    local err = read(errf)
+    os.remove(script)
+    os.remove(errf)
+    assert.is_true(okexit, out .. err)
+    assert.equal("", err, "the driver wrote to stderr during the builds")
+    local _, logs = out:gsub("s.cl:2:", "")
+    assert.equal(3, logs, out)
+    assert.matches("false [^\n]*program:build: clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE", out)
+    assert.matches("nope2", out, 1, true)
+  end)
+
   it("a kernel writing out of bounds is not reported on PoCL (it writes host memory)", function()
     -- Past the end of a sub-buffer, into its parent: memory that exists, so
     -- the run is safe to show. PoCL checks nothing (a kernel runs as host
