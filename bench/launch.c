@@ -1,7 +1,7 @@
 /* launch: the host-side cost of one clEnqueueNDRangeKernel of an empty kernel.
  *
  *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR] [--event]
- *                      [--sync finish|wait]
+ *                      [--release now|ring|retain] [--sync finish|wait]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
  * event) on an in-order queue with profiling enabled, timing the N calls with
@@ -20,6 +20,14 @@
  * and the device and min/max on stderr, so a Lua benchmark can hold clua's
  * cost against it in the same run.
  *
+ * --release picks when each event is released, to find where the cost of an
+ * event goes (docs/launch.md): `now` (the default, as above); `ring`, 1000
+ * launches later, inside the timed loop (the command long done, so that
+ * release is the last one and frees the event on the calling thread, as
+ * clua's garbage collector does); `retain`, at once, plus a clRetainEvent of
+ * it and a clReleaseEvent of the one retained at the launch before (clua's
+ * bookkeeping of the queue's newest command). It prints launch_event_us.
+ *
  * With --sync each of the N is a round trip: an enqueue with an event, then
  * clFinish(q) (finish) or clWaitForEvents on the event (wait), then its
  * release; the whole loop is timed. It prints sync_finish_us or sync_wait_us,
@@ -34,7 +42,7 @@
 static void usage(void)
 {
     fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event]\n"
-          "              [--sync finish|wait] [--list]\n",
+          "              [--release now|ring|retain] [--sync finish|wait] [--list]\n",
           stderr);
     exit(2);
 }
@@ -43,10 +51,13 @@ static void usage(void)
    sync 0: the queue finished after each batch (not timed), 1: clFinish after
    each enqueue, 2: clWaitForEvents on its event (round trips, timed). */
 enum { NO_SYNC, SYNC_FINISH, SYNC_WAIT };
+enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN };
+#define RING 1000
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                              int batches, double *per_us, int sync)
+                              int batches, double *per_us, int sync, int release)
 {
     const size_t global = 1;
+    cl_event ring[RING] = {0}, last = NULL;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
         double t0 = now_ns();
@@ -57,6 +68,18 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
                 CHECK(clFinish(q));
             else if (sync == SYNC_WAIT)
                 CHECK(clWaitForEvents(1, &ev));
+            if (release == RELEASE_RING) {
+                if (ring[i % RING])
+                    CHECK(clReleaseEvent(ring[i % RING]));
+                ring[i % RING] = ev;
+                continue;
+            }
+            if (release == RELEASE_RETAIN) {
+                if (last)
+                    CHECK(clReleaseEvent(last));
+                CHECK(clRetainEvent(ev));
+                last = ev;
+            }
             CHECK(clReleaseEvent(ev));
         }
         double t1 = now_ns();
@@ -65,13 +88,18 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
         if (b >= 0)
             per_us[b] = (t1 - t0) / n / 1e3;
     }
+    for (int i = 0; i < RING; i++)
+        if (ring[i])
+            CHECK(clReleaseEvent(ring[i]));
+    if (last)
+        CHECK(clReleaseEvent(last));
     return median(per_us, batches);
 }
 
 int main(int argc, char **argv)
 {
     const char *sel = NULL, *kdir = NULL, *sync = NULL;
-    int n = 10000, batches = 5, event = 0;
+    int n = 10000, batches = 5, event = 0, release = RELEASE_NOW;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--list")) {
@@ -87,6 +115,12 @@ int main(int argc, char **argv)
             kdir = argv[++i];
         else if (!strcmp(a, "--event"))
             event = 1;
+        else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "now"))
+            release = RELEASE_NOW, i++;
+        else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "ring"))
+            release = RELEASE_RING, event = 1, i++;
+        else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "retain"))
+            release = RELEASE_RETAIN, event = 1, i++;
         else if (i + 1 < argc && !strcmp(a, "--sync") &&
                  (!strcmp(argv[i + 1], "finish") || !strcmp(argv[i + 1], "wait")))
             sync = argv[++i];
@@ -109,8 +143,9 @@ int main(int argc, char **argv)
     double *per = malloc((size_t)batches * sizeof *per);
     if (!per)
         die("out of memory");
-    double med = sync ? launch_event_us(q, k, n, 1, batches, per, !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT)
-                 : event ? launch_event_us(q, k, n, 1, batches, per, NO_SYNC)
+    double med = sync ? launch_event_us(q, k, n, 1, batches, per, !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT,
+                                        RELEASE_NOW)
+                 : event ? launch_event_us(q, k, n, 1, batches, per, NO_SYNC, release)
                  : launch_enqueue_us(q, k, n, 1, batches, per);
 
     char name[256];
