@@ -19,6 +19,8 @@
 #   make check-fuzz         the libFuzzer harness over the argument checks (clang), for
 #                           CHECK_FUZZ_SECONDS (20); make test runs it (spec/check_fuzz_spec.lua)
 #   make setup              install the Debian packages that are missing (.ci/setup)
+#   make fresh              CI on a fresh Debian 12 root: debootstrap --variant=minbase, a clean
+#                           clone of HEAD, bash .ci/run in a chroot (.ci/fresh; needs root)
 #   make clean              remove build/ and bundle/
 
 PREFIX     ?= /usr/local
@@ -49,7 +51,7 @@ LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) -ldl -lm
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
 
-.PHONY: all asan run test setup install clean bundle bundle-test check-lua doc lint fuzz check-fuzz
+.PHONY: all asan run test setup install clean bundle bundle-test check-lua doc lint fuzz check-fuzz fresh
 
 all: $(BUILD)/clua
 
@@ -89,6 +91,12 @@ run: setup
 test: setup
 	@$(MAKE) --no-print-directory all asan
 	@.ci/test $(BUILD)/clua $(BUILD)/asan/clua -- $(SPECS)
+
+# CI as a new user meets it: a fresh minimal Debian 12 root, a clean clone of
+# HEAD, bash .ci/run in a chroot. Run it before landing anything that adds a
+# dependency; .ci/fresh --make run checks make run the same way.
+fresh:
+	@.ci/fresh
 
 # The API fuzzer (spec/fuzz/cl_fuzz.lua) with each binary for FUZZ_SECONDS
 # (default 60); FUZZ_SEED=S repeats a run. make test runs it for 25 s each
