@@ -250,6 +250,21 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
    it failed or made none). */
 void clua_queue_enqueued(cqueue *q, int busy, cl_event ev);
 
+/* Deadlines of waits (deadline.c). clua_deadline: the monotonic time (s) a
+   wait starting now ends at, 0 when there is no timeout; clua_past: whether
+   it has passed; clua_timed_out raises "METHOD: timed out ..." naming the
+   first unfinished command of the list, and gives every object up;
+   clua_note_launch records a launch's event and kernel for that message. */
+double clua_deadline(void);
+int clua_past(double deadline);
+void clua_timed_out(lua_State *L, const char *method, cl_uint n, const cl_event *list);
+void clua_note_launch(cl_event ev, cl_kernel k);
+void clua_timeout_init(lua_State *L);
+int clua_timeout(lua_State *L);
+/* Raises the message on top of the stack as an error about the machine
+   (CLUA_ENV_ERROR): printed on one line, no traceback. */
+int clua_env_error(lua_State *L);
+
 /* Queue housekeeping: drop completed pending transfers. */
 void clua_queue_sweep(cqueue *q);
 int clua_queue_launch(lua_State *L);

@@ -184,6 +184,21 @@ int luaopen_cl(lua_State *L) {
   */
 
   /***
+  Gets or sets the deadline of every wait for the device, in seconds:
+  `event:wait`, `cl.wait`, `queue:finish`, blocking transfers and maps, and
+  the wait for running commands at the end of a script. A wait past it raises
+  `METHOD: timed out after S s waiting for kernel 'NAME' (...)`; since OpenCL
+  cannot stop a running command, every OpenCL object is then given up (as
+  after ^C) and the process ends without waiting for the command.
+  `CLUA_TIMEOUT` sets it at start.
+  @function timeout
+  @number[opt] seconds a positive number sets it; 0 or `false` takes it away;
+  absent, it is left as it is
+  @treturn number|nil the deadline now, nil when there is none
+  @usage cl.timeout(60)   -- an endless kernel ends the script after a minute
+  */
+
+  /***
   NVML facts of an NVIDIA device (also `device:nvml()`).
   @function nvml
   @tparam cl.device device the device
@@ -278,7 +293,9 @@ int luaopen_cl(lua_State *L) {
   static const luaL_Reg funcs[] = {
     {"platforms", clua_platforms}, {"devices", clua_devices}, {"device", clua_device},
     {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"wait", clua_wait},
-    {"error_name", cl_error_name}, {"nvml", clua_nvml}, {"debug_counts", cl_debug_counts}, {NULL, NULL}};
+    {"error_name", cl_error_name}, {"nvml", clua_nvml}, {"debug_counts", cl_debug_counts},
+    {"timeout", clua_timeout}, {NULL, NULL}};
+  clua_timeout_init(L);
   luaL_newlib(L, funcs);
   clua_open_scalars(L);
   lua_pushstring(L, CLUA_VERSION);

@@ -42,6 +42,15 @@ void clua_keep_sigint(void);
    kernel for a launch aborts. */
 void clua_exit_wait(void);
 
+/* Set when a wait for the device timed out (cl.timeout, CLUA_TIMEOUT): the
+   device may still run that command, which OpenCL cannot stop. Objects are
+   given up (clua_given_up), and clua_exit_abandoned(status), called by
+   main.c once the state is closed, ends the process with _exit, saying so:
+   the driver's own clean-up at exit could wait for the command forever. It
+   returns at once when no wait timed out. */
+extern volatile sig_atomic_t clua_abandoned;
+void clua_exit_abandoned(int status);
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

@@ -50,7 +50,7 @@ static void push_platform(lua_State *L, cl_platform_id id, int index) {
 
 /* Raises the message on top of the stack as an error about the machine (see
    CLUA_ENV_ERROR): no source position, and main.c prints no traceback. */
-static int env_error(lua_State *L) {
+int clua_env_error(lua_State *L) {
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, CLUA_ENV_ERROR);
   return lua_error(L);
@@ -132,7 +132,7 @@ static void no_platform(lua_State *L) {
     lua_pushfstring(L, "no OpenCL platform: the driver%s of %s load%s but report%s none: is the device there, "
                     "and may this user use it (NVIDIA: nvidia-smi; others: /dev/dri)?", nicd > 1 ? "s" : "", where,
                     nicd > 1 ? "" : "s", nicd > 1 ? "" : "s");
-  env_error(L);
+  clua_env_error(L);
 }
 
 int clua_platforms(lua_State *L) {
@@ -623,7 +623,7 @@ int clua_device(lua_State *L) {
     luaL_addstring(&b, "\n(select one by P:D or by part of its device or platform name");
     luaL_addstring(&b, strcmp(from, "CLUA_DEVICE") ? ")" : " in CLUA_DEVICE, or unset CLUA_DEVICE)");
     luaL_pushresult(&b);
-    if (!strcmp(from, "CLUA_DEVICE")) return env_error(L);  /* the environment's fault, not the script's */
+    if (!strcmp(from, "CLUA_DEVICE")) return clua_env_error(L);  /* the environment's fault, not the script's */
     return lua_error(L);
   }
   cl_device_id id = list[pick].id;

@@ -56,7 +56,7 @@ static int ev_release(lua_State *L) {
 
 /* Interruptible waits: the events' completion callbacks wake a condition
    variable that the waiting thread checks every 50 ms, and clua_interrupted
-   with it. Lua runs in one thread, so there is one wait at a time; the
+   and the deadline (cl.timeout) with it. Lua runs in one thread, so there is one wait at a time; the
    callbacks of an abandoned (interrupted) wait find a newer generation and
    do nothing. */
 static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -101,6 +101,7 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
   if (clGetEventInfo(list[0], CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) == CL_SUCCESS && cq &&
       clGetCommandQueueInfo(cq, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS)
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  double deadline = clua_deadline();
   if (!(type & CL_DEVICE_TYPE_CPU)) {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -116,7 +117,8 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
   for (cl_uint i = 0; i < n; i++)
     if (clSetEventCallback(list[i], CL_COMPLETE, wait_done, (void *)gen) != CL_SUCCESS) wait_done(list[i], 0, (void *)gen);
   pthread_mutex_lock(&wait_mu);
-  while (wait_left && !clua_interrupted) {
+  int late = 0;
+  while (wait_left && !clua_interrupted && !(late = clua_past(deadline))) {
     clua_keep_sigint();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -130,6 +132,7 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
   int done = wait_left == 0;
   wait_gen++;
   pthread_mutex_unlock(&wait_mu);
+  if (!done && late) clua_timed_out(L, method, n, list);  /* raises */
   if (!done) {  /* the commands go on; the script ends, and its objects are released on the way out */
     clua_interrupted = 0;
     lua_sethook(L, NULL, 0, 0);  /* main.c's hook for the same ^C */

@@ -560,6 +560,7 @@ int clua_queue_launch(lua_State *L) {
       return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid", kname(k, kn, sizeof kn));
     return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
   }
+  clua_note_launch(want_event ? ev : NULL, k->k);
   if (!want_event) return 0;
   cevent *e = lua_newuserdatauv(L, sizeof *e, 0);  /* clua_push_event, with the metatable at hand */
   e->released = 0;

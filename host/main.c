@@ -169,6 +169,7 @@ static int os_exit(lua_State *L)
 	active_state = NULL;
 	lua_close(L);
 	clua_exit_wait();
+	clua_exit_abandoned(status);
 	exit(status);
 	return 0;
 }
@@ -706,5 +707,6 @@ int main(int argc, char **argv)
 	lua_close(L);
 	clua_exit_wait();
 	free(root);
+	clua_exit_abandoned(EXIT_FAILURE); /* a wait timed out: the script failed */
 	return (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -132,11 +132,17 @@ static int orphan(cqueue *q, int i, cl_event ev) {
 
 void clua_exit_wait(void) {
   if (clua_given_up) return;
+  double deadline = clua_deadline();  /* cl.timeout holds here too: past it, the commands are abandoned */
   for (int i = 0; i < orphans.npend; i++) {
     cl_int st = CL_QUEUED;
     while (!clua_interrupted &&
            clGetEventInfo(orphans.pend[i].ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
            st > CL_COMPLETE) {
+      if (clua_past(deadline)) {
+        clua_given_up = 1;
+        clua_abandoned = 1;
+        return;
+      }
       struct timespec ts = {0, 200000};
       nanosleep(&ts, NULL);
     }

@@ -37,6 +37,12 @@ local function positive_int(s)
   return n
 end
 
+local function seconds(s)
+  local n = tonumber(s)
+  if not n or n <= 0 or n == math.huge then return nil, "a number of seconds > 0 expected, got '" .. tostring(s) .. "'" end
+  return n
+end
+
 local function cl() return require "cl" end
 
 local lazy = {
@@ -92,6 +98,9 @@ function recipe.new(spec)
   p:option("--trace", "Write the timeline as Chrome trace JSON (Perfetto)."):argname("FILE")
   p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
   p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
+  p:option("--timeout", "End with an error when a wait for the device takes longer than S seconds (a kernel " ..
+    "that never ends); default: CLUA_TIMEOUT, else none" .. (spec.student and ", or 60 with --kernel" or "") .. ".")
+    :argname("S"):convert(seconds)
   if spec.student then
     p:option("--kernel", "Assignment mode: also time your own kernel from FILE, verified like the "
       .. "recipe's and ranked beside them (see below for what it must do)."):argname("FILE")
@@ -120,6 +129,10 @@ function recipe.new(spec)
   self.bw_unit = units.bw_unit(self.divisor)
   self.corrupt = recipe.corrupt_requested(self.name)
   self.all_devices = (a.device or os.getenv("CLUA_DEVICE")) == "all"
+  -- A student's kernel may never end: assignment mode waits 60 s at most
+  -- unless --timeout or CLUA_TIMEOUT says otherwise.
+  local env_timeout = os.getenv("CLUA_TIMEOUT")
+  self.timeout = a.timeout or ((not env_timeout or env_timeout == "") and a.kernel and 60) or nil
   return self
 end
 
@@ -484,9 +497,12 @@ end
 -- all (R.device, R.ctx, R.queue, R.facts set anew for each). Any error,
 -- verification failures included, prints "recipe NAME: message" on stderr
 -- and exits with status 1 (CLUA_TRACEBACK=1 adds the traceback). On success
--- it writes --csv/--json/--svg/--trace files and returns true.
+-- it writes --csv/--json/--svg/--trace files and returns true. R.timeout
+-- (--timeout; 60 s in assignment mode) is cl.timeout while the body runs.
 function Recipe:main(body)
   self.started = now_ns()
+  local before = self.timeout and cl().timeout()
+  if self.timeout then cl().timeout(self.timeout) end
   local ok, err = xpcall(function()
     if self.all_devices then
       for _, d in ipairs(cl().devices()) do
@@ -508,6 +524,7 @@ function Recipe:main(body)
     if os.getenv("CLUA_TRACEBACK") == "1" then msg = debug.traceback(msg, 2) end
     return msg
   end)
+  if self.timeout then cl().timeout(before or false) end
   if not ok then
     clear_progress(self)
     self.out:flush()
