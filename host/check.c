@@ -196,6 +196,30 @@ size_t clua_field_size(lua_State *L, int t, const char *k, size_t def) {
   return v;
 }
 
+void clua_check_options(lua_State *L, int idx, const char *const valid[]) {
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);  /* the value */
+    const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int known = 0;
+    for (int i = 0; k && valid[i] && !known; i++) known = !strcmp(k, valid[i]);
+    if (known) continue;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (int i = 0; valid[i]; i++) {
+      if (i) luaL_addstring(&b, ", ");
+      luaL_addstring(&b, valid[i]);
+    }
+    luaL_pushresult(&b);
+    if (k)
+      luaL_argerror(L, idx, lua_pushfstring(L, "unknown option '%s'; valid: %s", k, lua_tostring(L, -1)));
+    luaL_argerror(L, idx, lua_pushfstring(L, "option names are strings, got a %s key; valid: %s",
+                                          luaL_typename(L, -2), lua_tostring(L, -1)));
+  }
+}
+
 int clua_field_bool(lua_State *L, int t, const char *k, int def) {
   if (lua_isnoneornil(L, t)) return def;
   lua_getfield(L, t, k);

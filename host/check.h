@@ -170,6 +170,10 @@ void *clua_new(lua_State *L, size_t size, const char *tname, int nuv);
 /* A non-negative integer that fits size_t. */
 size_t clua_checksize(lua_State *L, int idx, const char *what);
 size_t clua_optsize(lua_State *L, int idx, size_t def, const char *what);
+/* An options table at idx (nil or absent: none): raises an argument error
+   naming the first key that is not in valid (NULL-terminated) and listing
+   the valid ones, so that a typo never changes what runs unnoticed. */
+void clua_check_options(lua_State *L, int idx, const char *const valid[]);
 /* Options-table fields. */
 size_t clua_field_size(lua_State *L, int t, const char *k, size_t def);
 int clua_field_bool(lua_State *L, int t, const char *k, int def);

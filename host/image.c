@@ -124,6 +124,8 @@ Image to host array (`clEnqueueReadImage`, blocking): a method of
 static int ctx_image2d(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   luaL_checktype(L, 2, LUA_TTABLE);
+  static const char *const valid[] = {"width", "height", "format", "flags", "data", NULL};
+  clua_check_options(L, 2, valid);
   size_t w = clua_field_size(L, 2, "width", 0), h = clua_field_size(L, 2, "height", 0);
   if (!w || !h) luaL_error(L, "ctx:image2d: width and height must be at least 1 (got %I x %I)", (lua_Integer)w, (lua_Integer)h);
   const char *fmt = clua_field_string(L, 2, "format", "float");
@@ -301,7 +303,8 @@ static int image_transfer(lua_State *L, int write) {
   clua_same_context(L, method, write ? "clEnqueueWriteImage" : "clEnqueueReadImage", CL_INVALID_CONTEXT, q->ctx,
                     img->ctx, "the image", "the queue");
   carray *a = clua_checkarray(L, 3);
-  if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
+  static const char *const valid[] = {"origin", "region", "row_pitch", "blocking", "wait", NULL};
+  clua_check_options(L, 4, valid);
   if (!clua_field_bool(L, 4, "blocking", 1))
     luaL_error(L, "%s: non-blocking image transfers are not supported", method);
   check_host_type(L, method, img, a);
@@ -356,7 +359,8 @@ static const struct { const char *name; cl_addressing_mode mode; } addresses[] =
 
 static int ctx_sampler(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
-  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  static const char *const valid[] = {"normalized", "address", "filter", NULL};
+  clua_check_options(L, 2, valid);
   int normalized = clua_field_bool(L, 2, "normalized", 0);
   const char *an = clua_field_string(L, 2, "address", "clamp_to_edge");
   const char *fn = clua_field_string(L, 2, "filter", "nearest");

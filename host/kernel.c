@@ -461,7 +461,8 @@ int clua_queue_launch(lua_State *L) {
       luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
   }
   int opts = lua_isnoneornil(L, 5) ? 0 : 5;
-  if (opts) luaL_checktype(L, 5, LUA_TTABLE);
+  static const char *const valid[] = {"offset", "wait", "event", NULL};
+  if (opts) clua_check_options(L, 5, valid);
   if (k->unset) {
     for (cl_uint i = 0; i < k->nargs; i++)
       if (!k->argset[i])

@@ -27,9 +27,10 @@ int clua_ctx_queue(lua_State *L) {
     opts = 3;
   } else {
     dev = clua_ctx_device(L, 1);
-    opts = 2;
+    opts = lua_isnil(L, 2) && lua_gettop(L) >= 3 ? 3 : 2;  /* ctx:queue(nil, opts) as ctx:queue(opts) */
   }
-  if (!lua_isnoneornil(L, opts)) luaL_checktype(L, opts, LUA_TTABLE);
+  static const char *const valid[] = {"profiling", "out_of_order", NULL};
+  clua_check_options(L, opts, valid);
   cl_command_queue_properties props = 0;
   if (clua_field_bool(L, opts, "profiling", 1)) props |= CL_QUEUE_PROFILING_ENABLE;
   if (clua_field_bool(L, opts, "out_of_order", 0)) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
@@ -271,10 +272,6 @@ static cbuffer *check_buffer(lua_State *L, cqueue *q, int idx, const char *metho
   return b;
 }
 
-static void check_opts(lua_State *L, int idx) {
-  if (!lua_isnoneornil(L, idx)) luaL_checktype(L, idx, LUA_TTABLE);
-}
-
 /* Raises unless [off, off+size) lies in a buffer of bsize bytes. */
 static void check_range(lua_State *L, const char *method, const char *what, size_t off, size_t size, size_t bsize) {
   if (off > bsize || size > bsize - off)
@@ -318,7 +315,8 @@ static int transfer(lua_State *L, int write) {
   cqueue *q = check_queue(L);
   cbuffer *b = check_buffer(L, q, 2, method, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer");
   carray *a = clua_checkarray(L, 3);
-  check_opts(L, 4);
+  static const char *const valid[] = {"offset", "size", "blocking", "wait", NULL};
+  clua_check_options(L, 4, valid);
   size_t abytes = clua_array_bytes(a);
   size_t off = clua_field_size(L, 4, "offset", 0);
   size_t size = clua_field_size(L, 4, "size", abytes);
@@ -387,7 +385,8 @@ static int q_copy(lua_State *L) {
   cqueue *q = check_queue(L);
   cbuffer *s = check_buffer(L, q, 2, "queue:copy", "clEnqueueCopyBuffer");
   cbuffer *d = check_buffer(L, q, 3, "queue:copy", "clEnqueueCopyBuffer");
-  check_opts(L, 4);
+  static const char *const valid[] = {"src_offset", "dst_offset", "size", "wait", NULL};
+  clua_check_options(L, 4, valid);
   size_t so = clua_field_size(L, 4, "src_offset", 0), dof = clua_field_size(L, 4, "dst_offset", 0);
   size_t def = so <= s->size ? s->size - so : 0;
   if (dof <= d->size && d->size - dof < def) def = d->size - dof;
@@ -429,7 +428,8 @@ pattern (1, 2, 4, ..., 128 bytes)
 static int q_fill(lua_State *L) {
   cqueue *q = check_queue(L);
   cbuffer *b = check_buffer(L, q, 2, "queue:fill", "clEnqueueFillBuffer");
-  check_opts(L, 4);
+  static const char *const valid[] = {"type", "offset", "size", "wait", NULL};
+  clua_check_options(L, 4, valid);
   unsigned char pat[128];
   size_t psize;
   if (luaL_testudata(L, 3, T_ARRAY)) {
@@ -525,6 +525,10 @@ static int rect_transfer(lua_State *L, int write) {
   cbuffer *b = check_buffer(L, q, 2, method, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect");
   carray *a = clua_checkarray(L, 3);
   luaL_checktype(L, 4, LUA_TTABLE);
+  static const char *const valid[] = {"region", "buffer_origin", "host_origin", "buffer_row_pitch",
+                                      "buffer_slice_pitch", "host_row_pitch", "host_slice_pitch", "blocking",
+                                      "wait", NULL};
+  clua_check_options(L, 4, valid);
   size_t r[3], bo[3] = {0, 0, 0}, ho[3] = {0, 0, 0};
   get_region(L, 4, method, r);
   triple(L, 4, "buffer_origin", bo);
@@ -596,6 +600,9 @@ static int q_copy_rect(lua_State *L) {
   cbuffer *s = check_buffer(L, q, 2, method, "clEnqueueCopyBufferRect");
   cbuffer *d = check_buffer(L, q, 3, method, "clEnqueueCopyBufferRect");
   luaL_checktype(L, 4, LUA_TTABLE);
+  static const char *const valid[] = {"region", "src_origin", "dst_origin", "src_row_pitch", "src_slice_pitch",
+                                      "dst_row_pitch", "dst_slice_pitch", "wait", NULL};
+  clua_check_options(L, 4, valid);
   size_t r[3], so[3] = {0, 0, 0}, dof[3] = {0, 0, 0};
   get_region(L, 4, method, r);
   triple(L, 4, "src_origin", so);
@@ -641,7 +648,8 @@ With an `alloc_host_ptr` buffer this is pinned memory.
 static int q_map(lua_State *L) {
   cqueue *q = check_queue(L);
   cbuffer *b = check_buffer(L, q, 2, "queue:map", "clEnqueueMapBuffer");
-  check_opts(L, 3);
+  static const char *const valid[] = {"map", "type", "offset", "size", "blocking", "wait", NULL};
+  clua_check_options(L, 3, valid);
   const char *mode = clua_field_string(L, 3, "map", "read_write");
   cl_map_flags mf;
   if (!strcmp(mode, "read")) mf = CL_MAP_READ;
@@ -700,7 +708,8 @@ becomes unusable.
 static int q_unmap(lua_State *L) {
   cqueue *q = check_queue(L);
   carray *v = clua_check(L, 2, T_ARRAY);
-  check_opts(L, 3);
+  static const char *const valid[] = {"wait", NULL};
+  clua_check_options(L, 3, valid);
   hostmem *m = v->mem;
   if (!m->mapped) return luaL_argerror(L, 2, "a view returned by queue:map expected, got a plain array");
   if (!m->valid) return luaL_error(L, "queue:unmap: this view was already unmapped (or its buffer released)");

@@ -3,6 +3,7 @@
 -- from NVML's generation and width), or "unknown" with the reason.
 -- @module clua.device
 local units = require "clua.units"
+local options = require "clua.options"
 
 local device = {}
 
@@ -31,7 +32,7 @@ Facts.__index = Facts
 -- opts.nvml: the table cl.nvml would give (or false
 -- for none), for tests and for devices NVML does not know.
 function device.facts(dev, opts)
-  opts = opts or {}
+  opts = options.check(opts, "device.facts", { "nvml", "why" })
   local i = dev.info
   local f = setmetatable({
     name = i.name, vendor = i.vendor, platform = i.platform or dev.platform,

@@ -14,7 +14,16 @@
 --
 -- Pure Lua: devices and kernels may be cl objects or plain tables (for specs).
 -- @module clua.occupancy
+local options = require "clua.options"
+
 local occupancy = {}
+
+-- The fields of a limits table (occupancy.limits), each of which opts may override.
+occupancy.LIMIT_FIELDS = { "source", "name", "cc", "compute_units", "warp_size", "threads", "warps", "groups",
+  "group", "registers", "regs_per_group", "reg_unit", "reg_alloc", "partitions", "max_regs", "local_mem",
+  "max_local", "local_unit", "reserved", "fallback", "max_local_note" }
+local LIMITS_OPTIONS = table.move(occupancy.LIMIT_FIELDS, 1, #occupancy.LIMIT_FIELDS, 2, { "registers_per_cu" })
+local OF_OPTIONS = table.move(LIMITS_OPTIONS, 1, #LIMITS_OPTIONS, 2, { "limits" })
 
 local KiB = 1024
 
@@ -145,7 +154,7 @@ end
 -- not modelled), regs_per_group, reg_unit, reg_alloc, partitions, max_regs,
 -- local_mem, max_local, local_unit, reserved.
 function occupancy.limits(dev, opts)
-  opts = opts or {}
+  opts = options.check(opts, "occupancy.limits", LIMITS_OPTIONS)
   local info = info_of(dev) or {}
   local cc = opts.cc or info.compute_capability
   local L
@@ -325,7 +334,7 @@ end
 -- else from kernel.program.log of a -cl-nv-verbose build; nil when unknown)
 -- and registers_from (where the count came from).
 function occupancy.usage(kernel, dev, opts)
-  opts = opts or {}
+  opts = options.check(opts, "occupancy.usage", { "registers", "local_mem" })
   local ki = kernel.info and kernel:info(dev) or kernel
   local u = { work_group_size = ki.work_group_size, multiple = ki.preferred_work_group_size_multiple,
     local_mem = opts.local_mem or ki.local_mem_size or 0, private_mem = ki.private_mem_size }
@@ -350,7 +359,7 @@ end
 -- (override), limits (a table from occupancy.limits), any limits override.
 -- Returns the calculator's result with r.usage and r.kernel_name.
 function occupancy.of(kernel, dev, local_size, opts)
-  opts = opts or {}
+  opts = options.check(opts, "occupancy.of", OF_OPTIONS)
   local L = opts.limits
   if not L then
     local lo = {}
@@ -359,7 +368,7 @@ function occupancy.of(kernel, dev, local_size, opts)
     end
     L = occupancy.limits(dev, lo)
   end
-  local u = occupancy.usage(kernel, dev, opts)
+  local u = occupancy.usage(kernel, dev, { registers = opts.registers, local_mem = opts.local_mem })
   local threads = local_size
   if type(threads) == "table" then
     local p = 1

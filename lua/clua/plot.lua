@@ -2,6 +2,7 @@
 -- fits 80 columns and as an SVG file with labelled axes, units and a legend.
 -- @module clua.plot
 local units = require "clua.units"
+local options = require "clua.options"
 
 local plot = {}
 
@@ -11,6 +12,9 @@ Plot.__index = Plot
 plot.markers = { "*", "o", "+", "x", "#", "@", "%", "&" }
 plot.colors = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f" }
 
+plot.OPTIONS = { "title", "x", "y", "series" }
+plot.AXIS = { "name", "unit", "log2", "format", "from" }
+
 --- A new plot (a `Plot`: the methods `Plot:...` below).
 -- plot.new{title=, x={name=, unit=, log2=, format=}, y={name=, unit=, format=, from=},
 --          series={{name=, points={{x, y}, ...}}, ...}}
@@ -19,6 +23,10 @@ plot.colors = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948"
 -- else units.format_number); y.from is the bottom of the y axis (default 0,
 -- or the data's minimum when it is negative).
 function plot.new(spec)
+  options.check(spec, "plot.new", plot.OPTIONS)
+  options.check(spec.x, "plot.new: x", plot.AXIS)
+  options.check(spec.y, "plot.new: y", plot.AXIS)
+  for _, s in ipairs(spec.series or {}) do options.check(s, "plot.new: a series", { "name", "points" }) end
   local p = setmetatable({ title = spec.title or "", x = spec.x or {}, y = spec.y or {},
     series = {} }, Plot)
   for _, s in ipairs(spec.series or {}) do
@@ -40,7 +48,7 @@ end
 --- A plot from a report's rows: x from column `xcol`, y from `ycol`, one
 -- series per distinct value of `bycol` (or a single series named after ycol).
 function plot.from_report(t, xcol, ycol, bycol, spec)
-  spec = spec or {}
+  spec = options.check(spec, "plot.from_report", { "title", "x", "y" })
   local xc, yc = t:column(xcol) or {}, t:column(ycol) or {}
   local p = plot.new{ title = spec.title or t.title,
     x = spec.x or { name = xcol, unit = xc.unit }, y = spec.y or { name = ycol, unit = yc.unit } }
@@ -181,7 +189,7 @@ end
 
 --- The chart as an SVG document (a string).
 function Plot:svg(opts)
-  opts = opts or {}
+  opts = options.check(opts, "Plot:svg", { "width", "height" })
   local W, H = opts.width or 760, opts.height or 460
   local left, right, top, bottom = 80, 170, 46, 64
   local pw, ph = W - left - right, H - top - bottom

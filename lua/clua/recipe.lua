@@ -8,6 +8,7 @@ local timing = require "clua.timing"
 local report = require "clua.report"
 local verify = require "clua.verify"
 local devicemod = require "clua.device"
+local optcheck = require "clua.options"
 
 local recipe = {}
 
@@ -63,6 +64,9 @@ Recipe.__index = function(self, k)
   end
 end
 
+recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
+  "args", "out", "err", "exit", "student", "student_name" }
+
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
 --   size=, quick_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
@@ -72,6 +76,7 @@ end
 -- recipe first reads R.device, R.ctx, R.queue or R.facts. out, err and exit
 -- (default io.stdout, io.stderr, os.exit) are replaceable for specs.
 function recipe.new(spec)
+  optcheck.check(spec, "recipe.new", recipe.OPTIONS)
   local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)
@@ -246,8 +251,9 @@ end
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
 -- for host timing. opts.label is shown as progress.
 function Recipe:time(step, opts)
+  local valid = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
   local o = {}
-  for k, v in pairs(opts or {}) do o[k] = v end
+  for k, v in pairs(optcheck.check(opts, "R:time", valid)) do o[k] = v end
   if self.reps_given then o.reps, o.target_ms = self.reps, nil
   elseif not o.reps and not o.target_ms then o.reps = self.reps end
   if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
@@ -256,6 +262,7 @@ function Recipe:time(step, opts)
     o.finish = q and function() q:finish() end or function() self.queue:finish() end
   end
   if o.label then self:progress("timing " .. o.label) end
+  o.label = nil
   return timing.run(step, o)
 end
 
@@ -301,7 +308,7 @@ function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
 --- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
 -- with a % of the theoretical memory (or opts.theoretical = "pcie") bandwidth.
 function Recipe:bw_column(name, opts)
-  opts = opts or {}
+  opts = optcheck.check(opts, "R:bw_column", { "format", "theoretical", "compare", "key" })
   return { name = name, unit = self.bw_unit, divisor = self.divisor, format = opts.format or "%.1f",
     theoretical = opts.theoretical == nil and "memory" or opts.theoretical or nil,
     compare = opts.compare ~= false, key = opts.key }

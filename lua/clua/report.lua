@@ -4,6 +4,7 @@
 -- @module clua.report
 local json = require "dkjson"
 local units = require "clua.units"
+local options = require "clua.options"
 
 local report = {}
 
@@ -13,6 +14,9 @@ Report.__index = Report
 local function slug(s)
   return (tostring(s or "table"):lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", ""))
 end
+
+report.OPTIONS = { "title", "id", "columns", "rows", "notes", "meta", "theoretical" }
+report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived" }
 
 --- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
@@ -27,6 +31,10 @@ end
 --   value        function(row) -> value, for a column computed from others
 -- `theoretical` is {memory=B/s, pcie=B/s} or device facts (clua.device).
 function report.new(spec)
+  options.check(spec, "report.new", report.OPTIONS)
+  for _, c in ipairs(spec.columns or {}) do
+    if type(c) == "table" then options.check(c, "report.new: column '" .. tostring(c.name) .. "'", report.COLUMN) end
+  end
   local t = setmetatable({
     title = spec.title or "", id = spec.id or slug(spec.title),
     columns = {}, rows = {}, notes = {}, meta = {}, theoretical = spec.theoretical,
@@ -210,7 +218,7 @@ end
 --- CSV: "# title" and "# key: value" comment lines, then a header row
 -- ("name (unit)") and the raw values (full precision, not the display format).
 function report.csv(t, opts)
-  opts = opts or {}
+  opts = options.check(opts, "report.csv", { "comments" })
   local cols = t:resolved_columns()
   local out = {}
   if opts.comments ~= false then
@@ -358,7 +366,7 @@ end
 -- those marked compare=true, else the first numeric non-key column.
 -- ratio = this run / saved run; "-" where no saved row matches.
 function report.compare(t, saved, opts)
-  opts = opts or {}
+  opts = options.check(opts, "report.compare", { "file" })
   local st = saved
   if saved.tables then
     st = nil

@@ -4,6 +4,7 @@
 -- @module clua.timeline
 local json = require "dkjson"
 local units = require "clua.units"
+local options = require "clua.options"
 
 local timeline = {}
 
@@ -103,7 +104,7 @@ end
 -- from the first start; pid 1 is the device (opts.process names it), one tid
 -- per lane named by a thread_name metadata event.
 function Timeline:trace(opts)
-  opts = opts or {}
+  opts = options.check(opts, "Timeline:trace", { "process" })
   local t = { { ph = "M", name = "process_name", pid = 1, tid = 0,
     args = { name = opts.process or self.title or "device" } } }
   for i, l in ipairs(self.lanes) do

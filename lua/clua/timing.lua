@@ -3,6 +3,7 @@
 -- waits); events are read after the loop.
 -- @module clua.timing
 local stats = require "clua.stats"
+local options = require "clua.options"
 
 local timing = {}
 
@@ -34,6 +35,8 @@ local function cl_now()
   return function() error("clua.timing: no cl module for the host clock; give opts.clock", 3) end
 end
 
+timing.OPTIONS = { "warmup", "reps", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "clock" }
+
 --- Runs `step(i)` and times it.
 --   opts.reps       timed repetitions (default 10), or
 --   opts.target_ms  calibrate: after warm-up, one probe run decides how many
@@ -51,7 +54,7 @@ end
 -- Returns {mode="event"|"host", times={ns...}, reps=, warmup=, median=, min=, max=,
 --   mean=, stddev=, summary=, host_times=, host= (summary), probe_ns=, target_ms=}.
 function timing.run(step, opts)
-  opts = opts or {}
+  opts = options.check(opts, "timing.run", timing.OPTIONS)
   local warmup = opts.warmup or 2
   local finish = opts.finish
   if not finish and opts.queue then

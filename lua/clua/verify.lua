@@ -1,6 +1,7 @@
 --- clua.verify: compare a device result with a CPU reference before any figure
 -- is printed. A mismatch raises an error that names the worst element.
 -- @module clua.verify
+local options = require "clua.options"
 local verify = {}
 
 local float_types = { float = true, double = true, float2 = true, float4 = true, double2 = true }
@@ -39,7 +40,7 @@ end
 -- Returns {n=, max_abs=, max_rel=}; raises
 --   "verify NAME: K of N elements differ (...); worst at index I: got G, expected E"
 function verify.arrays(name, got, expected, opts)
-  opts = opts or {}
+  opts = options.check(opts, "verify.arrays", { "tol", "exact" })
   local get, n = access(got)
   local ref, m = access(expected)
   if not n then error("verify " .. name .. ": the result must be a cl.array or a list", 2) end
