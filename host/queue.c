@@ -150,6 +150,31 @@ void clua_exit_wait(void) {
   }
 }
 
+/* Waits, polling, until the queue's commands are done or the deadline passes
+   (0: no deadline, no wait); returns 0 when they still run then. No Lua
+   here: it runs in __gc too. */
+static int finish_by(cqueue *q, double deadline) {
+  if (deadline <= 0) return 1;
+  cl_event ev = q->last;
+  int own = !ev;
+  if (own) {
+    if (clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev) != CL_SUCCESS) return 1;  /* nothing to wait for */
+    CLUA_CREATED(CNT_EVENT);
+  }
+  clFlush(q->q);
+  cl_int st = CL_QUEUED;
+  while (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
+         st > CL_COMPLETE && !clua_interrupted && !clua_past(deadline)) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  if (own) {
+    clReleaseEvent(ev);
+    CLUA_RELEASED(CNT_EVENT);
+  }
+  return st <= CL_COMPLETE;
+}
+
 static cqueue *check_queue(lua_State *L) {
   cqueue *q = clua_check(L, 1, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
@@ -174,6 +199,13 @@ static int q_release(lua_State *L) {
   if (q->released) return 0;
   q->released = 1;
   clFlush(q->q);
+  /* NVIDIA's clReleaseCommandQueue waits for the queue's commands, however
+     long. With a deadline (cl.timeout) they are waited for here first, and
+     past it every object is given up, as after a wait that timed out. */
+  if (q->busy && !clua_given_up && !finish_by(q, clua_deadline())) {
+    clua_given_up = 1;
+    clua_abandoned = 1;
+  }
   clua_queue_sweep(q);
   for (int i = q->npend - 1; i >= 0; i--)
     if (!orphan(q, i, NULL)) {  /* cannot hold it: wait for it here */
