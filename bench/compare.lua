@@ -67,32 +67,66 @@ local function transfers(out)
   q:unmap(pd)
 end
 
+-- As baseline.c: the output buffer is filled with a NaN pattern (and
+-- finished) before each kernel is timed, and the elements a kernel must not
+-- write are checked to still hold it. The fill also leaves the device's caches
+-- in the state the C program times its kernel in.
+local POISON = 0xFFFFFFFF
+local function poison(buf)
+  q:fill(buf, POISON, { type = "uint" })
+  q:finish()
+end
+
+-- Elements first, first + step, ... (count of them) of a uint view still poison.
+local function check_poison(what, bits, first, count, step)
+  if count <= 0 then return end
+  local got = cl.array("uint", count):gather(bits, first, step or 1)
+  local ok, _, _, bad = got:compare(cl.array("uint", count):fill(POISON), 0)
+  if not ok then
+    error(("%s: element %d was written (%s), it must hold the poison"):format(what, first + bad * (step or 1),
+      got[bad]), 0)
+  end
+end
+
 local function kernels(out)
   local bytes, n = SIZE, SIZE // 4
-  local input = cl.array("float", n + 32):random(3, -1, 1)
+  local total = n + 32
+  local input = cl.array("float", total):random(3, -1, 1)
   local din, dout = ctx:buffer(bytes + 128), ctx:buffer(bytes + 128)
   q:write(din, input)
-  local result = cl.array("float", n + 32)
+  local result = cl.array("float", total)
+  local bits = cl.array("uint", total)
   local global = n // LOCAL * LOCAL
   local copy = copy_prog:kernel("copy"):args(dout, din)
+  poison(dout)
   out.copy_kernel = 2 * 4 * global / timed(function() return q:launch(copy, global, LOCAL) end)
   q:read(dout, result)
+  q:read(dout, bits)
   check("copy", result:slice(0, global), input:slice(0, global))
+  check_poison("copy", bits, global, total - global)
   local oc = copy_prog:kernel("offsetCopy")
   for _, off in ipairs({ 0, 1, 17, 32 }) do
     oc:args(dout, din, off)
+    poison(dout)
     out["offset_" .. off] = 2 * 4 * global / timed(function() return q:launch(oc, global, LOCAL) end)
     q:read(dout, result)
+    q:read(dout, bits)
     check("offsetCopy " .. off, result:slice(off, global), input:slice(off, global))
+    check_poison("offsetCopy " .. off, bits, 0, off)
+    check_poison("offsetCopy " .. off, bits, off + global, total - global - off)
   end
   local sc = copy_prog:kernel("strideCopy")
   for _, s in ipairs({ 2, 4, 8, 16, 32 }) do
     local m = n // s // LOCAL * LOCAL
     sc:args(dout, din, s)
+    poison(dout)
     out["stride_" .. s] = 2 * 4 * m / timed(function() return q:launch(sc, m, LOCAL) end)
     q:read(dout, result)
+    q:read(dout, bits)
     local got, want = cl.array("float", m), cl.array("float", m)
     check("strideCopy " .. s, got:gather(result, 0, s), want:gather(input, 0, s))
+    for j = 1, s - 1 do check_poison("strideCopy " .. s, bits, j, m, s) end
+    check_poison("strideCopy " .. s, bits, m * s, total - m * s)
   end
 end
 

@@ -74,6 +74,7 @@ typedef struct { int released; cl_platform_id id; int index; } cplatform;
 typedef struct { int released; cl_device_id id; } cdevice;
 typedef struct { int released; cl_context ctx; } ccontext;
 typedef struct pending { cl_event ev; hostmem *mem; } pending;
+struct cevent_s;
 typedef struct {
   int released;
   cl_command_queue q;
@@ -83,7 +84,9 @@ typedef struct {
   int npend, cappend;
   int busy;             /* commands may still run: a blocking transfer waits for them first (interruptibly) */
   int ooo;              /* out-of-order execution */
-  cl_event last;        /* retained: the newest command, when busy and in order (what settling waits for) */
+  cl_event last;        /* the newest command, when busy and in order (what settling waits for): retained,
+                           or borrowed from last_ev */
+  struct cevent_s *last_ev;  /* a launch's event that owns `last` (no retain/release pair per launch) */
 } cqueue;
 typedef struct {
   int released;
@@ -135,7 +138,12 @@ typedef struct {
                              kernel; each starts with `released`), else NULL */
   int localcheck;         /* a __local argument was set: check the local memory at the next launch */
 } ckernel;
-typedef struct { int released; cl_event ev; int user; } cevent;
+typedef struct cevent_s {
+  int released;
+  cl_event ev;
+  int user;
+  cqueue *newest_of;    /* the queue whose newest command this is: at release, the handle goes to the queue */
+} cevent;
 
 /* Live OpenCL handles and host memory blocks, for cl.debug_counts(): how many
    of each kind clua created (or retained) and released. */
@@ -253,6 +261,9 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
 /* After an enqueue: busy (the command may still run) and its event (NULL when
    it failed or made none). */
 void clua_queue_enqueued(cqueue *q, int busy, cl_event ev);
+/* After a launch: as clua_queue_enqueued, but the queue borrows the handle of
+   the launch's event e (NULL: a launch without event) instead of retaining it. */
+void clua_queue_launched(cqueue *q, cevent *e);
 
 /* Deadlines of waits (deadline.c). clua_deadline: the monotonic time (s) a
    wait starting now ends at, 0 when there is no timeout; clua_past: whether

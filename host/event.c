@@ -48,8 +48,13 @@ static int ev_release(lua_State *L) {
       clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
       if (st > CL_COMPLETE) clSetUserEventStatus(e->ev, -1);
     }
-    clReleaseEvent(e->ev);
-    CLUA_RELEASED(CNT_EVENT);
+    if (e->newest_of) {  /* its queue's newest command: the handle goes to the queue, which releases it */
+      e->newest_of->last_ev = NULL;
+      e->newest_of = NULL;
+    } else {
+      clReleaseEvent(e->ev);
+      CLUA_RELEASED(CNT_EVENT);
+    }
   }
   return 0;
 }

@@ -461,8 +461,23 @@ int clua_queue_launch(lua_State *L) {
       luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
   }
   int opts = lua_isnoneornil(L, 5) ? 0 : 5;
-  static const char *const valid[] = {"offset", "wait", "event", NULL};
-  if (opts) clua_check_options(L, 5, valid);
+  /* One pass over the options, keys compared with the interned names held as
+     upvalues 4-6: no lua_getfield (which hashes its key) on the hot path. */
+  int want_event = 1, has_offset = 0, has_wait = 0;
+  if (opts) {
+    luaL_checktype(L, 5, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 5)) {
+      if (lua_rawequal(L, -2, lua_upvalueindex(4))) want_event = lua_toboolean(L, -1);
+      else if (lua_rawequal(L, -2, lua_upvalueindex(5))) has_offset = 1;
+      else if (lua_rawequal(L, -2, lua_upvalueindex(6))) has_wait = 1;
+      else {
+        static const char *const valid[] = {"offset", "wait", "event", NULL};
+        clua_check_options(L, 5, valid);  /* raises, naming the key */
+      }
+      lua_pop(L, 1);
+    }
+  }
   if (k->unset) {
     for (cl_uint i = 0; i < k->nargs; i++)
       if (!k->argset[i])
@@ -527,22 +542,18 @@ int clua_queue_launch(lua_State *L) {
   }
   cl_event *wl = NULL;
   cl_uint nw = 0;
-  int want_event = 1;
-  if (opts) {
-    if (lua_getfield(L, 5, "event") != LUA_TNIL) want_event = lua_toboolean(L, -1);
+  if (has_offset) {
+    lua_getfield(L, 5, "offset");
+    cl_uint od = work_size(L, lua_gettop(L), off, "offset", 1);
+    if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
     lua_pop(L, 1);
-    if (lua_getfield(L, 5, "offset") != LUA_TNIL) {
-      cl_uint od = work_size(L, lua_gettop(L), off, "offset", 1);
-      if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
-    }
-    lua_pop(L, 1);
-    nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
   }
+  if (has_wait) nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
   cl_event ev;
-  cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, opts ? off : NULL, g, haslocal ? l : NULL, nw, wl,
+  cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, has_offset ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
-  clua_queue_enqueued(q, 1, want_event && err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) {
+    clua_queue_enqueued(q, 1, NULL);
     size_t req[3] = {0, 0, 0};
     if (err == CL_INVALID_WORK_GROUP_SIZE &&
         clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof req, req, NULL) == CL_SUCCESS &&
@@ -562,15 +573,20 @@ int clua_queue_launch(lua_State *L) {
     return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
   }
   clua_note_launch(want_event ? ev : NULL, k->k);
-  if (!want_event) return 0;
+  if (!want_event) {
+    clua_queue_launched(q, NULL);
+    return 0;
+  }
   cevent *e = lua_newuserdatauv(L, sizeof *e, 0);  /* clua_push_event, with the metatable at hand */
   e->released = 0;
   e->ev = ev;
   CLUA_CREATED(CNT_EVENT);
   e->user = 0;
+  e->newest_of = NULL;
   if (lua_type(L, lua_upvalueindex(3)) == LUA_TTABLE) lua_pushvalue(L, lua_upvalueindex(3));
   else luaL_getmetatable(L, T_EVENT);
   lua_setmetatable(L, -2);
+  clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
   return 1;
 }
 
@@ -626,7 +642,10 @@ void clua_open_kernel(lua_State *L) {
   lua_pushvalue(L, -2);
   luaL_getmetatable(L, T_KERNEL);
   luaL_getmetatable(L, T_EVENT);
-  lua_pushcclosure(L, clua_queue_launch, 3);
+  lua_pushliteral(L, "event");
+  lua_pushliteral(L, "offset");
+  lua_pushliteral(L, "wait");
+  lua_pushcclosure(L, clua_queue_launch, 6);
   lua_setfield(L, -2, "launch");
   lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};

@@ -215,6 +215,9 @@ static int q_release(lua_State *L) {
   if (orphans.npend) clua_queue_sweep(&orphans);
   if (q->busy && !clua_given_up) {  /* its newest command, for clua_exit_wait */
     cl_event ev = q->last;
+    if (ev && q->last_ev && clRetainEvent(ev) == CL_SUCCESS) CLUA_CREATED(CNT_EVENT);  /* borrowed: now owned */
+    if (q->last_ev) q->last_ev->newest_of = NULL;
+    q->last_ev = NULL;
     q->last = NULL;  /* moves, counted as it was */
     if (!ev && clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev) == CL_SUCCESS) CLUA_CREATED(CNT_EVENT);
     if (ev && !orphan(q, -1, ev)) {
@@ -230,12 +233,31 @@ static int q_release(lua_State *L) {
   return 0;
 }
 
-void clua_queue_enqueued(cqueue *q, int busy, cl_event ev) {
-  if (q->last) {
+/* Lets go of the newest command: a borrowed handle stays its event's alone. */
+static void drop_last(cqueue *q) {
+  if (!q->last) return;
+  if (q->last_ev) {
+    q->last_ev->newest_of = NULL;
+    q->last_ev = NULL;
+  } else {
     clReleaseEvent(q->last);
     CLUA_RELEASED(CNT_EVENT);
-    q->last = NULL;
   }
+  q->last = NULL;
+}
+
+void clua_queue_launched(cqueue *q, cevent *e) {
+  drop_last(q);
+  q->busy = 1;
+  if (e && !q->ooo) {
+    q->last = e->ev;
+    q->last_ev = e;
+    e->newest_of = q;
+  }
+}
+
+void clua_queue_enqueued(cqueue *q, int busy, cl_event ev) {
+  drop_last(q);
   q->busy = busy;
   if (busy && ev && !q->ooo && clRetainEvent(ev) == CL_SUCCESS) {
     CLUA_CREATED(CNT_EVENT);

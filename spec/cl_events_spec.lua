@@ -88,6 +88,44 @@ describe("cl events", function()
     assert.matches("table expected, got string", err_of(cl.wait, "x"), 1, true)
   end)
 
+  it("a launch's event and its queue let go of the command in either order", function()
+    -- The queue borrows the handle of its newest launch's event (no retain and
+    -- release per launch); whichever is released first, the other still works
+    -- and nothing is left behind.
+    local function live() return cl.debug_counts().event.live end
+    local b = ctx:buffer(1024)
+    local src = ctx:buffer(cl.array("float", 256):ramp())
+    k:args(b, src)
+    collectgarbage()
+    q:finish()
+    local before = live()
+    -- the event first: the queue still waits for the command
+    local q1 = ctx:queue()
+    local e = q1:launch(k, 256)
+    e:release()
+    q1:finish()
+    local r = cl.array("float", 256)
+    q1:read(b, r)
+    assert.are.equal(255, r[255])
+    -- the queue first: the event still answers
+    local e2 = q1:launch(k, 256)
+    q1:release()
+    assert.are.equal(e2, e2:wait())
+    assert.are.equal("complete", e2.status)
+    assert.is_true(e2.duration >= 0)
+    e2:release()
+    -- both left to the collector, in one cycle
+    local q2 = ctx:queue()
+    q2:launch(k, 256)
+    q2:launch(k, 256, nil, { event = false })
+    local e3 = q2:launch(k, 256)
+    q2, e3 = nil, nil -- luacheck: ignore
+    collectgarbage()
+    collectgarbage()
+    q:finish()
+    assert.are.equal(before, live())
+  end)
+
   describe("user events", function()
     it("hold a queue: a write waiting on one has not happened until it completes", function()
       local b = ctx:buffer(64)
