@@ -75,7 +75,7 @@ typedef struct { int released; cl_device_id id; } cdevice;
 typedef struct { int released; cl_context ctx; } ccontext;
 typedef struct pending { cl_event ev; hostmem *mem; } pending;
 struct cevent_s;
-typedef struct {
+typedef struct cqueue_s {
   int released;
   cl_command_queue q;
   cl_device_id dev;
@@ -87,6 +87,7 @@ typedef struct {
   cl_event last;        /* the newest command, when busy and in order (what settling waits for): retained,
                            or borrowed from last_ev */
   struct cevent_s *last_ev;  /* a launch's event that owns `last` (no retain/release pair per launch) */
+  struct cqueue_s *live_prev, *live_next;  /* the queues not released yet (clua_settle_all) */
 } cqueue;
 typedef struct {
   int released;

@@ -51,6 +51,14 @@ void clua_exit_wait(void);
 extern volatile sig_atomic_t clua_abandoned;
 void clua_exit_abandoned(int status);
 
+/* Before the state is closed at the end of a script: with a deadline
+   (cl.timeout), waits for the commands of every queue not released yet until
+   it passes, and past it gives every object up (clua_abandoned). NVIDIA's
+   driver waits for running commands in releases (queues, contexts, and
+   others), which closing the state makes, so an endless kernel would hold the
+   process there forever. Without a deadline it does nothing. */
+void clua_settle_all(void);
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

@@ -167,6 +167,7 @@ static int os_exit(lua_State *L)
 		status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
 	set_sigint(SIG_DFL);
 	active_state = NULL;
+	clua_settle_all();
 	lua_close(L);
 	clua_exit_wait();
 	clua_exit_abandoned(status);
@@ -704,6 +705,7 @@ int main(int argc, char **argv)
 	status = lua_pcall(L, 3, 1, 0);
 	ok = lua_toboolean(L, -1);
 	report(L, status);
+	clua_settle_all();
 	lua_close(L);
 	clua_exit_wait();
 	free(root);

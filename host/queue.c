@@ -18,6 +18,35 @@ q:finish()
 
 /* user values: 1 the context */
 
+/* The queues not released yet, for clua_settle_all. */
+static cqueue *live;
+
+static void live_add(cqueue *q) {
+  q->live_next = live;
+  if (live) live->live_prev = q;
+  live = q;
+}
+
+static void live_remove(cqueue *q) {
+  if (q->live_prev) q->live_prev->live_next = q->live_next;
+  else if (live == q) live = q->live_next;
+  if (q->live_next) q->live_next->live_prev = q->live_prev;
+  q->live_prev = q->live_next = NULL;
+}
+
+static int finish_by(cqueue *q, double deadline);
+
+void clua_settle_all(void) {
+  double deadline = clua_deadline();
+  if (deadline <= 0 || clua_given_up) return;
+  for (cqueue *q = live; q; q = q->live_next)
+    if (q->busy && !finish_by(q, deadline)) {
+      clua_given_up = 1;
+      clua_abandoned = 1;
+      return;
+    }
+}
+
 int clua_ctx_queue(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   int opts = 0;
@@ -50,6 +79,7 @@ int clua_ctx_queue(lua_State *L) {
   q->ctx = c->ctx;
   q->ooo = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
   q->released = 0;
+  live_add(q);
   CLUA_CREATED(CNT_QUEUE);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
@@ -198,6 +228,7 @@ static int q_release(lua_State *L) {
   cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
   if (q->released) return 0;
   q->released = 1;
+  live_remove(q);
   clFlush(q->q);
   /* NVIDIA's clReleaseCommandQueue waits for the queue's commands, however
      long. With a deadline (cl.timeout) they are waited for here first, and
