@@ -77,18 +77,44 @@ static void CL_CALLBACK wait_done(cl_event ev, cl_int status, void *gen) {
   pthread_mutex_unlock(&wait_mu);
 }
 
-static cl_uint not_done(const cl_event *list, cl_uint n) {
+/* How many of the events have not ended; *failed: whether one ended in error. */
+static cl_uint not_done(const cl_event *list, cl_uint n, int *failed) {
   cl_uint left = 0;
+  *failed = 0;
   for (cl_uint i = 0; i < n; i++) {
     cl_int st = CL_COMPLETE;
     clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
     left += st > CL_COMPLETE;
+    *failed |= st < 0;
   }
   return left;
 }
 
+/* What clWaitForEvents returns for events that have all ended, without the
+   call (a round trip's last driver call, on the H100 a microsecond). */
+#define ENDED(failed) ((failed) ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS)
+
+/* Whether the queue's device is a CPU: the last queue asked about is kept
+   (a round trip asked the driver three times per wait). */
+static int on_cpu(cl_event ev) {
+  static cl_command_queue known;
+  static int cpu = 1;
+  cl_command_queue cq = NULL;
+  if (clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) != CL_SUCCESS || !cq) return 1;
+  if (cq != known) {
+    cl_device_id dev = NULL;
+    cl_device_type type = CL_DEVICE_TYPE_CPU;
+    if (clGetCommandQueueInfo(cq, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS)
+      clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    known = cq;
+    cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  }
+  return cpu;
+}
+
 cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
-  if (!not_done(list, n)) return clWaitForEvents(n, list);
+  int failed;
+  if (!not_done(list, n, &failed)) return ENDED(failed);
   for (cl_uint i = 0; i < n; i++) {
     cl_command_type t = 0;
     cl_int st = CL_COMPLETE;
@@ -100,18 +126,12 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
   }
   /* On a GPU, a moment of polling answers short commands sooner than a
      wake-up; on a CPU device it would take a core from the command itself. */
-  cl_command_queue cq = NULL;
-  cl_device_id dev = NULL;
-  cl_device_type type = CL_DEVICE_TYPE_CPU;
-  if (clGetEventInfo(list[0], CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) == CL_SUCCESS && cq &&
-      clGetCommandQueueInfo(cq, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS)
-    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   double deadline = clua_deadline();
-  if (!(type & CL_DEVICE_TYPE_CPU)) {
+  if (!on_cpu(list[0])) {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
-      if (!not_done(list, n)) return clWaitForEvents(n, list);
+      if (!not_done(list, n, &failed)) return ENDED(failed);
       clock_gettime(CLOCK_MONOTONIC, &now);
     } while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 200000);
   }
