@@ -106,7 +106,7 @@ local function kernels(out)
   check_poison("copy", bits, global, total - global)
   local oc = copy_prog:kernel("offsetCopy")
   for _, off in ipairs({ 0, 1, 17, 32 }) do
-    oc:args(dout, din, off)
+    oc:args(dout, din, cl.int(off))
     poison(dout)
     out["offset_" .. off] = 2 * 4 * global / timed(function() return q:launch(oc, global, LOCAL) end)
     q:read(dout, result)
@@ -118,7 +118,7 @@ local function kernels(out)
   local sc = copy_prog:kernel("strideCopy")
   for _, s in ipairs({ 2, 4, 8, 16, 32 }) do
     local m = n // s // LOCAL * LOCAL
-    sc:args(dout, din, s)
+    sc:args(dout, din, cl.int(s))
     poison(dout)
     out["stride_" .. s] = 2 * 4 * m / timed(function() return q:launch(sc, m, LOCAL) end)
     q:read(dout, result)
@@ -154,7 +154,7 @@ local function overlap(out)
   local function pinned() return q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" }) end
   local ha, hb, hc = pinned():random(4, 0.5, 2), pinned():random(5, 0.5, 2), pinned()
   local da, db, dc = ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "write_only")
-  hyp:args(da, db, dc, ITER)
+  hyp:args(da, db, dc, cl.int(ITER))
   local ref = cl.array("float", n)
   for i = 0, n - 1 do ref[i] = math.sqrt(ha[i] * ha[i] + hb[i] * hb[i]) end
   local nb = { blocking = false }
