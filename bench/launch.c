@@ -22,7 +22,7 @@
  *
  * --release picks when each event is released, to find where the cost of an
  * event goes (docs/launch.md): `now` (the default, as above); `ring`, 1000
- * launches later, inside the timed loop (the command long done, so that
+ * launches later (--ring N: N later), inside the timed loop (the command long done, so that
  * release is the last one and frees the event on the calling thread, as
  * clua's garbage collector does); `retain`, at once, plus a clRetainEvent of
  * it and a clReleaseEvent of the one retained at the launch before (clua's
@@ -42,7 +42,7 @@
 static void usage(void)
 {
     fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event]\n"
-          "              [--release now|ring|retain] [--sync finish|wait] [--list]\n",
+          "              [--release now|ring|retain] [--ring N] [--sync finish|wait] [--list]\n",
           stderr);
     exit(2);
 }
@@ -52,12 +52,14 @@ static void usage(void)
    each enqueue, 2: clWaitForEvents on its event (round trips, timed). */
 enum { NO_SYNC, SYNC_FINISH, SYNC_WAIT };
 enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN };
-#define RING 1000
+#define RING_MAX 100000
+static int ring_n = 1000;  /* --ring N: how many launches later a ring release happens */
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
                               int batches, double *per_us, int sync, int release)
 {
     const size_t global = 1;
-    cl_event ring[RING] = {0}, last = NULL;
+    static cl_event ring[RING_MAX];
+    cl_event last = NULL;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
         double t0 = now_ns();
@@ -69,9 +71,9 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
             else if (sync == SYNC_WAIT)
                 CHECK(clWaitForEvents(1, &ev));
             if (release == RELEASE_RING) {
-                if (ring[i % RING])
-                    CHECK(clReleaseEvent(ring[i % RING]));
-                ring[i % RING] = ev;
+                if (ring[i % ring_n])
+                    CHECK(clReleaseEvent(ring[i % ring_n]));
+                ring[i % ring_n] = ev;
                 continue;
             }
             if (release == RELEASE_RETAIN) {
@@ -88,9 +90,11 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
         if (b >= 0)
             per_us[b] = (t1 - t0) / n / 1e3;
     }
-    for (int i = 0; i < RING; i++)
-        if (ring[i])
+    for (int i = 0; i < ring_n; i++)
+        if (ring[i]) {
             CHECK(clReleaseEvent(ring[i]));
+            ring[i] = NULL;
+        }
     if (last)
         CHECK(clReleaseEvent(last));
     return median(per_us, batches);
@@ -119,6 +123,8 @@ int main(int argc, char **argv)
             release = RELEASE_NOW, i++;
         else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "ring"))
             release = RELEASE_RING, event = 1, i++;
+        else if (i + 1 < argc && !strcmp(a, "--ring") && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= RING_MAX)
+            ring_n = atoi(argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "retain"))
             release = RELEASE_RETAIN, event = 1, i++;
         else if (i + 1 < argc && !strcmp(a, "--sync") &&
