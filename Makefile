@@ -18,7 +18,9 @@
 #                           runs it 25 s each (spec/fuzz_spec.lua; docs/reliability.md)
 #   make check-fuzz         the libFuzzer harness over the argument checks (clang), for
 #                           CHECK_FUZZ_SECONDS (20); make test runs it (spec/check_fuzz_spec.lua)
-#   make setup              install the Debian packages that are missing (.ci/setup)
+#   make setup              install the Debian packages that are missing (.ci/setup): what
+#                           running needs and the test, lint, doc and fuzz tools; make run
+#                           installs only what running needs (make setup-run)
 #   make fresh              CI on a fresh Debian 12 root: debootstrap --variant=minbase, a clean
 #                           clone of HEAD, bash .ci/run in a chroot (.ci/fresh; needs root)
 #   make clean              remove build/ and bundle/
@@ -51,7 +53,7 @@ LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) -ldl -lm
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
 
-.PHONY: all asan run test setup install clean bundle bundle-test check-lua doc lint fuzz check-fuzz fresh
+.PHONY: all asan run test setup setup-run install clean bundle bundle-test check-lua doc lint fuzz check-fuzz fresh
 
 all: $(BUILD)/clua
 
@@ -82,7 +84,10 @@ check-lua:
 setup:
 	@sh .ci/setup
 
-run: setup
+setup-run:
+	@sh .ci/setup run
+
+run: setup-run
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/clua recipes/overlap.lua
 
