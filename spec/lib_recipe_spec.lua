@@ -163,6 +163,18 @@ describe("clua.recipe", function()
     assert.near(31.25, m[1].rows[3]["copy %"], 1e-9)
   end)
 
+  it("labels the rows of two devices of one name with their P:D index", function()
+    local R = make({})
+    local a = bw_table(R, 10); a.device_name, a.device_index = "NVIDIA H200", "1:0"
+    local b = bw_table(R, 20); b.device_name, b.device_index = "NVIDIA H200", "1:1"
+    local c = bw_table(R, 30); c.device_name, c.device_index = "pthread-cpu", "0:0"
+    local m = recipe.merge_by_device({ a, b, c })[1]
+    assert.same({ "NVIDIA H200 [1:0]", "NVIDIA H200 [1:0]", "NVIDIA H200 [1:1]", "NVIDIA H200 [1:1]", "pthread-cpu",
+      "pthread-cpu" }, { m.rows[1].device, m.rows[2].device, m.rows[3].device, m.rows[4].device, m.rows[5].device,
+      m.rows[6].device })
+    assert.equal("NVIDIA H200 [1:0] | NVIDIA H200 [1:1] | pthread-cpu", m.meta.device)
+  end)
+
   it("times with the recipe's repetitions", function()
     local R = make({ "--reps", "4", "--warmup", "1" })
     local now = 0

@@ -388,12 +388,23 @@ local function render(self, t)
   return self.args.md and report.markdown(t) or report.text(t)
 end
 
+-- The "P:D" index of a device (platform P, device D, 0-based), as clua
+-- --devices and CLUA_DEVICE name it; nil when it is not found.
+local function device_index(dev)
+  for _, pl in ipairs(cl().platforms()) do
+    for j, d in ipairs(pl:devices()) do
+      if d == dev then return ("%d:%d"):format(pl.index, j - 1) end
+    end
+  end
+end
+
 --- Prints a table and keeps it for the output files.
 -- The table is printed as aligned text (or Markdown with --md; with ratios to the
 -- saved run with --compare) and keeps it for --csv and --json. With
 -- --device all, tables are printed at the end, one per id, with a device column.
 function Recipe:emit(t)
   t.device_name = rawget(self, "device") and self.facts.name
+  if self.all_devices and rawget(self, "device") then t.device_index = device_index(self.device) end
   self.emitted[#self.emitted + 1] = t
   if self.all_devices then return t end
   clear_progress(self)
@@ -446,11 +457,16 @@ function recipe.merge_by_device(tables)
     end
     local m = report.new{ title = first.title, id = id, columns = cols, meta = first.meta,
       notes = first.notes }
+    -- two devices of one name (two GPUs of a kind) are told apart by P:D
+    local seen = {}
+    for _, t in ipairs(by[id]) do seen[t.device_name or "?"] = (seen[t.device_name or "?"] or 0) + 1 end
     local names = {}
     for _, t in ipairs(by[id]) do
-      names[#names + 1] = t.device_name or "?"
+      local label = t.device_name or "?"
+      if seen[label] > 1 and t.device_index then label = ("%s [%s]"):format(label, t.device_index) end
+      names[#names + 1] = label
       for _, row in ipairs(t:data().rows) do
-        row.device = t.device_name
+        row.device = label
         m:add(row)
       end
     end
