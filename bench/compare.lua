@@ -8,6 +8,7 @@ local argparse = require "argparse"
 local stats = require "clua.stats"
 local units = require "clua.units"
 local report = require "clua.report"
+local device = require "clua.device"
 
 local p = argparse("compare", "clua beside build/bench/baseline (plain C OpenCL), same device, same run.")
 p:option("--device", "Device: a name or P:D (default: CLUA_DEVICE, else the first GPU).")
@@ -199,16 +200,11 @@ local function overlap(out)
 end
 
 -- The C baseline, as a subprocess: {id = value} from its CSV.
-local function device_index()
-  for _, pl in ipairs(cl.platforms()) do
-    for j, d in ipairs(pl:devices()) do if d == dev then return ("%d:%d"):format(pl.index, j - 1) end end
-  end
-end
 local baseline = (cl.root or ".") .. "/build/bench/baseline"
 local function run_c()
   local csv = os.tmpname()
   local cmd = ("%s --device %s --size %d --overlap-size %d --reps %d --csv %s > /dev/null"):format(baseline,
-    device_index(), SIZE, OVERLAP, REPS, csv)
+    device.index(dev), SIZE, OVERLAP, REPS, csv)
   local ok = os.execute(cmd)
   if not ok then error("build/bench/baseline failed: " .. cmd, 0) end
   local out = {}

@@ -274,6 +274,9 @@ void clua_queue_launched(cqueue *q, cevent *e);
 double clua_deadline(void);
 int clua_past(double deadline);
 void clua_timed_out(lua_State *L, const char *method, cl_uint n, const cl_event *list);
+/* A command runs on past its deadline: gives every object up from now on
+   (clua_given_up) and ends the process without waiting (clua_abandoned). */
+void clua_abandon(void);
 void clua_note_launch(cl_event ev, cl_kernel k);
 void clua_timeout_init(lua_State *L);
 int clua_timeout(lua_State *L);

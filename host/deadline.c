@@ -27,9 +27,15 @@ static unsigned nlaunched;
 static cl_kernel newest;
 
 void clua_note_launch(cl_event ev, cl_kernel k) {
-  launched[nlaunched++ % LAUNCHED].ev = ev;
-  launched[(nlaunched - 1) % LAUNCHED].k = k;
+  unsigned at = nlaunched++ % LAUNCHED;
+  launched[at].ev = ev;
+  launched[at].k = k;
   newest = k;
+}
+
+void clua_abandon(void) {
+  clua_given_up = 1;
+  clua_abandoned = 1;
 }
 
 static double now_s(void) {
@@ -95,8 +101,7 @@ void clua_timed_out(lua_State *L, const char *method, cl_uint n, const cl_event 
   /* The command runs on: a release could wait for it (NVIDIA's queue and
      context releases do), so every object is given up, and the process ends
      without waiting for it (clua_exit_abandoned). */
-  clua_given_up = 1;
-  clua_abandoned = 1;
+  clua_abandon();
   char secs[32];
   snprintf(secs, sizeof secs, "%g", timeout_s);
   push_stuck(L, n, list);

@@ -41,8 +41,7 @@ void clua_settle_all(void) {
   if (deadline <= 0 || clua_given_up) return;
   for (cqueue *q = live; q; q = q->live_next)
     if (q->busy && !finish_by(q, deadline)) {
-      clua_given_up = 1;
-      clua_abandoned = 1;
+      clua_abandon();
       return;
     }
 }
@@ -170,8 +169,7 @@ void clua_exit_wait(void) {
            clGetEventInfo(orphans.pend[i].ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) == CL_SUCCESS &&
            st > CL_COMPLETE) {
       if (clua_past(deadline)) {
-        clua_given_up = 1;
-        clua_abandoned = 1;
+        clua_abandon();
         return;
       }
       struct timespec ts = {0, 200000};
@@ -233,10 +231,7 @@ static int q_release(lua_State *L) {
   /* NVIDIA's clReleaseCommandQueue waits for the queue's commands, however
      long. With a deadline (cl.timeout) they are waited for here first, and
      past it every object is given up, as after a wait that timed out. */
-  if (q->busy && !clua_given_up && !finish_by(q, clua_deadline())) {
-    clua_given_up = 1;
-    clua_abandoned = 1;
-  }
+  if (q->busy && !clua_given_up && !finish_by(q, clua_deadline())) clua_abandon();
   clua_queue_sweep(q);
   for (int i = q->npend - 1; i >= 0; i--)
     if (!orphan(q, i, NULL)) {  /* cannot hold it: wait for it here */

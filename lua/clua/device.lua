@@ -25,6 +25,16 @@ function device.pcie_bps(gen, width)
   return lane * width
 end
 
+--- The `"P:D"` index of a device (platform P, device D, 0-based), as
+-- `clua --devices` and `CLUA_DEVICE` name it; nil when it is not found.
+function device.index(dev)
+  for _, pl in ipairs(require("cl").platforms()) do
+    for j, d in ipairs(pl:devices()) do
+      if d == dev then return ("%d:%d"):format(pl.index, j - 1) end
+    end
+  end
+end
+
 local Facts = {}
 Facts.__index = Facts
 

@@ -64,6 +64,8 @@ Recipe.__index = function(self, k)
   end
 end
 
+local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
+
 recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
   "args", "out", "err", "exit", "student", "student_name" }
 
@@ -251,9 +253,8 @@ end
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
 -- for host timing. opts.label is shown as progress.
 function Recipe:time(step, opts)
-  local valid = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
   local o = {}
-  for k, v in pairs(optcheck.check(opts, "R:time", valid)) do o[k] = v end
+  for k, v in pairs(optcheck.check(opts, "R:time", TIME_OPTIONS)) do o[k] = v end
   if self.reps_given then o.reps, o.target_ms = self.reps, nil
   elseif not o.reps and not o.target_ms then o.reps = self.reps end
   if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
@@ -388,23 +389,13 @@ local function render(self, t)
   return self.args.md and report.markdown(t) or report.text(t)
 end
 
--- The "P:D" index of a device (platform P, device D, 0-based), as clua
--- --devices and CLUA_DEVICE name it; nil when it is not found.
-local function device_index(dev)
-  for _, pl in ipairs(cl().platforms()) do
-    for j, d in ipairs(pl:devices()) do
-      if d == dev then return ("%d:%d"):format(pl.index, j - 1) end
-    end
-  end
-end
-
 --- Prints a table and keeps it for the output files.
 -- The table is printed as aligned text (or Markdown with --md; with ratios to the
 -- saved run with --compare) and keeps it for --csv and --json. With
 -- --device all, tables are printed at the end, one per id, with a device column.
 function Recipe:emit(t)
   t.device_name = rawget(self, "device") and self.facts.name
-  if self.all_devices and rawget(self, "device") then t.device_index = device_index(self.device) end
+  if self.all_devices and rawget(self, "device") then t.device_index = devicemod.index(self.device) end
   self.emitted[#self.emitted + 1] = t
   if self.all_devices then return t end
   clear_progress(self)
