@@ -133,8 +133,8 @@ R:main(function(R, dev)
     id = "table_3_3",
     columns = {
       { name = "tile", key = true }, { name = "kernel", key = true },
-      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
-      { name = "max", unit = "us", format = us },
+      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
+      { name = "max", unit = "us", format = us, ns = true },
       R:bw_column("effective"),
       { name = "speedup", unit = "x", format = "%.2f" },
       { name = "tile write", unit = "n-way", format = "%d" },

@@ -167,8 +167,8 @@ R:main(function(R, dev)
     id = "banks",
     columns = {
       { name = "pattern", key = true },
-      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
-      { name = "max", unit = "us", format = us },
+      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
+      { name = "max", unit = "us", format = us, ns = true },
       R:bw_column("local reads", { theoretical = false }),
       { name = "slowdown", unit = "x", format = "%.2f" },
       { name = "model", unit = "n-way", format = way },

@@ -125,8 +125,8 @@ R:main(function(R, dev)
     id = "constant",
     columns = {
       { name = "memory", key = true }, { name = "index", key = true }, { name = "addresses per warp" },
-      { name = "time", unit = "ms", format = ms, compare = true },
-      { name = "min", unit = "ms", format = ms }, { name = "max", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true, compare = true },
+      { name = "min", unit = "ms", format = ms, ns = true }, { name = "max", unit = "ms", format = ms, ns = true },
       { name = "reads", unit = "G/s", format = "%.1f" },
       R:bw_column("delivered", { theoretical = false, compare = false }),
       { name = "slowdown", unit = "x", format = "%.2f" },

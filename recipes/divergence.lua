@@ -135,8 +135,8 @@ R:main(function(R, dev)
     columns = {
       { name = "branch", key = true }, { name = "variant", key = true }, { name = "condition" },
       { name = "divergent warps", unit = "%", format = "%.0f" },
-      { name = "time", unit = "ms", format = ms, compare = true }, { name = "min", unit = "ms", format = ms },
-      { name = "max", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true, compare = true }, { name = "min", unit = "ms", format = ms, ns = true },
+      { name = "max", unit = "ms", format = ms, ns = true },
       { name = "slowdown", unit = "x", format = "%.2f" },
       { name = "steps/s", unit = "G", format = "%.1f" },
     },

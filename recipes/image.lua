@@ -246,8 +246,8 @@ R:main(function(R, dev)
     id = "image",
     columns = {
       { name = "pattern", key = true }, { name = "memory", key = true },
-      { name = "time", unit = "µs", format = us, compare = true },
-      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      { name = "time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
       { name = "image speed-up", unit = "x", format = "%.2f" },
       { name = "checked" },
@@ -275,8 +275,8 @@ R:main(function(R, dev)
     id = "filter",
     columns = {
       { name = "variant", key = true },
-      { name = "time", unit = "µs", format = us, compare = true },
-      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      { name = "time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
       { name = "speed-up", unit = "x", format = "%.2f" },
       { name = "max error", format = "%.2e" }, { name = "tolerance", format = "%.0e" },

@@ -167,10 +167,10 @@ R:main(function(R, dev)
   local t = R:table{
     title = "Kernel launch cost (empty kernel, global size 1)",
     id = "launch",
-    columns = { { name = "figure", key = true }, { name = "clua", format = ftime, compare = true },
-      { name = "min", format = ftime }, { name = "max", format = ftime },
-      { name = "C", format = ftime }, { name = "clua / C", unit = "x", format = "%.2f" },
-      { name = "C, events", format = ftime }, { name = "clua / C, events", unit = "x", format = "%.2f" } },
+    columns = { { name = "figure", key = true }, { name = "clua", format = ftime, ns = true, compare = true },
+      { name = "min", format = ftime, ns = true }, { name = "max", format = ftime, ns = true },
+      { name = "C", format = ftime, ns = true }, { name = "clua / C", unit = "x", format = "%.2f" },
+      { name = "C, events", format = ftime, ns = true }, { name = "clua / C, events", unit = "x", format = "%.2f" } },
   }
   local function add(name, s, c, ce)
     local cval = c and c.median or (name:match("^enqueue") and c_cell) or nil

@@ -202,8 +202,8 @@ R:main(function(R, dev)
       { name = "section" }, { name = "function", key = true }, { name = "variant", key = true },
       { name = "build", key = true },
       { name = "GOP/s", format = sig, compare = true },
-      { name = "time", unit = "ms", format = ms }, { name = "min", unit = "ms", format = ms },
-      { name = "max", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
+      { name = "max", unit = "ms", format = ms, ns = true },
       { name = "speedup", unit = "x", format = "%.2f" },
       { name = "max error", unit = "ulp", format = function(v) return v >= 1e5 and ("%.3g"):format(v)
         or ("%.2f"):format(v) end },

@@ -148,8 +148,8 @@ R:main(function(R, dev)
     id = "table_3_2",
     columns = {
       { name = "tile", key = true }, { name = "kernel", key = true },
-      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
-      { name = "max", unit = "us", format = us },
+      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
+      { name = "max", unit = "us", format = us, ns = true },
       R:bw_column("effective"),
       { name = "GFLOP/s", format = "%.1f" },
       { name = "speedup", unit = "x", format = "%.2f" },
@@ -177,8 +177,8 @@ R:main(function(R, dev)
     id = "nxn",
     columns = {
       { name = "variant", key = true }, { name = "tile", key = true },
-      { name = "time", unit = "ms", format = ms }, { name = "min", unit = "ms", format = ms },
-      { name = "max", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
+      { name = "max", unit = "ms", format = ms, ns = true },
       { name = "GFLOP/s", format = "%.1f", compare = true },
       R:bw_column("effective", { compare = false }),
       { name = "speedup", unit = "x", format = "%.2f" },

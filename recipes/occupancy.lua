@@ -207,8 +207,8 @@ R:main(function(R, dev)
       { name = "local", unit = "bytes", key = true },
       { name = "registers" }, { name = "groups/CU" },
       { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" },
-      { name = "time", unit = "ms", format = ms }, { name = "min", unit = "ms", format = ms },
-      { name = "max", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
+      { name = "max", unit = "ms", format = ms, ns = true },
       { name = "rate", format = "%.1f", compare = true }, { name = "unit" },
       { name = "of best", unit = "%", format = "%.0f" },
     }

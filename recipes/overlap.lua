@@ -250,7 +250,7 @@ R:main(function(R, dev)
   local phases = R:table{
     title = ("Phases of the serial pipeline (%s per array, pinned memory)"):format(units.format_size(bytes)),
     id = "phases",
-    columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms },
+    columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms, ns = true },
       R:bw_column("bandwidth", { theoretical = false }) },
   }
   phases:add{ phase = "write A and B", time = ph.w, bandwidth = R:bw(2 * bytes, ph.w) }
@@ -266,12 +266,12 @@ R:main(function(R, dev)
     id = "overlap",
     columns = {
       { name = "queues", key = true }, { name = "chunks", key = true },
-      { name = "time", unit = "ms", format = ms, compare = true },
-      { name = "min", unit = "ms", format = ms }, { name = "max", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true, compare = true },
+      { name = "min", unit = "ms", format = ms, ns = true }, { name = "max", unit = "ms", format = ms, ns = true },
       { name = "saved", unit = "%", format = "%.1f" },
-      { name = "ideal", unit = "ms", format = ms }, { name = "ideal saved", unit = "%", format = "%.1f" },
+      { name = "ideal", unit = "ms", format = ms, ns = true }, { name = "ideal saved", unit = "%", format = "%.1f" },
       { name = "efficiency", unit = "%", format = "%.0f" },
-      { name = "host time", unit = "ms", format = ms },
+      { name = "host time", unit = "ms", format = ms, ns = true },
     },
   }
   for _, r in ipairs(results) do
@@ -295,8 +295,8 @@ R:main(function(R, dev)
     title = "The same with pageable host memory",
     id = "pageable",
     columns = { { name = "queues", key = true }, { name = "chunks", key = true },
-      { name = "time", unit = "ms", format = ms, compare = true }, { name = "saved", unit = "%", format = "%.1f" },
-      { name = "pinned time", unit = "ms", format = ms } },
+      { name = "time", unit = "ms", format = ms, ns = true, compare = true }, { name = "saved", unit = "%", format = "%.1f" },
+      { name = "pinned time", unit = "ms", format = ms, ns = true } },
   }
   for _, r in ipairs(pageable) do
     local pinned_t

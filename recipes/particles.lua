@@ -151,10 +151,10 @@ R:main(function(R, dev)
     id = "layouts",
     columns = { { name = "layout", key = true }, { name = "stored", unit = "B/particle" },
       { name = "moved", unit = "B/particle" },
-      { name = "kernel", unit = "µs", format = us }, { name = "min", unit = "µs", format = us },
-      { name = "max", unit = "µs", format = us }, R:bw_column("effective"),
+      { name = "kernel", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true },
+      { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("effective"),
       { name = "actual", unit = R.bw_unit, format = "%.1f" }, { name = "vs AoS", unit = "x", format = "%.2f" },
-      { name = "H2D in", unit = "ms", format = ms }, { name = "D2H out", unit = "ms", format = ms },
+      { name = "H2D in", unit = "ms", format = ms, ns = true }, { name = "D2H out", unit = "ms", format = ms, ns = true },
       { name = "transfer/kernel", unit = "x", format = "%.1f" } },
   }
   local best = layouts[1]
@@ -177,9 +177,9 @@ R:main(function(R, dev)
     title = ("Transfer against kernel: the struct (AoS) particles, %d of them"):format(N),
     id = "transfer",
     columns = { { name = "step", key = true }, { name = "data", unit = "MB", format = "%.1f" },
-      { name = "time", unit = "ms", format = ms }, { name = "min", unit = "ms", format = ms },
+      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
       R:bw_column("bandwidth", { theoretical = false }), { name = "vs kernel", unit = "x", format = "%.1f" },
-      { name = "seed (GTX 280)", unit = "ms", format = ms } },
+      { name = "seed (GTX 280)", unit = "ms", format = ms, ns = true } },
   }
   local kt = aos.t.median
   local function row(step, bytes, tm, seed)

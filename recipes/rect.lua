@@ -60,7 +60,7 @@ R:main(function(R, dev)
     id = "example",
     columns = { { name = "operation", key = true }, { name = "region" }, { name = "host pitch", unit = "bytes" },
       { name = "device pitch", unit = "bytes" }, { name = "checked", unit = "elements" },
-      { name = "time", unit = "µs", format = us }, { name = "min", unit = "µs", format = us } },
+      { name = "time", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true } },
   }
   ex:add{ operation = "write_rect 7x7 -> 8x8", region = "28 B x 7 x 1", ["host pitch"] = 28,
     ["device pitch"] = 32, checked = 64, time = tw.median, min = tw.min }
@@ -94,8 +94,8 @@ R:main(function(R, dev)
     id = "transfers",
     columns = { { name = "operation", key = true }, { name = "width", unit = "floats", key = true },
       { name = "pitch", unit = "floats", key = true }, { name = "data", unit = "MiB", format = "%.2f" },
-      { name = "time", unit = "µs", format = us }, { name = "min", unit = "µs", format = us },
-      { name = "max", unit = "µs", format = us }, R:bw_column("bandwidth", { theoretical = false }),
+      { name = "time", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true },
+      { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth", { theoretical = false }),
       { name = "vs contiguous", unit = "%", format = "%.1f" } },
   }
 
@@ -226,8 +226,8 @@ R:main(function(R, dev)
     id = "kernel",
     columns = { { name = "variant", key = true }, { name = "pitch", unit = "floats" },
       { name = "row start", unit = "aligned" }, { name = "global" }, { name = "local" },
-      { name = "time", unit = "µs", format = us }, { name = "min", unit = "µs", format = us },
-      { name = "max", unit = "µs", format = us }, R:bw_column("bandwidth"),
+      { name = "time", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true },
+      { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth"),
       { name = "vs contiguous", unit = "%", format = "%.1f" } },
   }
   local base

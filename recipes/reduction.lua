@@ -217,8 +217,8 @@ R:main(function(R, dev)
     id = "reduction",
     columns = {
       { name = "variant", key = true }, { name = "launches" },
-      { name = "time", unit = "µs", format = us, compare = true },
-      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      { name = "time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
       { name = "of copy", unit = "%", format = "%.1f" },
       { name = "speed-up", unit = "x", format = "%.2f" },
@@ -263,10 +263,10 @@ R:main(function(R, dev)
     id = "groups",
     columns = {
       { name = "groups/CU", key = true }, { name = "groups" },
-      { name = "6 time", unit = "µs", format = us, compare = true },
+      { name = "6 time", unit = "µs", format = us, ns = true, compare = true },
       R:bw_column("6 bandwidth", { theoretical = false, compare = false }),
       { name = "6 of copy", unit = "%", format = "%.1f" },
-      { name = "slides time", unit = "µs", format = us },
+      { name = "slides time", unit = "µs", format = us, ns = true },
       R:bw_column("slides bandwidth", { theoretical = false, compare = false }),
       { name = "slides of copy", unit = "%", format = "%.1f" },
     },

@@ -178,8 +178,8 @@ R:main(function(R, dev)
     id = "scan",
     columns = {
       { name = "variant", key = true }, { name = "launches" },
-      { name = "time", unit = "µs", format = us, compare = true },
-      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
+      { name = "time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
       { name = "padding speed-up", unit = "x", format = "%.2f" },
     },

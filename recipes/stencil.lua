@@ -223,9 +223,9 @@ R:main(function(R, dev)
     id = "stencil",
     columns = {
       { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true },
-      { name = "time", unit = "µs", format = us, compare = true },
-      { name = "min", unit = "µs", format = us }, { name = "max", unit = "µs", format = us },
-      { name = "back to back", unit = "µs", format = us },
+      { name = "time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "back to back", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
       { name = "vs global", unit = "x", format = "%.2f" },
       { name = "checked" },

@@ -183,8 +183,8 @@ R:main(function(R, dev)
     columns = { { name = "precision", key = true }, { name = "kernel", key = true },
       { name = "bytes", unit = "MiB", format = "%.1f" },
       R:bw_column("best"), { name = "median", unit = R.bw_unit, format = "%.1f" },
-      { name = "min time", unit = "ms", format = ms }, { name = "median time", unit = "ms", format = ms },
-      { name = "max time", unit = "ms", format = ms }, { name = "average", unit = "ms", format = ms } },
+      { name = "min time", unit = "ms", format = ms, ns = true }, { name = "median time", unit = "ms", format = ms, ns = true },
+      { name = "max time", unit = "ms", format = ms, ns = true }, { name = "average", unit = "ms", format = ms, ns = true } },
   }
   for _, r in ipairs(results) do
     t:add{ precision = r.precision, kernel = r.kernel, bytes = r.bytes / 2 ^ 20, best = R:bw(r.bytes, r.min),

@@ -108,7 +108,7 @@ R:main(function(R, dev)
     id = "triad",
     columns = {
       { name = "variant", key = true }, { name = "local", key = true },
-      { name = "time", unit = "µs", format = function(ns) return ("%.1f"):format(ns / 1e3) end, compare = true },
+      { name = "time", unit = "µs", format = function(ns) return ("%.1f"):format(ns / 1e3) end, ns = true, compare = true },
       R:bw_column("bandwidth", { compare = false }),
     },
   }

@@ -237,8 +237,8 @@ R:main(function(R, dev)
     id = "timing",
     columns = {
       { name = "operation", key = true }, { name = "method", key = true },
-      { name = "time", format = ftime, compare = true }, { name = "min", format = ftime },
-      { name = "max", format = ftime },
+      { name = "time", format = ftime, ns = true, compare = true }, { name = "min", format = ftime, ns = true },
+      { name = "max", format = ftime, ns = true },
       R:bw_column("bandwidth", { theoretical = false, compare = false }),
       { name = "vs events", unit = "x", format = "%.2f" },
       { name = "valid" },

@@ -277,7 +277,7 @@ R:main(function(R, dev)
       title = "Latency and asymptotic bandwidth",
       id = "latency",
       columns = { { name = "series", key = true },
-        { name = "latency", format = us, compare = true }, { name = "host latency", format = us },
+        { name = "latency", format = us, ns = true, compare = true }, { name = "host latency", format = us, ns = true },
         R:bw_column("asymptotic", { theoretical = "pcie", compare = false }),
         { name = "n1/2", format = function(v) return units.format_size(v) end } },
     }
@@ -317,7 +317,7 @@ R:main(function(R, dev)
       R:bw_column("min", { theoretical = false, compare = false }),
       R:bw_column("max", { theoretical = false, compare = false }),
       R:bw_column("host clock", { theoretical = false, compare = false }),
-      { name = "call returns", format = us }, { name = "returns", unit = "% of host", format = "%.0f" } },
+      { name = "call returns", format = us, ns = true }, { name = "returns", unit = "% of host", format = "%.0f" } },
   }
   for _, c in ipairs(calls) do
     t:add{ direction = c.s.dir, memory = c.s.mem, call = c.call,
@@ -335,7 +335,7 @@ R:main(function(R, dev)
     title = "Device-to-device copy (clEnqueueCopyBuffer)",
     id = "d2d",
     columns = { { name = "size", key = true, format = function(v) return units.format_size(v) end },
-      { name = "time", format = us, compare = false }, R:bw_column("bandwidth"),
+      { name = "time", format = us, ns = true, compare = false }, R:bw_column("bandwidth"),
       R:bw_column("min", { theoretical = false, compare = false }),
       R:bw_column("max", { theoretical = false, compare = false }) },
   }
@@ -353,7 +353,7 @@ R:main(function(R, dev)
     id = "batched",
     columns = { { name = "memory", key = true }, { name = "transfers", key = true },
       { name = "each", format = function(v) return units.format_size(v) end },
-      { name = "events", format = us }, { name = "host clock", format = us, compare = true },
+      { name = "events", format = us, ns = true }, { name = "host clock", format = us, ns = true, compare = true },
       R:bw_column("bandwidth", { theoretical = "pcie", compare = false }),
       { name = "slowdown", unit = "x", format = "%.2f" } },
   }

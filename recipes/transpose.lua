@@ -139,8 +139,8 @@ R:main(function(R, dev)
     id = "transpose",
     columns = {
       { name = "variant", key = true },
-      { name = "time", unit = "us", format = us }, { name = "min", unit = "us", format = us },
-      { name = "max", unit = "us", format = us },
+      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
+      { name = "max", unit = "us", format = us, ns = true },
       R:bw_column("bandwidth"),
       { name = "of copy", unit = "%", format = "%.1f" },
       { name = "tile read", unit = "n-way", format = "%d" },

@@ -154,7 +154,7 @@ describe("clua.* options", function()
   end
 
   it("what the calls read still goes through", function()
-    assert.truthy(report.csv(report.new{ title = "t", columns = { { name = "a", format = "%d" } } }, { comments = false }))
+    assert.truthy(report.csv(report.new{ title = "t", columns = { { name = "a", format = "%d" } } }, { comments = true }))
     assert.truthy(plot.new{ title = "p", x = { name = "n", log2 = true }, y = { name = "t", from = 0 } }:svg({ width = 300 }))
     local limits = occupancy.limits(cl.device(), { cc = "9.0", threads = 1024 })
     assert.are.equal(1024, limits.threads)

@@ -476,6 +476,13 @@ function recipe.output_path(path, id, count)
   return stem .. "." .. id .. ext
 end
 
+--- The sidecar of a CSV file: its metadata as JSON (report.csv_meta), named
+-- after it: out.csv -> out.meta.json, out.triad.csv -> out.triad.meta.json.
+function recipe.meta_path(csv_path)
+  local stem = csv_path:match("^(.-)%.[^./]*$") or csv_path
+  return stem .. ".meta.json"
+end
+
 local function write_file(self, path, text)
   local f, err = io.open(path, "w")
   if not f then error("cannot write " .. tostring(err), 0) end
@@ -486,12 +493,15 @@ end
 
 local function write_outputs(self, tables)
   local a = self.args
-  if a.json then
-    write_file(self, a.json, report.json(tables, { recipe = self.name, clua = recipe.version(),
-      date = os.date("!%Y-%m-%dT%H:%M:%SZ"), options = self.argv }))
-  end
+  local run = { recipe = self.name, clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+    options = self.argv }
+  if a.json then write_file(self, a.json, report.json(tables, run)) end
   if a.csv then
-    for _, t in ipairs(tables) do write_file(self, recipe.output_path(a.csv, t.id, #tables), report.csv(t)) end
+    for _, t in ipairs(tables) do
+      local path = recipe.output_path(a.csv, t.id, #tables)
+      write_file(self, path, report.csv(t))
+      write_file(self, recipe.meta_path(path), report.csv_meta(t, run))
+    end
   end
   if a.svg then
     for i, p in ipairs(self.plots) do

@@ -16,7 +16,7 @@ local function slug(s)
 end
 
 report.OPTIONS = { "title", "id", "columns", "rows", "notes", "meta", "theoretical" }
-report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived" }
+report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns" }
 
 --- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
@@ -29,6 +29,10 @@ report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "di
 --                B/s (default 10^9), that gets a "% of peak" companion column
 --                when the report's theoretical bandwidth of that kind is known
 --   value        function(row) -> value, for a column computed from others
+--   ns           true when the values are nanoseconds that `format` shows in
+--                `unit` (or as units.format_time does): CSV and JSON keep the
+--                nanoseconds and name their unit "ns" (JSON: unit = "ns",
+--                display_unit = the shown unit)
 -- `theoretical` is {memory=B/s, pcie=B/s} or device facts (clua.device).
 function report.new(spec)
   options.check(spec, "report.new", report.OPTIONS)
@@ -205,6 +209,12 @@ local function header(c)
   return c.name
 end
 
+-- The header of a column in files that hold raw values (CSV).
+local function raw_header(c)
+  if c.ns then return c.name .. " (ns)" end
+  return header(c)
+end
+
 local function csv_field(v)
   if v == nil then return "" end
   local s = type(v) == "number" and (math.type(v) == "integer" and tostring(v) or ("%.15g"):format(v))
@@ -215,18 +225,21 @@ local function csv_field(v)
   return s
 end
 
---- CSV: "# title" and "# key: value" comment lines, then a header row
--- ("name (unit)") and the raw values (full precision, not the display format).
+--- CSV: plain RFC 4180, as spreadsheets and `pandas.read_csv` expect: a
+-- header row ("name (unit)") first, then the raw values (full precision, not
+-- the display format). The title and metadata are not in it: they go to the
+-- JSON (`report.csv_meta` for a sidecar file); `{comments = true}` puts them
+-- before the header as "# title" and "# key: value" lines instead.
 function report.csv(t, opts)
   opts = options.check(opts, "report.csv", { "comments" })
   local cols = t:resolved_columns()
   local out = {}
-  if opts.comments ~= false then
+  if opts.comments then
     if t.title ~= "" then out[#out + 1] = "# " .. t.title:gsub("\n", " ") end
     for _, kv in ipairs(t:meta_list()) do out[#out + 1] = ("# %s: %s"):format(kv[1], kv[2]:gsub("\n", " ")) end
   end
   local h = {}
-  for j, c in ipairs(cols) do h[j] = csv_field(header(c)) end
+  for j, c in ipairs(cols) do h[j] = csv_field(raw_header(c)) end
   out[#out + 1] = table.concat(h, ",")
   for _, row in ipairs(t.rows) do
     local f = {}
@@ -276,7 +289,8 @@ function Report:data()
   local d = { title = self.title, id = self.id, columns = {}, rows = {}, cells = {}, notes = self.notes,
     meta = self.meta }
   for j, c in ipairs(cols) do
-    d.columns[j] = { name = c.name, unit = c.unit, key = c.key or nil, compare = c.compare or nil }
+    d.columns[j] = { name = c.name, unit = c.ns and "ns" or c.unit, key = c.key or nil, compare = c.compare or nil,
+      display_unit = c.ns and (c.unit or "") or nil }
   end
   for i, row in ipairs(self.rows) do
     local r, text = {}, {}
@@ -300,6 +314,9 @@ function report.from_data(d)
   local cols = {}
   for j, c in ipairs(d.columns) do
     cols[j] = { name = c.name, unit = c.unit, key = c.key, compare = c.compare }
+    if c.display_unit then -- nanoseconds shown in another unit
+      cols[j].unit, cols[j].ns = c.display_unit ~= "" and c.display_unit or nil, true
+    end
     if d.cells then
       cols[j].format = function(v, row)
         local cs = row[CELLS]
@@ -317,7 +334,7 @@ function report.from_data(d)
   return t
 end
 
-local keyorder = { "recipe", "title", "id", "name", "unit", "key", "compare", "columns", "rows",
+local keyorder = { "recipe", "title", "id", "name", "unit", "display_unit", "key", "compare", "columns", "rows",
   "notes", "meta", "tables" }
 
 --- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
@@ -335,6 +352,19 @@ function report.json(t, extra)
     for _, c in ipairs(d.columns) do order[#order + 1] = c.name end
   end
   return json.encode(doc, { indent = true, keyorder = order }) .. "\n"
+end
+
+--- What a plain CSV file of `t` leaves out, as JSON: the table's id, title,
+-- columns (names, units, which are keys), metadata and notes, without the
+-- rows, plus the fields of `extra` (recipe, date, options ...). A recipe's
+-- --csv writes it beside each CSV file (`FILE.meta.json`).
+function report.csv_meta(t, extra)
+  local d = t:data()
+  d.rows, d.cells = nil, nil
+  for k, v in pairs(extra or {}) do d[k] = v end
+  local order = table.move(keyorder, 1, #keyorder, 1, {})
+  for _, c in ipairs(d.columns) do order[#order + 1] = c.name end
+  return json.encode(d, { indent = true, keyorder = order }) .. "\n"
 end
 
 --- Decodes JSON text (raises on a parse error).

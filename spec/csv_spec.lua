@@ -1,0 +1,78 @@
+-- Every recipe's --csv, as a user's spreadsheet or pandas meets it: each
+-- recipe (but the report card, which composes them) runs --quick with --json
+-- and --csv into a temporary folder; spec/support/csv_check.py (Python's csv
+-- module, and pandas.read_csv where python3-pandas is installed) reads each
+-- CSV file and compares it, header and fields, with the JSON table of the id
+-- its sidecar (STEM.meta.json) names. The JSON in turn must say what its
+-- values are: a time column whose cells show milliseconds holds nanoseconds
+-- only under the unit "ns" (display_unit "ms").
+local json = require "dkjson"
+local support = require "spec.support.recipe"
+local shell = require "spec.support.shell"
+
+local recipes = {}
+for name in io.popen("ls recipes"):lines() do
+  local n = name:match("^(.-)%.lua$")
+  if n and n ~= "report" then recipes[#recipes + 1] = n end
+end
+
+local SCALE = { s = 1e9, ms = 1e6, us = 1e3, ["µs"] = 1e3, ns = 1 }
+
+-- The first column of t whose cells are in a time unit but whose values are
+-- not in it (a cell "0.123" ms beside a value 123456): its name, or nil.
+local function mislabelled(t)
+  for j, c in ipairs(t.columns) do
+    if SCALE[c.unit or ""] and c.unit ~= "ns" then
+      for i, row in ipairs(t.rows) do
+        local v = row[c.name]
+        local shown = tonumber(((t.cells[i] or {})[j] or ""):match("^%s*([-%d.e+]+)"))
+        if type(v) == "number" and shown and math.abs(shown) >= 1 then
+          local ratio = v / shown
+          if ratio > 1.5 or ratio < 0.67 then
+            return ("%s: '%s' shows %s %s for the value %s"):format(t.id, c.name, t.cells[i][j], c.unit, v)
+          end
+        end
+      end
+    end
+  end
+end
+
+describe("every recipe's CSV", function()
+  local dir
+
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+  end)
+
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  it("finds the recipes", function() assert.is_true(#recipes >= 20, #recipes .. " recipes") end)
+
+  for _, name in ipairs(recipes) do
+    it(name .. ": plain CSV that Python reads back as the JSON's rows", function()
+      local j, c = dir .. "/" .. name .. ".json", dir .. "/" .. name .. ".csv"
+      local _, code, err = support.run(name, ("--json %s --csv %s"):format(j, c))
+      assert.are.equal(0, code, err)
+      local doc = json.decode(support.read(j))
+      local files = {}
+      for f in io.popen("ls " .. dir):lines() do
+        if f:match("^" .. name:gsub("%p", "%%%0") .. "%.") and f:match("%.csv$") then
+          files[#files + 1] = shell.quote(dir .. "/" .. f)
+        end
+      end
+      assert.are.equal(#doc.tables, #files, "one CSV file per table")
+      for _, f in ipairs(files) do
+        local text = support.read(f:sub(2, -2))
+        assert.is_falsy(text:match("^#"), f .. " starts with a comment line")
+      end
+      local p = io.popen(("python3 spec/support/csv_check.py %s %s 2>&1; echo \"exit=$?\"")
+        :format(shell.quote(j), table.concat(files, " ")))
+      local out = p:read("a")
+      p:close()
+      assert.truthy(out:match("exit=0%s*$"), out)
+      for _, t in ipairs(doc.tables) do assert.is_nil(mislabelled(t)) end
+    end)
+  end
+end)
