@@ -67,4 +67,11 @@ int luaopen_cl(lua_State *L);
 void clua_set_root(const char *root);
 const char *clua_root(void);
 
+/* The REPL's line input (lineedit.c): with readline on a terminal (history,
+   completion through clua.complete), else getline. clua_lineedit_read returns
+   a malloc'd line without its newline, or NULL at end of input. */
+void clua_lineedit_open(lua_State *L);
+char *clua_lineedit_read(const char *prompt);
+void clua_lineedit_close(void);
+
 #endif

@@ -507,24 +507,14 @@ static const char *get_prompt(lua_State *L, int firstline)
 /* Reads a line (any length) and pushes it, without its newline. 0 at EOF. */
 static int push_line(lua_State *L, int firstline)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	const char *prompt = get_prompt(L, firstline);
-	fputs(prompt, stdout);
-	fflush(stdout);
+	char *line = clua_lineedit_read(get_prompt(L, firstline));
 	lua_pop(L, 1); /* the prompt */
-	len = getline(&line, &cap, stdin);
-	if (len < 0) {
-		free(line);
+	if (line == NULL)
 		return 0;
-	}
-	if (len > 0 && line[len - 1] == '\n')
-		line[--len] = '\0';
 	if (firstline && line[0] == '=') /* "=expr": lua 5.1's habit */
 		lua_pushfstring(L, "return %s", line + 1);
 	else
-		lua_pushlstring(L, line, (size_t)len);
+		lua_pushstring(L, line);
 	free(line);
 	return 1;
 }
@@ -602,6 +592,14 @@ static void repl(lua_State *L)
 	const char *saved = progname;
 	int status;
 	progname = NULL; /* messages in the REPL carry no program name */
+	if (lua_getglobal(L, "cl") == LUA_TNIL) { /* at the prompt, cl is a global */
+		lua_getglobal(L, "require");
+		lua_pushliteral(L, "cl");
+		if (lua_pcall(L, 1, 1, 0) == LUA_OK)
+			lua_setglobal(L, "cl");
+	}
+	lua_settop(L, 0);
+	clua_lineedit_open(L);
 	while ((status = load_line(L)) != -1) {
 		if (status == LUA_OK)
 			status = docall(L, 0, LUA_MULTRET);
@@ -610,6 +608,7 @@ static void repl(lua_State *L)
 		else
 			report(L, status);
 	}
+	clua_lineedit_close();
 	lua_settop(L, 0);
 	fputs("\n", stdout);
 	fflush(stdout);
