@@ -5,7 +5,12 @@
 #   make run                set-up, build, run recipes/overlap.lua on the default device
 #   make test               set-up, build both, every spec under busted with each binary;
 #                           ends with one line "N passed, N failed"
-#   make install PREFIX=…   PREFIX/bin/clua and PREFIX/share/clua/{lua,kernels,recipes}
+#   make install PREFIX=…   PREFIX/bin/clua, PREFIX/share/clua/{lua,kernels,recipes} and
+#                           the man page PREFIX/share/man/man1/clua.1
+#   make deb                build/deb/clua_VERSION_ARCH.deb (debian/, debhelper; lintian-clean)
+#   make module             build/cl.so: the cl module for a stock lua5.4 (require "cl");
+#                           make module-install LUADIR=… LIBDIR=… as luarocks does
+#                           (clua-scm-1.rockspec: luarocks --lua-version 5.4 make --local)
 #   make bundle             bundle/: clua, its Lua library and the pure-Lua packages it
 #                           needs, for a Linux x86-64 machine with no Lua installed
 #   make bundle-test        bundle/ as make bundle, plus busted, spec/ and build/asan/clua:
@@ -31,12 +36,12 @@ PKG_CONFIG ?= pkg-config
 BUILD      := build
 SPECS      ?= spec
 
-# Every C file of host/ goes into the one binary.
-SRC := $(wildcard host/*.c)
+# Every C file of host/ goes into the one binary, but module.c (cl.so only).
+SRC := $(filter-out host/module.c,$(wildcard host/*.c))
 
 # Recursive (=) so that nothing runs pkg-config before `make setup` has installed it.
 LUA_PC     = $(shell $(PKG_CONFIG) --exists lua5.4 2>/dev/null && echo lua5.4 || echo lua54)
-LUA_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(LUA_PC) 2>/dev/null)
+LUA_CFLAGS = $(if $(LUA_INCDIR),-I$(LUA_INCDIR),$(shell $(PKG_CONFIG) --cflags $(LUA_PC) 2>/dev/null))
 LUA_A      = $(shell $(PKG_CONFIG) --variable=libdir $(LUA_PC) 2>/dev/null)/liblua5.4.a
 CL_CFLAGS  = $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null)
 CL_LIBS    = $(or $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null),-lOpenCL)
@@ -52,15 +57,18 @@ LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) -ldl -lm
 
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
+# cl.so (make module): no interpreter front-end (main.c) nor REPL input (lineedit.c)
+MODULE_SRC := $(filter-out host/main.c host/lineedit.c,$(SRC)) host/module.c
+PIC_OBJ    := $(MODULE_SRC:host/%.c=$(BUILD)/pic/obj/%.o)
 
-.PHONY: all asan run test setup setup-run install clean bundle bundle-test check-lua doc lint fuzz check-fuzz fresh
+.PHONY: all asan run test setup setup-run install deb module module-install clean bundle bundle-test check-lua doc lint fuzz check-fuzz fresh
 
 all: $(BUILD)/clua
 
 asan: $(BUILD)/asan/clua
 
 $(BUILD)/clua: $(OBJ) | check-lua
-	$(CC) $(OPT) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS_CLUA) $(LDLIBS)
+	$(CC) $(OPT) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LDLIBS_CLUA) $(LDLIBS)
 
 $(BUILD)/asan/clua: $(ASAN_OBJ) | check-lua
 	$(CC) $(ASAN_OPT) $(LDFLAGS) -o $@ $(ASAN_OBJ) $(LDLIBS_CLUA) $(LDLIBS)
@@ -77,7 +85,7 @@ $(BUILD)/obj $(BUILD)/asan/obj:
 check-lua:
 	@test -f "$(LUA_A)" || { echo "liblua5.4.a not found ($(LUA_A)): run 'make setup'" >&2; exit 1; }
 
--include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(PIC_OBJ:.o=.d)
 
 # ---------------------------------------------------------------- set-up, run, test
 
@@ -160,6 +168,45 @@ install: $(BUILD)/clua
 	rm -rf $(DESTDIR)$(PREFIX)/share/clua/lua $(DESTDIR)$(PREFIX)/share/clua/kernels \
 	       $(DESTDIR)$(PREFIX)/share/clua/recipes
 	cp -R lua kernels recipes $(DESTDIR)$(PREFIX)/share/clua/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/clua.1 $(DESTDIR)$(PREFIX)/share/man/man1/clua.1
+
+# ---------------------------------------------------------------- Lua module
+
+# build/cl.so: the same host/ sources (less main.c, plus module.c) built
+# position-independent, with Lua's symbols left to the interpreter that loads
+# it. module-install is what clua-scm-1.rockspec's make backend runs: cl.so
+# into LIBDIR, the clua.* modules into LUADIR, kernels/ and recipes/ into
+# LIBDIR/clua/ (where cl.so finds its kernels: host/module.c).
+LUADIR     ?= $(PREFIX)/share/lua/5.4
+LIBDIR     ?= $(PREFIX)/lib/x86_64-linux-gnu/lua/5.4
+
+module: $(BUILD)/cl.so
+
+$(BUILD)/cl.so: $(PIC_OBJ)
+	$(CC) -shared $(OPT) $(CFLAGS) $(LDFLAGS) -o $@ $(PIC_OBJ) $(CL_LIBS) -ldl -lm $(LDLIBS)
+
+$(BUILD)/pic/obj/%.o: host/%.c | $(BUILD)/pic/obj
+	$(CC) $(CPPFLAGS_CLUA) $(CFLAGS_CLUA) -fPIC -DCLUA_MODULE $(OPT) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/pic/obj:
+	mkdir -p $@
+
+module-install: $(BUILD)/cl.so
+	install -d $(DESTDIR)$(LIBDIR)/clua $(DESTDIR)$(LUADIR)/clua
+	install -m 755 $(BUILD)/cl.so $(DESTDIR)$(LIBDIR)/cl.so
+	install -m 644 lua/clua/*.lua $(DESTDIR)$(LUADIR)/clua/
+	rm -rf $(DESTDIR)$(LIBDIR)/clua/kernels $(DESTDIR)$(LIBDIR)/clua/recipes
+	cp -R kernels recipes $(DESTDIR)$(LIBDIR)/clua/
+
+# ---------------------------------------------------------------- Debian package
+
+# build/deb/clua_VERSION_ARCH.deb from debian/ (debhelper), built in a copy of
+# the working tree, lintian-clean (.ci/deb; installs debhelper and lintian
+# when missing). spec/deb_spec.lua (CI, as root) also installs it, runs
+# overlap.lua --quick from /usr/share/clua and purges it: .ci/deb --install-test.
+deb:
+	@.ci/deb
 
 # ---------------------------------------------------------------- bundle
 

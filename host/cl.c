@@ -295,6 +295,9 @@ int luaopen_cl(lua_State *L) {
     {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"wait", clua_wait},
     {"error_name", cl_error_name}, {"nvml", clua_nvml}, {"debug_counts", cl_debug_counts},
     {"timeout", clua_timeout}, {NULL, NULL}};
+#ifdef CLUA_MODULE
+  clua_module_open(L); /* module.c: cl.so in a stock interpreter */
+#endif
   clua_timeout_init(L);
   luaL_newlib(L, funcs);
   clua_open_scalars(L);

@@ -67,6 +67,10 @@ int luaopen_cl(lua_State *L);
 void clua_set_root(const char *root);
 const char *clua_root(void);
 
+/* cl.so only (module.c, -DCLUA_MODULE): the root from the shared object's
+   place, and clua_exit_wait when the state closes. */
+void clua_module_open(lua_State *L);
+
 /* The REPL's line input (lineedit.c): with readline on a terminal (history,
    completion through clua.complete), else getline. clua_lineedit_read returns
    a malloc'd line without its newline, or NULL at end of input. */
