@@ -101,17 +101,31 @@ local function run(name, finding)
 end
 
 
-local function saved_tables(name)
-  if not saved then return nil end
-  for _, r in ipairs(saved.recipes or {}) do
-    if r.name == name and r.tables then return { tables = r.tables, meta = { device = saved.device and saved.device.name } } end
-  end
-end
-
 -- Device facts, from this process (the same selection rule as the recipes).
 local cl = require "cl"
 local dev = cl.device(args.device)
 local facts = devicemod.facts(dev)
+local index = devicemod.index(dev)
+
+-- Where two devices of one name meet (another device of this machine, or the
+-- saved report's device), each is named with its P:D index.
+local same_name = saved and saved.device and saved.device.name == facts.name
+for _, d in ipairs(cl.devices()) do
+  if d ~= dev and d.name == facts.name then same_name = true end
+end
+local function label(name, idx)
+  if same_name and name == facts.name then return ("%s [%s]"):format(name, idx or "?") end
+  return name
+end
+
+local function saved_tables(name)
+  if not saved then return nil end
+  for _, r in ipairs(saved.recipes or {}) do
+    if r.name == name and r.tables then
+      return { tables = r.tables, meta = { device = saved.device and label(saved.device.name, saved.device.index) } }
+    end
+  end
+end
 
 local results = {}
 for _, c in ipairs(list) do results[#results + 1] = run(c[1], c[2]) end
@@ -119,7 +133,7 @@ for _, c in ipairs(list) do results[#results + 1] = run(c[1], c[2]) end
 -- Markdown.
 local md = {}
 local function add(s) md[#md + 1] = s end
-add("# Device report: " .. facts.name)
+add("# Device report: " .. label(facts.name, index))
 add("")
 add(("Made by `clua recipes/report.lua%s%s` on %s with clua %s."):format(args.quick and " --quick" or "",
   args.device and (" --device " .. args.device) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version()))
@@ -172,6 +186,7 @@ f:close()
 -- JSON: the device facts and every recipe's tables.
 local fdata = {}
 for k, v in pairs(facts) do if type(v) ~= "function" then fdata[k] = v end end
+fdata.index = index
 local doc = { report = "clua device report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
   quick = args.quick or false, device = fdata, recipes = {} }
 for i, r in ipairs(results) do

@@ -32,6 +32,11 @@ describe("recipes/report.lua", function()
     local md = read(dir .. "/new.md")
     assert.truthy(md:find("vs saved", 1, true))
     assert.truthy(md:find("this run / saved run", 1, true))
+    -- the saved run's device has this device's name: both carry their P:D index
+    local doc = json.decode(read(dir .. "/r.json"))
+    assert.matches("^%d+:%d+$", doc.device.index)
+    assert.truthy(md:find("# Device report: " .. doc.device.name .. " [" .. doc.device.index .. "]", 1, true))
+    assert.truthy(md:find(", " .. doc.device.name .. " [" .. doc.device.index .. "], ", 1, true), md)
   end)
 
   it("reports a failing recipe and exits non-zero", function()

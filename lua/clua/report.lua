@@ -450,8 +450,10 @@ function report.compare(t, saved, opts)
     notes = t.notes, theoretical = t.theoretical }
   out.rows = t.rows
   local sm = st and st.meta or saved.meta or {}
+  -- a document's own meta.device (a label such as "NAME [P:D]") names the device first
+  local device = saved.meta and saved.meta.device or sm.device
   out:note(("vs saved = this run / saved run (%s%s%s)"):format(opts.file or "saved JSON",
-    sm.device and (", " .. tostring(sm.device)) or "", sm.date and (", " .. tostring(sm.date)) or ""))
+    device and (", " .. tostring(device)) or "", sm.date and (", " .. tostring(sm.date)) or ""))
   if not st then out:note("no saved table '" .. t.id .. "' to compare with") end
   return out
 end
