@@ -8,6 +8,7 @@ local recipe = require "clua.recipe"
 local stats = require "clua.stats"
 local timeline = require "clua.timeline"
 local units = require "clua.units"
+local noise = require "clua.noise"
 
 local R = recipe.new{
   name = "overlap",
@@ -268,6 +269,7 @@ R:main(function(R, dev)
       { name = "queues", key = true }, { name = "chunks", key = true },
       { name = "time", unit = "ms", format = ms, ns = true, compare = true },
       { name = "min", unit = "ms", format = ms, ns = true }, { name = "max", unit = "ms", format = ms, ns = true },
+      noise.column(),
       { name = "saved", unit = "%", format = "%.1f" },
       { name = "ideal", unit = "ms", format = ms, ns = true }, { name = "ideal saved", unit = "%", format = "%.1f" },
       { name = "efficiency", unit = "%", format = "%.0f" },
@@ -278,7 +280,8 @@ R:main(function(R, dev)
     local id = ideal(ph.w, ph.k, ph.r, r.nq, r.m, engines)
     local saved = 100 * (1 - r.t.median / serial.median)
     local ideal_saved = 100 * (1 - id / (ph.w + ph.k + ph.r))
-    t:add{ queues = r.nq, chunks = r.m, time = r.t.median, min = r.t.min, max = r.t.max, saved = saved,
+    t:add{ queues = r.nq, chunks = r.m, time = r.t.median, min = r.t.min, max = r.t.max,
+      spread = noise.spread(r.t), saved = saved,
       ideal = id, ["ideal saved"] = ideal_saved,
       efficiency = ideal_saved > 0.5 and 100 * saved / ideal_saved or nil,
       ["host time"] = r.t.host_summary.median }
@@ -287,8 +290,16 @@ R:main(function(R, dev)
   t:note("host time: from releasing the gate (a user event) to the last queue's finish")
   t:note("ideal: perfect overlap of the serial run's phases over these queues and copy engines (a schedule of "
     .. "in-order queues); efficiency = saved / ideal saved")
-  t:note(("best: %d queues x %d chunks, %.1f%% saved"):format(best.nq, best.m,
-    100 * (1 - best.t.median / serial.median)))
+  local best_saved = 100 * (1 - best.t.median / serial.median)
+  local best_noise = math.max(noise.spread(best.t) or 0, noise.spread(serial) or 0)
+  t:note(("best: %d queues x %d chunks, %.1f%% saved%s"):format(best.nq, best.m, best_saved,
+    best_saved <= best_noise and (" — no more than the spread of its runs or the serial run's (%.0f%%): "
+      .. "noise, not a finding"):format(best_noise) or ""))
+  if engines == 0 then
+    t:note("this device has no copy engine (a CPU: a transfer is a memcpy on the cores that run the kernels), "
+      .. "so the model's ideal saving is 0%: a 'saved' figure here is the driver running several queues' "
+      .. "commands on more cores at once, or noise, never copy/compute overlap")
+  end
   R:emit(t)
 
   local pt = R:table{

@@ -7,6 +7,7 @@ local units = require "clua.units"
 local timing = require "clua.timing"
 local report = require "clua.report"
 local verify = require "clua.verify"
+local noise = require "clua.noise"
 local devicemod = require "clua.device"
 local optcheck = require "clua.options"
 
@@ -391,9 +392,12 @@ end
 
 --- Prints a table and keeps it for the output files.
 -- The table is printed as aligned text (or Markdown with --md; with ratios to the
--- saved run with --compare) and keeps it for --csv and --json. With
+-- saved run with --compare) and keeps it for --csv and --json; a table with a
+-- spread column (clua.noise) whose rows spread too wide gets clua.noise's note. With
 -- --device all, tables are printed at the end, one per id, with a device column.
 function Recipe:emit(t)
+  local flag = not t.noise_noted and noise.note(t)
+  if flag then t:note(flag); t.noise_noted = true end
   t.device_name = rawget(self, "device") and self.facts.name
   if self.all_devices and rawget(self, "device") then t.device_index = devicemod.index(self.device) end
   self.emitted[#self.emitted + 1] = t

@@ -16,7 +16,7 @@ local function slug(s)
 end
 
 report.OPTIONS = { "title", "id", "columns", "rows", "notes", "meta", "theoretical" }
-report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns" }
+report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns", "spread" }
 
 --- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
@@ -29,6 +29,7 @@ report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "di
 --                B/s (default 10^9), that gets a "% of peak" companion column
 --                when the report's theoretical bandwidth of that kind is known
 --   value        function(row) -> value, for a column computed from others
+--   spread       true for a column of clua.noise spreads (noise.column)
 --   ns           true when the values are nanoseconds that `format` shows in
 --                `unit` (or as units.format_time does): CSV and JSON keep the
 --                nanoseconds and name their unit "ns" (JSON: unit = "ns",

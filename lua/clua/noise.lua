@@ -1,0 +1,70 @@
+--- clua.noise: how far a figure's repetitions spread, and a flag on the rows
+-- whose spread is too wide for the figure to be a finding.
+--
+-- The spread of a timed figure is (max - min) / median of its repetitions,
+-- in %. A row above `noise.THRESHOLD` (10 %) is flagged in its table (the
+-- cell reads "23.4 !") and `R:emit` adds a note saying which rows are noise:
+-- on a busy machine, or a device without the feature measured (a CPU has no
+-- copy engine to overlap with), a difference of a few tens of percent between
+-- two rows may be nothing but that noise.
+-- @module clua.noise
+local noise = {}
+
+--- Rows whose spread exceeds this many percent are flagged.
+noise.THRESHOLD = 10
+
+--- The spread of a timing: (max - min) / median in %, or nil.
+-- @param tm a clua.timing result (`min`, `median`, `max`) or a list of times
+-- @treturn number|nil
+function noise.spread(tm)
+  local lo, mid, hi
+  if type(tm) ~= "table" then return nil end
+  if tm.median then
+    lo, mid, hi = tm.min, tm.median, tm.max
+  elseif #tm > 0 then
+    local s = table.move(tm, 1, #tm, 1, {})
+    table.sort(s)
+    lo, hi = s[1], s[#s]
+    mid = #s % 2 == 1 and s[(#s + 1) // 2] or (s[#s // 2] + s[#s // 2 + 1]) / 2
+  end
+  if not (lo and mid and hi) or mid <= 0 then return nil end
+  return (hi - lo) / mid * 100
+end
+
+--- True when a spread (in %) is above the threshold.
+function noise.noisy(spread) return type(spread) == "number" and spread > noise.THRESHOLD end
+
+--- A report column for a row's spread, in %; values above the threshold read
+-- "23.4 !". `name` defaults to "spread".
+function noise.column(name)
+  return {
+    name = name or "spread", unit = "%", spread = true,
+    format = function(v)
+      return ("%.1f%s"):format(v, noise.noisy(v) and " !" or "")
+    end,
+  }
+end
+
+--- The note for a table whose spread columns flag rows, or nil when none does.
+-- @tparam clua.report t
+-- @treturn string|nil
+function noise.note(t)
+  local flagged, total, col = 0, 0, nil
+  for _, c in ipairs(t.columns) do
+    if c.spread then
+      col = c
+      for _, row in ipairs(t.rows) do
+        local v = row[c.name]
+        if type(v) == "number" then
+          total = total + 1
+          if noise.noisy(v) then flagged = flagged + 1 end
+        end
+      end
+    end
+  end
+  if not col or flagged == 0 then return nil end
+  return ("! %d of %d rows: their repetitions spread more than %d%% ((max - min) / median): noise, "
+    .. "not a finding; more --reps, or an idle machine, may tell"):format(flagged, total, noise.THRESHOLD)
+end
+
+return noise
