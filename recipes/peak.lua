@@ -5,10 +5,10 @@
 -- chain away, fails verification instead of reporting 10^6 TFLOPS. Beside
 -- each figure, the theoretical peak where the device's lanes per compute
 -- unit are known (compute units x lanes x 2 x clock).
-local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local noise = require "clua.noise"
+local peakmod = require "clua.peak"
 
 local R = recipe.new{
   name = "peak",
@@ -24,39 +24,16 @@ local R = recipe.new{
   end,
 }
 
--- Multiply-add lanes per compute unit and clock (one FMA = 2 operations), by
--- NVIDIA compute capability: the CUDA C++ Programming Guide's table
--- "Throughput of Native Arithmetic Instructions" (operations per clock cycle
--- per multiprocessor: 32-bit floating-point multiply-add, 64-bit
--- floating-point multiply-add, 32-bit integer multiply-add).
-local NVIDIA_LANES = {
-  ["7.0"] = { float = 64, double = 32, int = 64 },
-  ["7.5"] = { float = 64, double = 2, int = 64 },
-  ["8.0"] = { float = 64, double = 32, int = 64 },
-  ["8.6"] = { float = 128, double = 2, int = 64 },
-  ["8.7"] = { float = 128, double = 2, int = 64 },
-  ["8.9"] = { float = 128, double = 2, int = 64 },
-  ["9.0"] = { float = 128, double = 64, int = 64 },
-}
-
-local STEPS = 32 -- multiply-adds of each chain per loop iteration (kernels/peak.cl)
-local CHAINS = 2
-
--- The exact-result bound: lane values l + N must stay integers the type holds
--- exactly, and so must the sum of the 2W lanes.
-local EXACT = { float = 2 ^ 24, double = 2 ^ 53, int = 2 ^ 31, half = 2 ^ 11 }
+local KNOWN = { float = true, double = true, int = true, half = true }
 
 R:main(function(R, dev)
   local info = dev.info
-  local q = R.queue
   local exts = {}
   for _, e in ipairs(info.extensions or {}) do exts[e] = true end
-  local gpu = info.type == "GPU"
 
   local types = {}
-  local wanted = R.args.types or "float,double,int,half"
-  for t in wanted:gmatch("[^,%s]+") do
-    if not EXACT[t] then error(("--types: unknown type '%s' (float, double, int, half)"):format(t), 0) end
+  for t in (R.args.types or "float,double,int,half"):gmatch("[^,%s]+") do
+    if not KNOWN[t] then error(("--types: unknown type '%s' (float, double, int, half)"):format(t), 0) end
     types[#types + 1] = t
   end
   local widths = {}
@@ -67,18 +44,8 @@ R:main(function(R, dev)
     end
     widths[#widths + 1] = n
   end
-  local target = R.args.target_ms or (R.quick and 2 or (gpu and 20 or 5))
-
-  -- Enough work-groups to fill every compute unit many times over.
-  local L = math.min(256, info.max_work_group_size)
-  local groups = info.compute_units * (gpu and 64 or 4)
-  local global = groups * L
-
-  local lanes = info.compute_capability and NVIDIA_LANES[tostring(info.compute_capability)]
-  local lanes_why = info.compute_capability
-    and ("compute capability %s: CUDA C++ Programming Guide, arithmetic instruction throughput"):format(
-      info.compute_capability)
-    or "lanes per compute unit unknown for this device"
+  local target = R.args.target_ms or (R.quick and 2 or (info.type == "GPU" and 20 or 5))
+  local global, L, groups = peakmod.geometry(info)
 
   local t = R:table{
     title = ("Compute peak: multiply-add chains, %d work-items (%d groups of %d)"):format(global, groups, L),
@@ -96,7 +63,7 @@ R:main(function(R, dev)
   local p = plot.new{ title = "Compute peak by vector width", x = { name = "vector width", log2 = true },
     y = { name = "operations", unit = "G/s", from = 0 } }
 
-  local first = true
+  local first, why_lanes = true, nil
   for _, ty in ipairs(types) do
     local missing = (ty == "double" and not exts.cl_khr_fp64 and "cl_khr_fp64")
       or (ty == "half" and not exts.cl_khr_fp16 and "cl_khr_fp16")
@@ -108,49 +75,26 @@ R:main(function(R, dev)
       t:note("half: not measured: a half chain cannot count its steps exactly past 2048, so its result "
         .. "could not be checked")
     else
+      local th, why = peakmod.theoretical(info, ty)
+      why_lanes = why_lanes or why
       for _, w in ipairs(widths) do
-        local defines = { S = ty, W = w, INTEGER = ty == "int" or nil, FP64 = ty == "double" or nil }
-        local k = R:kernel("peak.cl", "peak", defines)
-        local out = R.ctx:buffer(global * (ty == "double" and 8 or 4))
-        local scalar = ty == "double" and cl.double or ty == "int" and cl.int or cl.float
-        -- the most iterations whose result stays exact: 2W x (lanes + N) < EXACT
-        local cap = math.max(1, math.floor((EXACT[ty] / (2 * w) - 2 * w) / STEPS))
-        cap = math.min(cap, 1 << 20)
-        -- calibrate: a probe, then iterations that fill the target time
-        local iterations = math.min(cap, 16)
-        k:args(out, scalar(1), scalar(1), cl.uint(iterations))
-        q:launch(k, global, L)
-        local probe = q:launch(k, global, L)
-        q:finish()
-        local ns = math.max(probe.duration, 1)
-        iterations = math.max(1, math.min(cap, math.floor(iterations * target * 1e6 / ns)))
-        k:args(out, scalar(1), scalar(1), cl.uint(iterations))
-        local tm = R:time(function() return q:launch(k, global, L) end, { label = ("%s%d"):format(ty, w) })
-
-        -- verify: every work-item's sum of lanes, W(2W - 1) + 2W N
-        local n = iterations * STEPS
-        local expected = w * (2 * w - 1) + 2 * w * n
-        local got = cl.array(ty, global)
-        q:read(out, got)
-        if first then R:corrupt_one(got); first = false end
-        local ref = cl.array(ty, global):fill(expected)
-        R:verify(("%s%s: sum of lanes after %d steps"):format(ty, w == 1 and "" or w, n), got, ref, { exact = true })
-
-        local ops = global * iterations * STEPS * CHAINS * w * 2
-        local th = lanes and lanes[ty] and info.compute_units * lanes[ty] * 2 * info.max_clock_mhz * 1e6
-        local row = { type = ty, width = w, peak = ops / tm.min, median = ops / tm.median,
-          spread = noise.spread(tm), theoretical = th and th / 1e9, iterations = iterations }
-        row["% of theoretical"] = th and row.peak * 1e9 / th * 100
+        local m = peakmod.measure(R, ty, w, { target_ms = target, corrupt = first })
+        first = false
+        local row = { type = ty, width = w, peak = m.peak / 1e9, median = m.median / 1e9, spread = m.spread,
+          theoretical = th and th / 1e9, iterations = m.iterations }
+        row["% of theoretical"] = th and m.peak / th * 100
         t:add(row)
         p:add(ty, w, row.peak)
       end
     end
   end
   t:note(("operations: work-items x iterations x %d steps x %d chains x width x 2 (a multiply-add is 2); "
-    .. "peak from the fastest of %d runs (clpeak reports the mean), median beside it"):format(STEPS, CHAINS, R.reps))
-  t:note(("verified: every work-item's sum of lanes equals W(2W-1) + 2WN exactly (N steps of x = x*a + b "
-    .. "with a = b = 1 passed at run time)"))
-  t:note(("theoretical: compute units x lanes x 2 x %d MHz (%s)"):format(info.max_clock_mhz or 0, lanes_why))
+    .. "G/s = 10^9 FLOP/s (float, double) or OP/s (int); peak from the fastest of %d runs (clpeak reports "
+    .. "the mean), median beside it"):format(peakmod.STEPS, peakmod.CHAINS, R.reps))
+  t:note("verified: every work-item's sum of lanes equals W(2W-1) + 2WN exactly (N steps of x = x*a + b "
+    .. "with a = b = 1 passed at run time)")
+  t:note(("theoretical: compute units x lanes x 2 x %s MHz (%s)"):format(info.max_clock_mhz or "?",
+    why_lanes or "unknown"))
   R:emit(t)
   R:plot(p)
 end)

@@ -87,4 +87,26 @@ describe("clua.plot", function()
     assert.equal("GB/s", p.y.unit)
     assert.same({ { 1024, 1 }, { 2048, 2 } }, p.series[1].points)
   end)
+
+  it("draws a roofline: both axes log2, a dashed roof, labelled points", function()
+    local p = plot.new{ title = "roof", x = { name = "intensity", unit = "op/B", log2 = true },
+      y = { name = "throughput", unit = "G/s", log2 = true } }
+    for _, x in ipairs({ 0.25, 1, 4, 16, 64, 256 }) do p:add("roof", x, math.min(60000, 3000 * x)) end
+    p:style("roof", { dashed = true })
+    p:add("kernels", 0.5, 1000, "copy")
+    p:add("kernels", 30, 40000, "matmul")
+    p:add("kernels", 2, 0) -- not on a log axis: left out
+    p:style("kernels", { line = false })
+    local text = p:text()
+    assert.matches("1000 +", text, 1, true)
+    assert.matches("1e+04 +", text, 1, true)
+    assert.matches("throughput (G/s, log2 scale)", text, 1, true)
+    local svg = p:svg()
+    assert.matches('stroke-dasharray="6 4"', svg, 1, true)
+    assert.matches(">matmul</text>", svg, 1, true)
+    local _, polylines = svg:gsub("<polyline", "")
+    assert.are.equal(1, polylines) -- the roof; the kernels are points alone
+    assert.are.equal(2, #p.series[2].points)
+    assert.has_error(function() p:style("roof", { dotted = true }) end)
+  end)
 end)

@@ -18,7 +18,8 @@ plot.AXIS = { "name", "unit", "log2", "format", "from" }
 --- A new plot (a `Plot`: the methods `Plot:...` below).
 -- plot.new{title=, x={name=, unit=, log2=, format=}, y={name=, unit=, format=, from=},
 --          series={{name=, points={{x, y}, ...}}, ...}}
--- x.log2 draws x on a log2 scale (size sweeps); x.format/y.format turn a value
+-- x.log2 draws x on a log2 scale (size sweeps), y.log2 y (a roofline: both,
+-- with ticks at powers of 10 where they fit); x.format/y.format turn a value
 -- into a tick label (default: units.format_size when the unit is "bytes",
 -- else units.format_number); y.from is the bottom of the y axis (default 0,
 -- or the data's minimum when it is negative).
@@ -35,13 +36,32 @@ function plot.new(spec)
   return p
 end
 
---- Adds the point (x, y) to the series `name` (created on first use).
-function Plot:add(name, x, y)
+local function series_of(p, name)
   name = tostring(name or "")
-  local s
-  for _, t in ipairs(self.series) do if t.name == name then s = t end end
-  if not s then s = { name = name, points = {} }; self.series[#self.series + 1] = s end
-  if type(x) == "number" and type(y) == "number" and y == y then s.points[#s.points + 1] = { x, y } end
+  for _, t in ipairs(p.series) do if t.name == name then return t end end
+  local s = { name = name, points = {} }
+  p.series[#p.series + 1] = s
+  return s
+end
+
+--- Adds the point (x, y) to the series `name` (created on first use);
+-- `label`, when given, is written beside the point in the SVG. A point that
+-- a log2 axis cannot show (x or y not above 0 there) is left out.
+function Plot:add(name, x, y, label)
+  local s = series_of(self, name)
+  if type(x) == "number" and type(y) == "number" and y == y
+    and not (self.x.log2 and x <= 0) and not (self.y.log2 and y <= 0) then
+    s.points[#s.points + 1] = { x, y, label }
+  end
+  return self
+end
+
+--- How the series `name` is drawn: `{line = false}` for points alone (a
+-- scatter of labelled points), `{dashed = true}` for a dashed line (a roof).
+function Plot:style(name, style)
+  style = options.check(style, "Plot:style", { "line", "dashed" })
+  local s = series_of(self, name)
+  s.line, s.dashed = style.line, style.dashed
   return self
 end
 
@@ -78,25 +98,53 @@ local function formatter(axis)
   return tick_number
 end
 
---- Data ranges, with the x transform applied (log2 when asked).
+local function log2(v) return math.log(v, 2) end
+local function same(v) return v end
+
+--- Data ranges, with the axes' transforms applied (log2 when asked): tx, ty
+-- and the ranges in transformed units.
 function Plot:ranges()
-  local tx = self.x.log2 and function(v) return math.log(v, 2) end or function(v) return v end
+  local tx = self.x.log2 and log2 or same
+  local ty = self.y.log2 and log2 or same
   local xmin, xmax, ymin, ymax = math.huge, -math.huge, math.huge, -math.huge
   local xs, seen = {}, {}
   for _, s in ipairs(self.series) do
     for _, pt in ipairs(s.points) do
-      local x = tx(pt[1])
+      local x, y = tx(pt[1]), ty(pt[2])
       xmin, xmax = math.min(xmin, x), math.max(xmax, x)
-      ymin, ymax = math.min(ymin, pt[2]), math.max(ymax, pt[2])
+      ymin, ymax = math.min(ymin, y), math.max(ymax, y)
       if not seen[pt[1]] then seen[pt[1]] = true; xs[#xs + 1] = pt[1] end
     end
   end
   if xmin > xmax then xmin, xmax, ymin, ymax = 0, 1, 0, 1 end
   if xmax == xmin then xmin, xmax = xmin - 1, xmax + 1 end
-  local lo = self.y.from or math.min(0, ymin)
-  if ymax <= lo then ymax = lo + 1 end
+  local lo
+  if self.y.log2 then
+    lo = math.floor(ymin)
+    ymax = math.max(math.ceil(ymax), lo + 1)
+  else
+    lo = self.y.from or math.min(0, ymin)
+    if ymax <= lo then ymax = lo + 1 end
+  end
   table.sort(xs)
-  return { tx = tx, xmin = xmin, xmax = xmax, ymin = lo, ymax = ymax, xs = xs }
+  return { tx = tx, ty = ty, xmin = xmin, xmax = xmax, ymin = lo, ymax = ymax, xs = xs }
+end
+
+-- The y ticks, in transformed units: round values on a linear axis; on a
+-- log2 axis the powers of 10 inside the range (powers of 2 where fewer than
+-- two fit).
+local function y_ticks(self, r, n)
+  if not self.y.log2 then return plot.ticks(r.ymin, r.ymax, n) end
+  local t = {}
+  for k = math.ceil(r.ymin / log2(10) - 1e-9), math.floor(r.ymax / log2(10) + 1e-9) do
+    t[#t + 1] = k * log2(10)
+  end
+  if #t < 2 then
+    t = {}
+    local step = math.max(1, math.ceil((r.ymax - r.ymin) / n))
+    for v = r.ymin, r.ymax, step do t[#t + 1] = v end
+  end
+  return t
 end
 
 --- Round tick positions covering [lo, hi]: about n of them, steps of 1, 2 or 5 x 10^k.
@@ -116,8 +164,8 @@ end
 
 -- The x values to label: the data's x values (all of them if they fit, else
 -- an even selection), or round ticks on a linear axis.
-local function x_ticks(r, log2, max)
-  if log2 then
+local function x_ticks(r, is_log, max)
+  if is_log then
     local xs = r.xs
     if #xs <= max then return xs end
     local out, stride = {}, math.ceil(#xs / max)
@@ -131,9 +179,11 @@ end
 function Plot:text(width, height)
   width, height = width or 80, height or 16
   local r = self:ranges()
-  local yt = plot.ticks(r.ymin, r.ymax, 4)
+  local yt = y_ticks(self, r, 4)
   local ymax = math.max(r.ymax, yt[#yt])
-  local fy, fx = formatter(self.y), formatter(self.x)
+  local fx = formatter(self.x)
+  local fy0 = formatter(self.y)
+  local fy = self.y.log2 and function(v) return fy0(2 ^ v) end or fy0
   local lw = 0
   for _, v in ipairs(yt) do lw = math.max(lw, utf8.len(fy(v))) end
   local w = width - lw - 2
@@ -144,7 +194,7 @@ function Plot:text(width, height)
   for k, s in ipairs(self.series) do
     local m = plot.markers[(k - 1) % #plot.markers + 1]
     for _, pt in ipairs(s.points) do
-      local i, j = row(pt[2]), col(pt[1])
+      local i, j = row(r.ty(pt[2])), col(pt[1])
       if grid[i] and grid[i][j] then grid[i][j] = m end
     end
   end
@@ -194,11 +244,14 @@ function Plot:svg(opts)
   local left, right, top, bottom = 80, 170, 46, 64
   local pw, ph = W - left - right, H - top - bottom
   local r = self:ranges()
-  local yt = plot.ticks(r.ymin, r.ymax, 5)
+  local yt = y_ticks(self, r, 5)
   local ymax = math.max(r.ymax, yt[#yt])
-  local fy, fx = formatter(self.y), formatter(self.x)
+  local fx = formatter(self.x)
+  local fy0 = formatter(self.y)
+  local fy = self.y.log2 and function(v) return fy0(2 ^ v) end or fy0
   local function px(x) return left + (r.tx(x) - r.xmin) / (r.xmax - r.xmin) * pw end
-  local function py(y) return top + ph - (y - r.ymin) / (ymax - r.ymin) * ph end
+  local function py(y) return top + ph - (r.ty(y) - r.ymin) / (ymax - r.ymin) * ph end
+  local function pyt(v) return top + ph - (v - r.ymin) / (ymax - r.ymin) * ph end -- a transformed value
   local o = {}
   local function add(fmt, ...) o[#o + 1] = fmt:format(...) end
   add('<?xml version="1.0" encoding="UTF-8"?>')
@@ -208,7 +261,7 @@ function Plot:svg(opts)
   add('<text x="%g" y="24" text-anchor="middle" font-size="15" font-weight="bold">%s</text>',
     left + pw / 2, esc(self.title))
   for _, v in ipairs(yt) do
-    local y = py(v)
+    local y = pyt(v)
     add('<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/>', left, y, left + pw, y)
     add('<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>',
       left - 6, y, esc(fy(v)))
@@ -230,11 +283,16 @@ function Plot:svg(opts)
     table.sort(sorted, function(a, b) return a[1] < b[1] end)
     for i, pt in ipairs(sorted) do pts[i] = ("%.1f,%.1f"):format(px(pt[1]), py(pt[2])) end
     add('<g class="series"><title>%s</title>', esc(s.name))
-    if #pts > 1 then
-      add('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>', color, table.concat(pts, " "))
+    if #pts > 1 and s.line ~= false then
+      add('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>', color,
+        s.dashed and ' stroke-dasharray="6 4"' or "", table.concat(pts, " "))
     end
     for _, pt in ipairs(sorted) do
-      add('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>', px(pt[1]), py(pt[2]), color)
+      if not s.dashed then add('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>', px(pt[1]), py(pt[2]), color) end
+      if pt[3] then
+        add('<text x="%.1f" y="%.1f" font-size="9" fill="%s">%s</text>', px(pt[1]) + 5, py(pt[2]) - 4, color,
+          esc(pt[3]))
+      end
     end
     add('</g>')
     local ly = top + 10 + (k - 1) * 20

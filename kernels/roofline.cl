@@ -1,0 +1,39 @@
+/* roofline.cl: mixbench's method (recipes/roofline.lua): one kernel family
+   whose arithmetic intensity is set by K, the multiply-adds done on each
+   element between reading it and writing it.
+
+   Each work-item reads 4 elements of `in` (a stride of the global size
+   apart, so that every access is coalesced), runs K dependent multiply-adds
+   x = x * a + b on each (four independent chains), and writes the 4 results
+   to `out`: 2K operations per element against one read and one write of it,
+   an intensity of K / sizeof(S) operations per byte. a and b arrive at run
+   time (the host passes 1 and 1), so no compiler can fold the chain; element
+   i, holding i, becomes i + K exactly, which the host checks. K = 0 is a
+   plain copy: the bandwidth roof.
+
+   Defines: S (float, double, int), K, INTEGER for int, FP64 for double. */
+#ifdef FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#ifdef INTEGER
+#define MAD(x, a, b) ((x) * (a) + (b))
+#else
+#define MAD(x, a, b) mad(x, a, b)
+#endif
+
+__kernel void roofline(__global S *out, __global const S *in, S a, S b)
+{
+	size_t i = get_global_id(0), n = get_global_size(0);
+	S x0 = in[i], x1 = in[i + n], x2 = in[i + 2 * n], x3 = in[i + 3 * n];
+	for (int j = 0; j < K; j++) {
+		x0 = MAD(x0, a, b);
+		x1 = MAD(x1, a, b);
+		x2 = MAD(x2, a, b);
+		x3 = MAD(x3, a, b);
+	}
+	out[i] = x0;
+	out[i + n] = x1;
+	out[i + 2 * n] = x2;
+	out[i + 3 * n] = x3;
+}

@@ -1,0 +1,108 @@
+--- clua.peak: one compute-peak measurement, clpeak's method with a result
+-- the host predicts (kernels/peak.cl): two chains of dependent multiply-adds
+-- per work-item, x = x * a + b with a = b = 1 passed at run time, every lane
+-- starting at its own value; after N steps lane l holds l + N exactly and
+-- the work-item writes the sum of its lanes, which the host checks. Used by
+-- recipes/peak.lua (every type and width) and recipes/roofline.lua (the
+-- compute roof).
+-- @module clua.peak
+local cl = require "cl"
+local noise = require "clua.noise"
+
+local peak = {}
+
+--- Multiply-adds of each chain per loop iteration, and chains per work-item.
+peak.STEPS, peak.CHAINS = 32, 2
+
+-- The exact-result bound of each type: lane values l + N, and the sum of the
+-- 2W lanes, must stay integers the type holds exactly.
+local EXACT = { float = 2 ^ 24, double = 2 ^ 53, int = 2 ^ 31 }
+
+-- Multiply-add lanes per compute unit and clock (one FMA = 2 operations), by
+-- NVIDIA compute capability: the CUDA C++ Programming Guide's table
+-- "Throughput of Native Arithmetic Instructions" (results per clock cycle per
+-- multiprocessor: 32-bit floating-point multiply-add, 64-bit floating-point
+-- multiply-add, 32-bit integer multiply-add).
+local NVIDIA_LANES = {
+  ["7.0"] = { float = 64, double = 32, int = 64 },
+  ["7.5"] = { float = 64, double = 2, int = 64 },
+  ["8.0"] = { float = 64, double = 32, int = 64 },
+  ["8.6"] = { float = 128, double = 2, int = 64 },
+  ["8.7"] = { float = 128, double = 2, int = 64 },
+  ["8.9"] = { float = 128, double = 2, int = 64 },
+  ["9.0"] = { float = 128, double = 64, int = 64 },
+}
+
+--- The types peak.measure takes.
+peak.TYPES = { "float", "double", "int" }
+
+--- The launch geometry that fills a device many times over: global, local
+-- size and work-groups (64 groups per compute unit on a GPU, 4 elsewhere).
+function peak.geometry(info)
+  local L = math.min(256, info.max_work_group_size)
+  local groups = info.compute_units * (info.type == "GPU" and 64 or 4)
+  return groups * L, L, groups
+end
+
+--- The theoretical peak of a type in operations/s (compute units x lanes x
+-- 2 x clock), or nil; and where the lanes per compute unit came from.
+-- @param info a device's `info`
+-- @string ty "float", "double" or "int"
+-- @treturn number|nil operations per second
+-- @treturn string the source of the lanes, or why there is none
+function peak.theoretical(info, ty)
+  local cc = info.compute_capability and tostring(info.compute_capability)
+  local lanes = cc and NVIDIA_LANES[cc]
+  if not lanes or not lanes[ty] or not info.max_clock_mhz then
+    return nil, cc and ("no lanes table for compute capability " .. cc)
+      or "lanes per compute unit unknown for this device"
+  end
+  return info.compute_units * lanes[ty] * 2 * info.max_clock_mhz * 1e6,
+    ("compute capability %s: %d lanes per SM (CUDA C++ Programming Guide, arithmetic instruction throughput)")
+      :format(cc, lanes[ty])
+end
+
+--- Measures one type and vector width on R's device and queue: calibrates
+-- the iterations to fill `opts.target_ms`, times the kernel with R:time,
+-- reads every work-item's result and verifies it (R:verify, exact) before
+-- returning. `opts.corrupt`: corrupt the result first (CLUA_CORRUPT).
+-- @param R a recipe (clua.recipe), its device chosen
+-- @string ty "float", "double" or "int"
+-- @int w the vector width: 1, 2, 4, 8 or 16
+-- @tab opts `target_ms` (required), `corrupt`
+-- @treturn table `{peak=, median= (operations/s), spread= (%), iterations=, global=, tm=}`
+function peak.measure(R, ty, w, opts)
+  assert(EXACT[ty], "clua.peak: unknown type " .. tostring(ty))
+  local q = R.queue
+  local global, L = peak.geometry(R.device.info)
+  local defines = { S = ty, W = w, INTEGER = ty == "int" or nil, FP64 = ty == "double" or nil }
+  local k = R:kernel("peak.cl", "peak", defines)
+  local size = ty == "double" and 8 or 4
+  local out = R.ctx:buffer(global * size)
+  local scalar = ty == "double" and cl.double or ty == "int" and cl.int or cl.float
+  -- the most iterations whose result stays exact: 2W x (2W + N) < EXACT
+  local cap = math.max(1, math.floor((EXACT[ty] / (2 * w) - 2 * w) / peak.STEPS))
+  cap = math.min(cap, 1 << 20)
+  -- calibrate: a warm launch, a probe, then the iterations that fill the target
+  local iterations = math.min(cap, 16)
+  k:args(out, scalar(1), scalar(1), cl.uint(iterations))
+  q:launch(k, global, L)
+  local probe = q:launch(k, global, L)
+  q:finish()
+  iterations = math.max(1, math.min(cap, math.floor(iterations * opts.target_ms * 1e6 / math.max(probe.duration, 1))))
+  k:args(out, scalar(1), scalar(1), cl.uint(iterations))
+  local tm = R:time(function() return q:launch(k, global, L) end, { label = ("%s%d"):format(ty, w) })
+
+  -- every work-item's sum of lanes: W(2W - 1) + 2W N
+  local n = iterations * peak.STEPS
+  local got = cl.array(ty, global)
+  q:read(out, got)
+  if opts.corrupt then R:corrupt_one(got) end
+  R:verify(("%s%s: sum of lanes after %d steps"):format(ty, w == 1 and "" or w, n), got,
+    cl.array(ty, global):fill(w * (2 * w - 1) + 2 * w * n), { exact = true })
+  local ops = global * iterations * peak.STEPS * peak.CHAINS * w * 2
+  return { peak = ops / tm.min * 1e9, median = ops / tm.median * 1e9, spread = noise.spread(tm),
+    iterations = iterations, global = global, tm = tm }
+end
+
+return peak

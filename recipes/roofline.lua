@@ -1,0 +1,163 @@
+-- roofline: mixbench's method. One kernel family (kernels/roofline.cl) whose
+-- arithmetic intensity is set by K, the multiply-adds done on each element
+-- between reading and writing it, swept from 1/4 to 256 operations per byte
+-- for float, double and int; the measured throughput against intensity, under
+-- the two roofs measured in the same run: the bandwidth roof (the K = 0 copy,
+-- read + write, as stream's copy) and the compute roof (clua.peak, as
+-- recipes/peak.lua: the best of widths 1, 4 and 16). The ridge point is where
+-- they meet. Every point is verified (element i, holding i mod 2^20, must
+-- come back as that + K exactly) before a figure is printed.
+local cl = require "cl"
+local recipe = require "clua.recipe"
+local plot = require "clua.plot"
+local units = require "clua.units"
+local noise = require "clua.noise"
+local peakmod = require "clua.peak"
+
+local R = recipe.new{
+  name = "roofline",
+  description = "Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.",
+  seed = "mixbench (Konstantinidis and Cotronis): the roofline of a device, measured",
+  quick_size = "1MiB", quick_reps = 3,
+  options = function(p)
+    p:option("--types", "Types, comma-separated: float, double, int (default: all the device has).")
+      :argname("LIST")
+  end,
+}
+
+local SIZE = { float = 4, double = 8, int = 4 }
+local BLOCK = 1 << 20 -- the input repeats 0 .. BLOCK-1: every value + K stays exact in float
+
+-- Fills arr (n elements, n a multiple of BLOCK or smaller) with i mod BLOCK + add.
+local function pattern(ty, n, add)
+  local arr = cl.array(ty, n)
+  local b = math.min(n, BLOCK)
+  local block = cl.array(ty, b):ramp(add, 1)
+  for first = 0, n - 1, b do arr:slice(first, b):copy(block) end
+  return arr
+end
+
+R:main(function(R, dev)
+  local info = dev.info
+  local q = R.queue
+  local exts = {}
+  for _, e in ipairs(info.extensions or {}) do exts[e] = true end
+  local gpu = info.type == "GPU"
+
+  local types = {}
+  for t in (R.args.types or "float,double,int"):gmatch("[^,%s]+") do
+    if not SIZE[t] then error(("--types: unknown type '%s' (float, double, int)"):format(t), 0) end
+    if t == "double" and not exts.cl_khr_fp64 then
+      R.skipped = (R.skipped or "") .. "double: not measured: the device has no cl_khr_fp64"
+    else
+      types[#types + 1] = t
+    end
+  end
+
+  -- Elements per array: 2^26 on a GPU (256 MiB of float: far past any L2),
+  -- 2^22 elsewhere, 2^18 with --quick; a multiple of BLOCK and of 4 work-items'
+  -- elements, within the allocation limits.
+  local n = R.size and math.tointeger(R.size // 8) or (R.quick and (1 << 18)) or (gpu and (1 << 26) or (1 << 22))
+  n = math.min(n, info.max_mem_alloc_size // 8, info.global_mem_size // 32)
+  n = n >= BLOCK and n // BLOCK * BLOCK or math.max(1024, n // 1024 * 1024)
+  local L = math.min(256, info.max_work_group_size)
+  local global = n // 4
+  if global % L ~= 0 then L = 64 end
+
+  local ks = {}
+  local top = R.quick and 256 or 1024
+  local k = 1
+  while k <= top do ks[#ks + 1] = k; k = k * (R.quick and 4 or 2) end
+
+  local t = R:table{
+    title = ("Roofline: K multiply-adds per element read and written (%d elements)"):format(n),
+    id = "roofline",
+    columns = {
+      { name = "type", key = true }, { name = "K", key = true, format = "%d" },
+      { name = "intensity", unit = "op/B", format = "%.3g" },
+      { name = "throughput", unit = "G/s", format = "%.1f", compare = true },
+      { name = "bandwidth", unit = "GB/s", format = "%.1f" },
+      noise.column(),
+      { name = "roof", unit = "G/s", format = "%.1f" },
+      { name = "% of roof", unit = "%", format = "%.1f" },
+    },
+  }
+  local roofs = R:table{
+    title = "The roofs, measured in this run",
+    id = "roofs",
+    columns = {
+      { name = "type", key = true },
+      { name = "bandwidth", unit = "GB/s", format = "%.1f", compare = true },
+      { name = "peak", unit = "G/s", format = "%.1f", compare = true },
+      { name = "peak width", format = "%d" },
+      { name = "ridge", unit = "op/B", format = "%.2f" },
+    },
+  }
+  local p = plot.new{ title = "Roofline: measured throughput under the measured roofs",
+    x = { name = "arithmetic intensity", unit = "op/B", log2 = true },
+    y = { name = "throughput", unit = "G/s", log2 = true } }
+
+  local din, dout = R.ctx:buffer(n * 8), R.ctx:buffer(n * 8)
+  local target = R.quick and 2 or (gpu and 20 or 5)
+  local first = true
+  for _, ty in ipairs(types) do
+    local size = SIZE[ty]
+    local scalar = ty == "double" and cl.double or ty == "int" and cl.int or cl.float
+    q:write(din, pattern(ty, n, 0))
+
+    -- The compute roof: the best of three widths of clua.peak.
+    local best, width = nil, nil
+    for _, w in ipairs({ 1, 4, 16 }) do
+      local m = peakmod.measure(R, ty, w, { target_ms = target })
+      if not best or m.peak > best then best, width = m.peak, w end
+    end
+
+    -- K = 0 (the bandwidth roof), then the sweep; intensity = 2K / (2 size).
+    local function point(K)
+      local kern = R:kernel("roofline.cl", "roofline", { S = ty, K = K, INTEGER = ty == "int" or nil,
+        FP64 = ty == "double" or nil })
+      kern:args(dout, din, scalar(1), scalar(1))
+      q:fill(dout, 0, { type = ty })
+      local tm = R:time(function() return q:launch(kern, global, L) end, { label = ("%s K=%d"):format(ty, K) })
+      local got = cl.array(ty, n)
+      q:read(dout, got)
+      if first and K > 0 then R:corrupt_one(got); first = false end
+      R:verify(("%s, K = %d: i mod 2^20 + K"):format(ty, K), got, pattern(ty, n, K), { exact = true })
+      return tm
+    end
+    local copy = point(0)
+    local bw = 2 * n * size / copy.min -- bytes per ns = GB/s
+    local peak_g = best / 1e9
+    roofs:add{ type = ty, bandwidth = bw, peak = peak_g, ["peak width"] = width, ridge = peak_g / bw }
+
+    for _, K in ipairs(ks) do
+      local K2 = ty == "double" and 2 * K or K -- the same intensities for 8-byte elements
+      local tm = point(K2)
+      local intensity = K2 / size
+      local gops = 2 * K2 * n / tm.min
+      local roof = math.min(peak_g, bw * intensity)
+      t:add{ type = ty, K = K2, intensity = intensity, throughput = gops, bandwidth = 2 * n * size / tm.min,
+        spread = noise.spread(tm), roof = roof, ["% of roof"] = gops / roof * 100 }
+      p:add(ty, intensity, gops)
+    end
+    -- the roof line: bandwidth x intensity up to the ridge, then the peak
+    local lo, hi = ks[1] / 4, ks[#ks] / 4
+    local x = lo
+    while x <= hi * 1.0001 do p:add(ty .. " roof", x, math.min(peak_g, bw * x)); x = x * 2 end
+    if peak_g / bw > lo and peak_g / bw < hi then p:add(ty .. " roof", peak_g / bw, peak_g) end
+    p:style(ty .. " roof", { dashed = true })
+  end
+
+  t:note(("intensity: K multiply-adds (2K operations) per element over its read and its write (2 x its size); "
+    .. "throughput and bandwidth from the fastest of %d runs"):format(R.reps))
+  t:note("roof: min(peak, bandwidth x intensity), the roofs of the table below")
+  t:note(("verified: every element (i mod 2^20 + K, exactly); %d work-items of 4 elements, groups of %d, %s per array")
+    :format(global, L, units.format_size(n * 4)))
+  if R.skipped then t:note(R.skipped) end
+  roofs:note("bandwidth: the K = 0 copy (each element read and written once: stream's copy)")
+  roofs:note("peak: clua.peak (recipes/peak.lua's chains), the best of vector widths 1, 4 and 16")
+  roofs:note("ridge: peak / bandwidth: below it a kernel is memory-bound, above it compute-bound")
+  R:emit(t)
+  R:emit(roofs)
+  R:plot(p)
+end)
