@@ -102,7 +102,7 @@ R:main(function(R, dev)
   local first = true
   for _, ty in ipairs(types) do
     local size = SIZE[ty]
-    local scalar = ty == "double" and cl.double or ty == "int" and cl.int or cl.float
+    local ab = R.ctx:buffer(cl.array(ty, 2):fill(1))
     q:write(din, pattern(ty, n, 0))
 
     -- The compute roof: the best of three widths of clua.peak.
@@ -116,7 +116,7 @@ R:main(function(R, dev)
     local function point(K)
       local kern = R:kernel("roofline.cl", "roofline", { S = ty, K = K, INTEGER = ty == "int" or nil,
         FP64 = ty == "double" or nil })
-      kern:args(dout, din, scalar(1), scalar(1))
+      kern:args(dout, din, ab)
       q:fill(dout, 0, { type = ty })
       local tm = R:time(function() return q:launch(kern, global, L) end, { label = ("%s K=%d"):format(ty, K) })
       local got = cl.array(ty, n)

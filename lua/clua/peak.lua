@@ -1,6 +1,6 @@
 --- clua.peak: one compute-peak measurement, clpeak's method with a result
 -- the host predicts (kernels/peak.cl): two chains of dependent multiply-adds
--- per work-item, x = x * a + b with a = b = 1 passed at run time, every lane
+-- per work-item, x = x * a + b with a = b = 1 read from a buffer, every lane
 -- starting at its own value; after N steps lane l holds l + N exactly and
 -- the work-item writes the sum of its lanes, which the host checks. Used by
 -- recipes/peak.lua (every type and width) and recipes/roofline.lua (the
@@ -79,18 +79,18 @@ function peak.measure(R, ty, w, opts)
   local k = R:kernel("peak.cl", "peak", defines)
   local size = ty == "double" and 8 or 4
   local out = R.ctx:buffer(global * size)
-  local scalar = ty == "double" and cl.double or ty == "int" and cl.int or cl.float
+  local ab = R.ctx:buffer(cl.array(ty, 2):fill(1))
   -- the most iterations whose result stays exact: 2W x (2W + N) < EXACT
   local cap = math.max(1, math.floor((EXACT[ty] / (2 * w) - 2 * w) / peak.STEPS))
   cap = math.min(cap, 1 << 20)
   -- calibrate: a warm launch, a probe, then the iterations that fill the target
   local iterations = math.min(cap, 16)
-  k:args(out, scalar(1), scalar(1), cl.uint(iterations))
+  k:args(out, ab, cl.uint(iterations))
   q:launch(k, global, L)
   local probe = q:launch(k, global, L)
   q:finish()
   iterations = math.max(1, math.min(cap, math.floor(iterations * opts.target_ms * 1e6 / math.max(probe.duration, 1))))
-  k:args(out, scalar(1), scalar(1), cl.uint(iterations))
+  k:args(out, ab, cl.uint(iterations))
   local tm = R:time(function() return q:launch(k, global, L) end, { label = ("%s%d"):format(ty, w) })
 
   -- every work-item's sum of lanes: W(2W - 1) + 2W N
