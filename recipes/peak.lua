@@ -91,8 +91,8 @@ R:main(function(R, dev)
   t:note(("operations: work-items x iterations x %d steps x %d chains x width x 2 (a multiply-add is 2); "
     .. "G/s = 10^9 FLOP/s (float, double) or OP/s (int); peak from the fastest of %d runs (clpeak reports "
     .. "the mean), median beside it"):format(peakmod.STEPS, peakmod.CHAINS, R.reps))
-  t:note("verified: every work-item's sum of lanes equals W(2W-1) + 2WN exactly (N steps of x = x*a + b "
-    .. "with a = b = 1 read from a buffer)")
+  t:note("verified: every work-item's sum of lanes equals W(2W-1) + 2WN exactly (N steps of x = x*a + a "
+    .. "with a = 1 read from a buffer)")
   t:note(("theoretical: compute units x lanes x 2 x %s MHz (%s)"):format(info.max_clock_mhz or "?",
     why_lanes or "unknown"))
   R:emit(t)

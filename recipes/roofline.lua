@@ -102,7 +102,7 @@ R:main(function(R, dev)
   local first = true
   for _, ty in ipairs(types) do
     local size = SIZE[ty]
-    local ab = R.ctx:buffer(cl.array(ty, 2):fill(1))
+    local ab = R.ctx:buffer(cl.array(ty, 1):fill(1))
     q:write(din, pattern(ty, n, 0))
 
     -- The compute roof: the best of three widths of clua.peak.

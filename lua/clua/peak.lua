@@ -1,6 +1,6 @@
 --- clua.peak: one compute-peak measurement, clpeak's method with a result
 -- the host predicts (kernels/peak.cl): two chains of dependent multiply-adds
--- per work-item, x = x * a + b with a = b = 1 read from a buffer, every lane
+-- per work-item, x = x * a + a with a = 1 read from a buffer, every lane
 -- starting at its own value; after N steps lane l holds l + N exactly and
 -- the work-item writes the sum of its lanes, which the host checks. Used by
 -- recipes/peak.lua (every type and width) and recipes/roofline.lua (the
@@ -79,7 +79,7 @@ function peak.measure(R, ty, w, opts)
   local k = R:kernel("peak.cl", "peak", defines)
   local size = ty == "double" and 8 or 4
   local out = R.ctx:buffer(global * size)
-  local ab = R.ctx:buffer(cl.array(ty, 2):fill(1))
+  local ab = R.ctx:buffer(cl.array(ty, 1):fill(1))
   -- the most iterations whose result stays exact: 2W x (2W + N) < EXACT
   local cap = math.max(1, math.floor((EXACT[ty] / (2 * w) - 2 * w) / peak.STEPS))
   cap = math.min(cap, 1 << 20)
