@@ -120,7 +120,7 @@ R:main(function(R, dev)
       q:read(dC, C)
       if #rows == 0 then R:corrupt_one(C) end
       matrix.check_product(R, label, C, ref)
-      rows[#rows + 1] = { tile = T, kernel = name, t = t, bytes = 4 * (M * T + M * M),
+      rows[#rows + 1] = { tile = T, kernel = name, t = t, m = M, bytes = 4 * (M * T + M * M),
         conflict = pad and conflict_degree(T, pad, banks) }
     end
     dA:release(); dC:release()
@@ -148,6 +148,9 @@ R:main(function(R, dev)
     t:add{ tile = r.tile, kernel = r.kernel, time = r.t.median, min = r.t.min, max = r.t.max,
       effective = R:bw(r.bytes, r.t.median), speedup = base / r.t.median,
       ["tile write"] = r.conflict, ["GTX 280"] = g and g[1] or nil }
+    -- C = A A^T, A M x T: M^2 dot products of length T, a multiply-add each step
+    R:roofline_point(("%s (tile %d)"):format(r.kernel, r.tile), { ops = 2 * r.m * r.m * r.tile, bytes = r.bytes,
+      ns = r.t.median })
   end
   t:note("effective bandwidth: (M*T + M*M) * 4 bytes (A read once, C written once) / time")
   t:note(("tile write: the bank conflict of transposedTile[x][y] by the model: %d banks of 32-bit words serving "

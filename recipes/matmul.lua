@@ -163,6 +163,7 @@ R:main(function(R, dev)
     t:add{ tile = r.tile, kernel = r.kernel, time = r.t.median, min = r.t.min, max = r.t.max,
       effective = R:bw(r.bytes, r.t.median), ["GFLOP/s"] = r.flops / r.t.median,
       speedup = base / r.t.median, ["GTX 280"] = g and g[1] or nil }
+    R:roofline_point(("%s (tile %d)"):format(r.kernel, r.tile), { ops = r.flops, bytes = r.bytes, ns = r.t.median })
   end
   t:note("effective bandwidth: (M*T + T*N + M*N) * 4 bytes (A and B read once, C written once) / time, as in the guide")
   t:note("GTX 280: the guide's Table 3.2 with TILE_DIM 16 (GTX 8800: 0.7, 8.2, 15.7 GB/s); speedup against "
@@ -188,6 +189,8 @@ R:main(function(R, dev)
     t2:add{ variant = r.variant, tile = r.tile, time = r.t.median, min = r.t.min, max = r.t.max,
       ["GFLOP/s"] = r.flops / r.t.median, effective = R:bw(r.bytes, r.t.median),
       speedup = nn_rows[1].t.median / r.t.median }
+    R:roofline_point(("N x N %s (tile %d)"):format(r.variant, r.tile), { ops = r.flops, bytes = r.bytes,
+      ns = r.t.median })
   end
   t2:note("GFLOP/s: 2 N^3 / time; effective bandwidth: 3 N^2 * 4 bytes (A, B read once, C written once) / time")
   t2:note("tile: the work-group is tile x tile; the naive kernel uses the device tile's shape")

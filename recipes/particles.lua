@@ -164,6 +164,8 @@ R:main(function(R, dev)
       effective = R:bw(USEFUL * N, l.t.median), actual = R:bw(l.moved * N, l.t.median),
       ["vs AoS"] = layouts[1].t.median / l.t.median, ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
       ["transfer/kernel"] = (l.h2d.median + l.d2h.median) / l.t.median }
+    -- per particle: pos + vel dt and vel + force k, two float3 multiply-adds: 12 operations
+    R:roofline_point(l.name, { ops = 12 * N, bytes = l.moved * N, ns = l.t.median })
   end
   t:note(("step: pos += vel*dt, vel += force*dt/m (dt = %g, m = %g); effective = %d useful bytes per particle "
     .. "(pos, vel, force read; pos, vel written); actual = the bytes the layout moves (padding included)")

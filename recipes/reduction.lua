@@ -235,6 +235,7 @@ R:main(function(R, dev)
     t:add{ variant = row.label, launches = r.launches, time = r.t.median, min = r.t.min, max = r.t.max,
       bandwidth = bw, ["of copy"] = 100 * bw / copy_bw, ["speed-up"] = first / r.t.median,
       ["rel. error"] = r.err, bound = r.bound }
+    R:roofline_point(row.label, { ops = n - 1, bytes = bytes, ns = r.t.median }) -- n - 1 additions
     if r.t.median < best.r.t.median then best = row end
   end
   t:note("time: first start to last end of all the variant's launches (each launch reduces the previous "

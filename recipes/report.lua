@@ -5,6 +5,7 @@
 --   clua recipes/report.lua [--device D] [--quick] [--out docs/report-NAME.md]
 --                           [--recipes transfer,stride] [--compare OLD.json]
 local argparse = require "argparse"
+local roofline = require "clua.roofline"
 local json = require "dkjson"
 local report = require "clua.report"
 local devicemod = require "clua.device"
@@ -12,6 +13,9 @@ local recipe = require "clua.recipe"
 
 -- The recipes of a report card, in order, with the seed's finding.
 local CARD = {
+  { "peak", "clpeak: the compute peak of each type and vector width (H100: 64-65 TFLOPS float, 33 double and int)" },
+  { "memory", "the memory hierarchy: latency and bandwidth of each level, where each level ends" },
+  { "roofline", "mixbench: throughput against arithmetic intensity under the bandwidth and compute roofs" },
   { "transfer", "guide 3.1: pinned (page-locked) memory about twice as fast as pageable; batching small transfers wins" },
   { "stream", "BabelStream: the sustainable memory bandwidth of copy, mul, add, triad and dot" },
   { "offset", "guide 3.2.1.3: misaligned copies lose bandwidth (GTX 280: 120 → 70 GB/s)" },
@@ -21,6 +25,11 @@ local CARD = {
   { "reduction", "reduction ladder: each step faster; the best near the memory bandwidth" },
   { "matmul", "guide 3.2.2.2: local-memory tiles: 8.8 → 14.3 → 29.7 GB/s on a GTX 280" },
   { "occupancy", "guide 4: low occupancy hurts; above a plateau it does not help" },
+  { "transpose", "guide 3.2.2.3: local-memory tiles coalesce a transpose; padding removes bank conflicts" },
+  { "aat", "guide 3.2.2.3: A A^T through a local tile, padded against bank conflicts" },
+  { "stencil", "a finite-difference stencil: global memory and caches against local tiles" },
+  { "particles", "array of structures against structure of arrays" },
+  { "scan", "Blelloch's scan: padding against bank conflicts" },
 }
 
 local p = argparse("report", "Run a set of recipes and write one report card of the device (Markdown + JSON).")
@@ -161,11 +170,13 @@ for _, r in ipairs(results) do
   else
     add(("`clua recipes/%s.lua%s` (%d s)"):format(r.name, args.quick and " --quick" or "", r.seconds))
     for _, d in ipairs(r.tables) do
+      if d.id == roofline.ID then goto next_table end -- gathered in the roofline section
       local t = report.from_data(d)
       local old = saved_tables(r.name)
       if old then t = report.compare(t, old, { file = args.compare }) end
       add("")
       add(report.markdown(t))
+      ::next_table::
     end
     for _, svg in ipairs(r.svgs) do
       local rel = (dir:match("[^/]*$")) .. "/" .. svg
@@ -174,6 +185,46 @@ for _, r in ipairs(results) do
     end
   end
 end
+-- Every experiment on the roofline: the points the recipes declared, under
+-- the roofs recipes/roofline.lua measured (this run, else none).
+local points, roof_rows = {}, nil
+for _, r in ipairs(results) do
+  for _, d in ipairs(r.tables or {}) do
+    if d.id == roofline.ID then
+      for _, row in ipairs(d.rows) do
+        local pt = {}
+        for k, v in pairs(row) do pt[k] = v end
+        pt.recipe = r.name
+        points[#points + 1] = pt
+      end
+    elseif r.name == "roofline" and d.id == "roofs" then
+      roof_rows = d.rows
+    end
+  end
+end
+local placed
+if #points > 0 then
+  local roofs = roofline.roofs(roof_rows)
+  placed = roofline.place(points, roofs)
+  add("")
+  add("## The seed experiments on the roofline")
+  add("")
+  if not roof_rows then
+    add("No roofs: recipes/roofline.lua was not part of this run, so the points stand alone.")
+    add("")
+  end
+  add(report.markdown(placed))
+  if roof_rows then
+    local svg = "roofline-experiments.svg"
+    local f = assert(io.open(dir .. "/" .. svg, "w"))
+    f:write(roofline.plot(points, roofs, "The seed experiments on the roofline of " .. facts.name):svg({
+      width = 980, height = 620 }))
+    f:close()
+    add("")
+    add(("![every experiment on the roofline](%s/%s)"):format(dir:match("[^/]*$"), svg))
+  end
+end
+
 local failed = 0
 for _, r in ipairs(results) do if r.error and not r.error:match("^not available") then failed = failed + 1 end end
 add("")
@@ -193,6 +244,7 @@ for i, r in ipairs(results) do
   doc.recipes[i] = { name = r.name, finding = r.finding, exit = r.exit, error = r.error, seconds = r.seconds,
     tables = r.tables, svgs = r.svgs }
 end
+doc.roofline = placed and placed:data() or nil
 f = assert(io.open(stem .. ".json", "w"))
 f:write(json.encode(doc, { indent = true }), "\n")
 f:close()

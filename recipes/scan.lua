@@ -190,6 +190,8 @@ R:main(function(R, dev)
     t:add{ variant = x.r.label, launches = x.r.launches, time = x.r.t.median, min = x.r.t.min, max = x.r.t.max,
       bandwidth = R:bw(2 * bytes, x.r.t.median),
       ["padding speed-up"] = x.p.pad > 0 and plain[x.scope] and plain[x.scope] / x.r.t.median or nil }
+    -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
+    R:roofline_point(x.r.label, { ops = 2 * (bytes // 4 - 1), bytes = 2 * bytes, ns = x.r.t.median })
   end
   t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; "
     .. "large-array scan: the blocks, then their totals level by level (%s), then the totals added back")

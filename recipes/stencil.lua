@@ -231,8 +231,9 @@ R:main(function(R, dev)
       { name = "checked" },
     },
   }
-  local global_t = {}
+  local global_t, largest = {}, 0
   for _, r in ipairs(results) do
+    largest = math.max(largest, r.N) -- the roofline gets the largest grid of each variant
     if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end
   end
   local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
@@ -242,6 +243,12 @@ R:main(function(R, dev)
       min = r.t.min, max = r.t.max, ["back to back"] = r.tb.median / B, bandwidth = R:bw(r.bytes, r.t.median),
       ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check }
     if r.type == types[1] then p:add(r.v.label, r.N, R:bw(r.bytes, r.t.median)) end
+    -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a
+    -- subtraction and a division: 10 operations
+    if r.N == largest then
+      R:roofline_point(("%s %dx%d"):format(r.v.label, r.N, r.N), { ops = 10 * (r.N - 2) ^ 2, bytes = r.bytes,
+        ns = r.t.median, type = r.type })
+    end
   end
   t:note("time: one sweep's kernel (event start to end), median; back to back: the span of " .. B
     .. " sweeps launched in a row / " .. B)

@@ -190,6 +190,9 @@ R:main(function(R, dev)
     t:add{ precision = r.precision, kernel = r.kernel, bytes = r.bytes / 2 ^ 20, best = R:bw(r.bytes, r.min),
       median = R:bw(r.bytes, r.median), ["min time"] = r.min, ["median time"] = r.median,
       ["max time"] = r.max, average = r.mean }
+    -- operations per element: mul 1, add 1, triad 2 (a multiply-add), dot 2; copy none
+    local ops = ({ copy = 0, mul = 1, add = 1, triad = 2, dot = 2 })[r.kernel]
+    R:roofline_point(r.kernel, { ops = ops * r.n, bytes = r.bytes, ns = r.median, type = r.precision })
   end
   t:note("bytes: 2, 2, 3, 3, 2 arrays x element size x array size (BabelStream's); times: each kernel's "
     .. "profiling event (BabelStream times each call by the host clock around it and a finish, dot including "

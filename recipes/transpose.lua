@@ -150,6 +150,7 @@ R:main(function(R, dev)
   for _, v in ipairs(variants) do
     t:add{ variant = v.name, time = v.t.median, min = v.t.min, max = v.t.max, bandwidth = R:bw(2 * bytes, v.t.median),
       ["of copy"] = 100 * copy / v.t.median, ["tile read"] = v.conflict }
+    R:roofline_point(v.name, { ops = 0, bytes = 2 * bytes, ns = v.t.median })
   end
   t:note(("bandwidth: 2 x %d bytes (the matrix read once, written once) / time"):format(bytes))
   t:note(("tile read: the bank conflict of the tile's column read by the model: %d banks of 32-bit words serving "

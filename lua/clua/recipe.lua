@@ -8,6 +8,7 @@ local timing = require "clua.timing"
 local report = require "clua.report"
 local verify = require "clua.verify"
 local noise = require "clua.noise"
+local roofline = require "clua.roofline"
 local devicemod = require "clua.device"
 local optcheck = require "clua.options"
 
@@ -390,6 +391,31 @@ local function render(self, t)
   return self.args.md and report.markdown(t) or report.text(t)
 end
 
+--- Declares a kernel's work for the report card's roofline: the operations
+-- it did (a multiply-add is 2, an add 1; a copy none) and the bytes it moved
+-- (its compulsory traffic), with its median time. The points go to the
+-- recipe's JSON as the table "roofline-points" (clua.roofline), not printed.
+-- @string kernel the variant, as the recipe's tables name it
+-- @tab work `ops`, `bytes`, `ns`, `type` ("float" by default; "double", "int")
+-- @usage R:roofline_point("triad", { ops = 2 * n, bytes = 3 * 4 * n, ns = t.median })
+function Recipe:roofline_point(kernel, work)
+  optcheck.check(work, "R:roofline_point", { "ops", "bytes", "ns", "type" })
+  local points = rawget(self, "roofline_points")
+  if not points then points = {}; self.roofline_points = points end
+  points[#points + 1] = roofline.point(kernel, work)
+end
+
+local function add_roofline_table(self)
+  local points = rawget(self, "roofline_points")
+  if points and #points > 0 then
+    local t = roofline.table(points, function(spec) return self:table(spec) end)
+    t.device_name = self.facts.name
+    if self.all_devices then t.device_index = devicemod.index(self.device) end
+    self.emitted[#self.emitted + 1] = t
+    self.roofline_points = nil
+  end
+end
+
 --- Prints a table and keeps it for the output files.
 -- The table is printed as aligned text (or Markdown with --md; with ratios to the
 -- saved run with --compare) and keeps it for --csv and --json; a table with a
@@ -537,6 +563,7 @@ function Recipe:main(body)
         for _, k in ipairs({ "device", "ctx", "queue", "facts", "programs" }) do rawset(self, k, nil) end
         rawset(self, "device", d)
         body(self, d)
+        add_roofline_table(self)
       end
       local merged = recipe.merge_by_device(self.emitted)
       clear_progress(self)
@@ -544,6 +571,7 @@ function Recipe:main(body)
       write_outputs(self, merged)
     else
       body(self, self.device)
+      add_roofline_table(self)
       clear_progress(self)
       write_outputs(self, self.emitted)
     end
