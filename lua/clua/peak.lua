@@ -11,8 +11,11 @@ local noise = require "clua.noise"
 
 local peak = {}
 
---- Multiply-adds of each chain per loop iteration, and chains per work-item.
-peak.STEPS, peak.CHAINS = 32, 2
+--- Multiply-adds of each chain per loop iteration (kernels/peak.cl).
+peak.STEPS = 32
+
+--- Independent chains per work-item.
+peak.CHAINS = 2
 
 -- The exact-result bound of each type: lane values l + N, and the sum of the
 -- 2W lanes, must stay integers the type holds exactly.
