@@ -107,11 +107,14 @@ local function span(l)
   return units.format_size(l.from) .. " to " .. units.format_size(l.to)
 end
 
--- On NVIDIA the levels have names (a guess from their order, said so).
+-- On NVIDIA the levels have names (a guess from their order, said so): the
+-- first L1, the last DRAM, the one before it L2; a level between L1 and L2
+-- (an H100's read sweep has one: sets that fit the L1s of all the SMs
+-- together) is named as such.
 local function level_name(info, i, n)
   if not (info.vendor or ""):upper():find("NVIDIA") or n < 3 then return nil end
-  if i == 1 then return "L1" elseif i == 2 then return "L2" elseif i == n then return "HBM/DRAM" end
-  return "DRAM (TLB reach?)"
+  if i == 1 then return "L1" elseif i == n then return "HBM/DRAM" elseif i == n - 1 then return "L2" end
+  return "between L1 and L2"
 end
 
 R:main(function(R, dev)
