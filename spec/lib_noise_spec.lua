@@ -21,4 +21,22 @@ describe("clua.noise", function()
     assert.matches(" 2.5\n", text, 1, true)
     assert.matches("^! 1 of 2 rows: their repetitions spread more than 10%%", noise.note(t))
   end)
+
+  it("tells a change from noise in --compare: beyond or within both runs' spreads", function()
+    local t = report.new{ id = "x", columns = { { name = "k", key = true }, { name = "time", compare = true },
+      noise.column() } }
+    t:add{ k = "a", time = 110, spread = 4 }
+    t:add{ k = "b", time = 103, spread = 4 }
+    t:add{ k = "c", time = 100, spread = 4 }
+    local saved = { tables = { { id = "x", columns = { { name = "k" }, { name = "time" }, { name = "spread" } },
+      rows = { { k = "a", time = 100, spread = 4 }, { k = "b", time = 100, spread = 4 } } } } }
+    local c = report.compare(t, saved, { file = "old.json" })
+    local col
+    for _, x in ipairs(c:resolved_columns()) do if x.name == "vs noise" then col = x end end
+    assert.truthy(col)
+    assert.equal("beyond", col.value(c.rows[1]))  -- 10% against spreads of 4%
+    assert.equal("within", col.value(c.rows[2]))  -- 3%
+    assert.is_nil(col.value(c.rows[3]))          -- no saved row
+    assert.matches("vs noise: beyond when", table.concat(c.notes, "\n"), 1, true)
+  end)
 end)

@@ -430,21 +430,41 @@ function report.compare(t, saved, opts)
   end
   for _, row in ipairs(st and st.rows or {}) do index[key_of(row)] = row end
 
+  -- The spread column (clua.noise) both runs have, if any: a difference is
+  -- beyond the noise when the ranges the two spreads span around the two
+  -- values do not overlap: |now - old| > (spread now + spread saved) / 2 % of old.
+  local spread_col
+  for _, c in ipairs(t.columns) do
+    if c.spread then
+      for _, sc in ipairs(st and st.columns or {}) do if sc.name == c.name then spread_col = c.name end end
+    end
+  end
   local columns, is_cmp = {}, {}
   for _, n in ipairs(cmp) do is_cmp[n] = true end
   for _, c in ipairs(t.columns) do
     columns[#columns + 1] = c
     if is_cmp[c.name] then
       local name = c.name
+      local function ratio(row)
+        local old = index[key_of(row)]
+        old = old and old[name]
+        local now = row[name]
+        if type(old) == "number" and type(now) == "number" and old ~= 0 then return now / old end
+      end
       columns[#columns + 1] = {
-        name = #cmp == 1 and "vs saved" or name .. " vs saved", unit = "ratio", format = "%.3f",
-        value = function(row)
-          local old = index[key_of(row)]
-          old = old and old[name]
-          local now = row[name]
-          if type(old) == "number" and type(now) == "number" and old ~= 0 then return now / old end
-        end,
+        name = #cmp == 1 and "vs saved" or name .. " vs saved", unit = "ratio", format = "%.3f", value = ratio,
       }
+      if spread_col then
+        columns[#columns + 1] = {
+          name = #cmp == 1 and "vs noise" or name .. " vs noise",
+          value = function(row)
+            local r, old = ratio(row), index[key_of(row)]
+            local s_now, s_old = row[spread_col], old and old[spread_col]
+            if not r or type(s_now) ~= "number" or type(s_old) ~= "number" then return nil end
+            return math.abs(r - 1) * 100 > (s_now + s_old) / 2 and "beyond" or "within"
+          end,
+        }
+      end
     end
   end
   local out = report.new{ title = t.title, id = t.id, columns = columns, meta = t.meta,
@@ -456,6 +476,11 @@ function report.compare(t, saved, opts)
   out:note(("vs saved = this run / saved run (%s%s%s)"):format(opts.file or "saved JSON",
     device and (", " .. tostring(device)) or "", sm.date and (", " .. tostring(sm.date)) or ""))
   if not st then out:note("no saved table '" .. t.id .. "' to compare with") end
+  if spread_col then
+    out:note(("vs noise: beyond when the change is larger than half the sum of the two runs' %s (the ranges "
+      .. "their repetitions span do not overlap), within otherwise: within, a ratio is noise, not a change")
+      :format(spread_col))
+  end
   return out
 end
 
