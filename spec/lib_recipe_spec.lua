@@ -149,6 +149,24 @@ describe("clua.recipe", function()
     os.remove(j); os.remove(c)
   end)
 
+  it("gives a table with time, min and max a spread column, and flags its noisy rows", function()
+    local R = make({})
+    local t
+    R:main(function()
+      t = R:table{ id = "t", columns = { { name = "k", key = true }, { name = "time", ns = true },
+        { name = "min", ns = true }, { name = "max", ns = true } } }
+      t:add{ k = "steady", time = 100, min = 99, max = 102 }
+      t:add{ k = "noisy", time = 100, min = 80, max = 150 }
+      R:emit(t)
+    end)
+    local c = t:column("spread")
+    assert.truthy(c)
+    assert.near(3, c.value(t.rows[1]), 1e-9)
+    assert.near(70, c.value(t.rows[2]), 1e-9)
+    assert.matches("70.0 !", R.out.text, 1, true)
+    assert.matches("! 1 of 2 rows", R.out.text, 1, true)
+  end)
+
   it("names one output file per table when there are several", function()
     assert.equal("out.csv", recipe.output_path("out.csv", "copy", 1))
     assert.equal("out.copy.csv", recipe.output_path("out.csv", "copy", 2))

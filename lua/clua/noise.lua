@@ -54,7 +54,7 @@ function noise.note(t)
     if c.spread then
       col = c
       for _, row in ipairs(t.rows) do
-        local v = row[c.name]
+        local v = c.value and c.value(row) or row[c.name]
         if type(v) == "number" then
           total = total + 1
           if noise.noisy(v) then flagged = flagged + 1 end

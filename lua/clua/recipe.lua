@@ -416,12 +416,37 @@ local function add_roofline_table(self)
   end
 end
 
+-- A table with a time column followed by "min" and "max" (of the same
+-- repetitions, in ns) gets a spread column after them (clua.noise), so that
+-- every timed figure carries its spread and noisy rows are flagged.
+local function add_spread(t)
+  if t:column("spread") then return end
+  local imin, imax
+  for i, c in ipairs(t.columns) do
+    if c.name == "min" then imin = i elseif c.name == "max" then imax = i end
+  end
+  if not (imin and imax and imin > 1 and imax == imin + 1) then return end
+  local mid = t.columns[imin - 1]
+  if not (mid.ns and t.columns[imin].ns and t.columns[imax].ns) then return end
+  local c = noise.column()
+  c.derived = true
+  c.value = function(row)
+    local lo, hi, m = row.min, row.max, row[mid.name]
+    if type(lo) == "number" and type(hi) == "number" and type(m) == "number" and m > 0 then
+      return (hi - lo) / m * 100
+    end
+  end
+  table.insert(t.columns, imax + 1, c)
+end
+
 --- Prints a table and keeps it for the output files.
 -- The table is printed as aligned text (or Markdown with --md; with ratios to the
 -- saved run with --compare) and keeps it for --csv and --json; a table with a
--- spread column (clua.noise) whose rows spread too wide gets clua.noise's note. With
+-- spread column (clua.noise) whose rows spread too wide gets clua.noise's note
+-- (a table with min and max columns after a time gets the spread column). With
 -- --device all, tables are printed at the end, one per id, with a device column.
 function Recipe:emit(t)
+  add_spread(t)
   local flag = not t.noise_noted and noise.note(t)
   if flag then t:note(flag); t.noise_noted = true end
   t.device_name = rawget(self, "device") and self.facts.name
