@@ -100,8 +100,9 @@ R:main(function(R, dev)
   local A = cl.array("float", n):random(7, -1, 1)
   local At = cl.array("float", n):transpose(A, height, width)
   local C = cl.array("float", n)
-  local dA = R.ctx:buffer(A, "read_only")
-  local dC = R.ctx:buffer(bytes, "write_only")
+  -- guarded in assignment mode: a write outside C, or into A, fails (R:check_student)
+  local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
+  local dC = R:student_buffer("c", bytes, { flags = "write_only" })
   local banks = R.args.banks
 
   local variants = {
@@ -125,6 +126,7 @@ R:main(function(R, dev)
     end
     q:fill(dC, POISON)
     v.t = R:time(function() return q:launch(k, { width, height }, { T, T }) end, { label = v.name })
+    R:check_student(v.name)
     C:fill(0)
     q:read(dC, C)
     if i == 2 then R:corrupt_one(C) end

@@ -9,6 +9,7 @@ local report = require "clua.report"
 local verify = require "clua.verify"
 local noise = require "clua.noise"
 local roofline = require "clua.roofline"
+local guard = require "clua.guard"
 local devicemod = require "clua.device"
 local optcheck = require "clua.options"
 
@@ -218,6 +219,44 @@ function Recipe:student_kernel(default_name, defines, options)
   end
   self.student_label = ("student: %s (%s)"):format(name, file:match("[^/]*$"))
   return prog:kernel(name), self.student_label
+end
+
+--- A buffer for the kernels of a recipe that takes a student's kernel. In
+-- assignment mode (`--kernel`) it is guarded (clua.guard): a sub-buffer
+-- between two zones of a pattern, which `R:check_student` checks after each
+-- kernel, so that a write outside it (or, with opts.input, any change of an
+-- input) fails verification naming the buffer, the offset and the bytes.
+-- Without `--kernel`, a plain buffer.
+-- @string name the buffer's name in messages ("out", "a")
+-- @param data a cl.array (copied to the device) or a size in bytes
+-- @tab[opt] opts `input` (true: the kernel must not change it), `flags` (as for ctx:buffer)
+-- @treturn cl.buffer
+-- @usage local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
+function Recipe:student_buffer(name, data, opts)
+  opts = optcheck.check(opts, "R:student_buffer", { "input", "flags" })
+  if not self.args.kernel then
+    if type(data) == "number" then return self.ctx:buffer(data, opts.flags) end
+    return self.ctx:buffer(data, opts.flags)
+  end
+  local g = rawget(self, "guard")
+  if not g or g.ctx ~= self.ctx then
+    g = guard.new(self.ctx, self.queue)
+    self.guard = g
+  end
+  return g:buffer(name, data, { input = opts.input, flags = opts.flags })
+end
+
+--- In assignment mode, checks every buffer of `R:student_buffer` after a
+-- kernel ran (zones untouched, inputs unchanged) and raises naming the
+-- buffer, offset and bytes, e.g. `student: out: 4 bytes written at offset
+-- 1048576, past the end (1048576 bytes) (after student: k (k.cl))`; the zones
+-- and inputs are then restored for the next kernel. Without `--kernel`, nothing.
+-- @string[opt] when the kernel that ran, for the message
+function Recipe:check_student(when)
+  local g = rawget(self, "guard")
+  if not g then return end
+  g:check(when and ("after " .. when))
+  g:reset()
 end
 
 --- Ranks the rows of a table by one column, smallest first (a time), in a
@@ -585,7 +624,7 @@ function Recipe:main(body)
   local ok, err = xpcall(function()
     if self.all_devices then
       for _, d in ipairs(cl().devices()) do
-        for _, k in ipairs({ "device", "ctx", "queue", "facts", "programs" }) do rawset(self, k, nil) end
+        for _, k in ipairs({ "device", "ctx", "queue", "facts", "programs", "guard" }) do rawset(self, k, nil) end
         rawset(self, "device", d)
         body(self, d)
         add_roofline_table(self)
