@@ -100,9 +100,10 @@ R:main(function(R, dev)
   local host = cl.array("float", n)
   host:random(7, 0, 1)
   local ref = host:sum() -- compensated double sum, in C
-  local din = ctx:buffer(host, "read_only")
+  -- guarded in assignment mode: a write outside them, or into the input, fails (R:check_student)
+  local din = R:student_buffer("in", host, { input = true, flags = "read_only" })
   local maxp = (n + L - 1) // L
-  local P = { ctx:buffer(maxp * 4), ctx:buffer(maxp * 4) } -- partial sums, ping-pong
+  local P = { R:student_buffer("out", maxp * 4), R:student_buffer("out (2nd launch)", maxp * 4) } -- ping-pong
   local result = cl.array("float", 1)
   local NAN = 0x7fc00000
 
@@ -143,6 +144,7 @@ R:main(function(R, dev)
     for _, b in ipairs(P) do q:fill(b, NAN, { type = "uint" }) end
     q:finish()
     local t = R:time(function() return launch(seq) end, { label = label })
+    R:check_student(label)
     result:fill(0 / 0)
     q:read(seq[#seq].dst, result, { size = 4 })
     if not corrupted then corrupted = R:corrupt_one(result, 0) end
@@ -161,6 +163,7 @@ R:main(function(R, dev)
     q:fill(P[1], NAN, { type = "uint" })
     student:args(din, P[1], cl.uint(n), cl["local"](L * 4))
     q:launch(student, g * L, L)
+    R:check_student(student_label)
     local got = cl.array("float", g)
     q:read(P[1], got)
     local want = cl.array("double", g)

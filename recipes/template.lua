@@ -76,8 +76,11 @@ R:main(function(R, dev)
   local b = cl.array("float", n):random(2, -1, 1)
   local ref = cl.array("float", n)
   for i = 0, n - 1 do ref[i] = a[i] + scalar * b[i] end
-  local da, db = R.ctx:buffer(a, "read_only"), R.ctx:buffer(b, "read_only")
-  local dc = R.ctx:buffer(bytes, "write_only")
+  -- R:student_buffer: in assignment mode each buffer sits between guard zones,
+  -- so a kernel writing outside c (or into a or b) fails R:check_student.
+  local da = R:student_buffer("a", a, { input = true, flags = "read_only" })
+  local db = R:student_buffer("b", b, { input = true, flags = "read_only" })
+  local dc = R:student_buffer("c", bytes, { flags = "write_only" })
   local got = cl.array("float", n)
 
   -- 5. Time, read back, verify, for every variant and work-group size. A
@@ -92,6 +95,7 @@ R:main(function(R, dev)
       else
         q:fill(dc, POISON, { type = "float" })
         local t = R:time(function() return q:launch(v.k, global, L) end, { label = v.name .. " " .. L })
+        R:check_student(v.name)
         got:fill(0)
         q:read(dc, got)
         if #results == 1 then R:corrupt_one(got) end -- CLUA_CORRUPT: the check below must fail

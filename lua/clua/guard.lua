@@ -54,15 +54,19 @@ function Guard:buffer(name, data, opts)
   return sub
 end
 
--- The changed bytes of a zone read into `got`: count, first and last index, or nil.
+-- The changed span of a zone read into `got`: its bytes and first index, or
+-- nil. The span runs from the first to the last changed byte, widened to
+-- whole 4-byte words: a written value may share a byte or three with the
+-- pattern (a float of the pattern's bits, times 4, differs in one byte).
 local function changed(got, pattern)
-  local ok, _, _, first, nbad = got:compare(pattern, 0)
+  local ok, _, _, first = got:compare(pattern, 0)
   if ok then return nil end
   local last = first
   for i = #got - 1, first, -1 do
     if got[i] ~= guard.PATTERN then last = i; break end
   end
-  return nbad, first, last
+  first, last = first // 4 * 4, math.min(#got - 1, last // 4 * 4 + 3)
+  return last - first + 1, first
 end
 
 --- Checks every guarded buffer: its zones hold the pattern still, and an
