@@ -15,6 +15,16 @@ local R = recipe.new{
     .. "padded to TILE_DIM+1 columns).",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.3, Listings 3.10-3.11, Table 3.3",
   quick_size = "256KiB", quick_reps = 3,
+  student = "a kernel with the arguments of the guide's kernels (__global const float *a, __global float *c, "
+    .. "int M), built with -DTILE_DIM=T and launched as they are, once for each tile T of the guide's table (16, "
+    .. "and the warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T "
+    .. "(no rounding: every work-item is inside C). A is M x T, C = A A^T is M x M (about --size bytes), both "
+    .. "row-major floats; work-item (x, y) = (get_global_id(0), get_global_id(1)) must write c[y * M + x] = sum "
+    .. "over i < T of a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged). Checked "
+    .. "against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every "
+    .. "element up to 2^24 multiply-adds, else sampled rows and every row and column sum; ranked by time among "
+    .. "the kernels of its tile.",
+  student_name = "aat",
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "
       .. "rows always use 16).") :argname("T"):convert(math.tointeger)
@@ -32,6 +42,29 @@ local KERNELS = { { "simpleMultiply" }, { "coalescedMultiply", 0 }, { "coalesced
 local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element left unwritten fails
 
 local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
+
+-- Frees a tile's buffers; in assignment mode (--kernel) they are guarded and
+-- the guard keeps them, checking them after every launch, until the recipe
+-- ends (clua.guard has no way to drop one): at most two tiles' worth.
+local function free(R, ...)
+  if R.args.kernel then return end
+  for _, b in ipairs({ ... }) do b:release() end
+end
+
+-- R:rank by time within each tile's rows (the products of two tiles differ
+-- in work); with more than one tile each note names its tile. R:rank's note
+-- names the best row by the table's first column (here the tile): the
+-- kernel's name replaces it.
+local function rank_by_tile(R, t, tiles)
+  for _, T in ipairs(tiles) do
+    local before = #t.notes
+    local ranked = R:rank(t, "time", function(row) return row.tile == T end)
+    for i = before + 1, #t.notes do
+      local note = t.notes[i]:gsub("%(the best: .*%)$", function() return "(the best: " .. ranked[1].kernel .. ")" end)
+      t.notes[i] = #tiles > 1 and ("tile %d: %s"):format(T, note) or note
+    end
+  end
+end
 
 -- The bank conflict of the write transposedTile[x][y] = ..., by the model:
 -- `banks` banks of 32-bit words (word w in bank w % banks) serve requests of
@@ -106,16 +139,27 @@ R:main(function(R, dev)
     local A = cl.array("float", M * T):random(10 + ti)
     local At = cl.array("float", T * M):transpose(A, M, T)
     local C = cl.array("float", M * M)
-    local dA = R.ctx:buffer(A, "read_only")
-    local dC = R.ctx:buffer(C.size, "write_only")
+    -- guarded in assignment mode: a write outside C, or into A, fails (R:check_student)
+    local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
+    local dC = R:student_buffer("c", C.size, { flags = "write_only" })
     local ref = matrix.product_reference(A, At, M, T, M, 30 + ti) -- C = A B with B = A^T
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    for _, kv in ipairs(KERNELS) do
+    local kernels = {}
+    for _, kv in ipairs(KERNELS) do kernels[#kernels + 1] = { kv[1], kv[2], k = prog:kernel(kv[1]) } end
+    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
+    local student, student_label = R:student_kernel(nil, { TILE_DIM = T })
+    if student then kernels[#kernels + 1] = { student_label, k = student, student = true } end
+    for _, kv in ipairs(kernels) do
       local name, pad = kv[1], kv[2]
-      local k = prog:kernel(name):args(dA, dC, M)
+      local k = kv.k:args(dA, dC, M)
       local label = ("%s, tile %d"):format(name, T)
+      if kv.student then
+        local fine, why = R:try_launch(k, { M, M }, { T, T })
+        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(name, T, T, why)) end
+      end
       q:fill(dC, POISON)
       local t = R:time(function() return q:launch(k, { M, M }, { T, T }) end, { label = label })
+      R:check_student(label)
       C:fill(0)
       q:read(dC, C)
       if #rows == 0 then R:corrupt_one(C) end
@@ -123,7 +167,7 @@ R:main(function(R, dev)
       rows[#rows + 1] = { tile = T, kernel = name, t = t, m = M, bytes = 4 * (M * T + M * M),
         conflict = pad and conflict_degree(T, pad, banks) }
     end
-    dA:release(); dC:release()
+    free(R, dA, dC)
   end
 
   -- Everything verified: the figures.
@@ -160,5 +204,6 @@ R:main(function(R, dev)
   t:note("Listing 3.11's index get_group_id(0) * get_num_groups(0) is corrected to get_group_id(0) * get_local_size(0)")
   for _, h in ipairs(how) do t:note("verified: " .. h) end
   for _, h in ipairs(skipped) do t:note(h) end
+  if R.args.kernel then rank_by_tile(R, t, tiles) end
   R:emit(t)
 end)

@@ -18,6 +18,18 @@ local R = recipe.new{
     .. "\"Access with bank conflicts\"",
   size = "8KiB",
   quick_reps = 3,
+  student = "a kernel with the arguments of chase (__global const uint *table, __global const uint *start, "
+    .. "__global uint *out, uint mask, int iterations, __local uint *buf), run once per pattern like chase: "
+    .. "--groups x G work-items in 1-D groups of G = --local-size (a whole number of groups, no rounding), buf "
+    .. "of W = mask + 1 uints (W a power of two, at least 64). table holds W words, word j = ((j + 97) & mask) | "
+    .. "p_j << 16 (p_j < 2^16); start holds G words, the pattern's first word for each local id. Work-item g, "
+    .. "local id l, follows four chains c = 0..3: chain c starts at i_c = (start[l] + c W / 4) & mask and reads "
+    .. "`iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint acc for the four chains, "
+    .. "mod 2^32; read from a copy of the table in buf, as chase does: local memory is what is measured); it "
+    .. "must write out[g] = acc * 65599 + i_0 + 3 i_1 + 5 i_2 + 7 i_3 (uint arithmetic). Checked exactly "
+    .. "against the CPU's replay of the chains for every pattern, writes outside out caught; ranked against "
+    .. "chase by the sum of the patterns' median times.",
+  student_name = "chase",
   options = function(p)
     p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
       .. "32 with --quick).") :argname("N"):convert(math.tointeger)
@@ -136,25 +148,41 @@ R:main(function(R, dev)
     patterns[#patterns + 1] = { name = "broadcast", start = bc }
   end
 
-  local dTable = R.ctx:buffer(table_, "read_only")
-  local dStart = R.ctx:buffer(4 * G, "read_only")
-  local dOut = R.ctx:buffer(4 * items, "write_only")
-  local startArr, out, exp = cl.array("uint", G), cl.array("uint", items), cl.array("uint", items)
+  -- guarded in assignment mode: a write outside out, or into table or start, fails (R:check_student);
+  -- each pattern's start[] has its own buffer (an input the guard compares with)
+  local dTable = R:student_buffer("table", table_, { input = true, flags = "read_only" })
+  local dOut = R:student_buffer("out", 4 * items, { flags = "write_only" })
+  local out, exp = cl.array("uint", items), cl.array("uint", items)
   local one = cl.array("uint", G)
   local k = R:kernel("banks.cl", "chase")
+  -- Assignment mode (--kernel FILE): the student's kernel, timed and checked on every pattern after chase.
+  local student, student_label = R:student_kernel()
 
   for i, p in ipairs(patterns) do
+    local startArr = cl.array("uint", G)
     for lid = 0, G - 1 do startArr[lid] = p.start[lid] end
-    q:write(dStart, startArr)
-    k:args(dTable, dStart, dOut, mask, iterations, cl["local"](4 * W))
-    q:fill(dOut, -1)
-    p.t = R:time(function() return q:launch(k, items, G) end, { label = p.name })
-    out:fill(0)
-    q:read(dOut, out)
+    local dStart = R:student_buffer("start", startArr, { input = true, flags = "read_only" })
     for lid = 0, G - 1 do one[lid] = expected(p.start[lid]) end
     for g = 0, groups - 1 do exp:slice(g * G, G):copy(one) end
-    if i == 1 then R:corrupt_one(out) end
-    R:verify(("%s (%d work-items x 4 chains x %d reads)"):format(p.name, items, iterations), out, exp)
+    local function measure(kk, who)
+      kk:args(dTable, dStart, dOut, mask, iterations, cl["local"](4 * W))
+      if who and i == 1 then
+        local fine, why = R:try_launch(kk, items, G)
+        if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(who, G, why)) end
+      end
+      q:fill(dOut, -1)
+      local t = R:time(function() return q:launch(kk, items, G) end,
+        { label = who and (who .. ": " .. p.name) or p.name })
+      if who then R:check_student(("%s, %s"):format(who, p.name)) end
+      out:fill(0)
+      q:read(dOut, out)
+      if i == 1 and not who then R:corrupt_one(out) end
+      R:verify(("%s%s (%d work-items x 4 chains x %d reads)"):format(who and (who .. ": ") or "", p.name, items,
+        iterations), out, exp)
+      return t
+    end
+    p.t = measure(k)
+    p.st = student and measure(student, student_label)
     p.model = conflict_degree(p.start, G, banks)
   end
 
@@ -174,10 +202,15 @@ R:main(function(R, dev)
       { name = "model", unit = "n-way", format = way },
     },
   }
+  if student then -- assignment mode: the student's kernel on each pattern
+    t.columns[#t.columns + 1] = { name = "student", unit = "us", format = us, ns = true }
+    t.columns[#t.columns + 1] = { name = "student slowdown", unit = "x", format = "%.2f" }
+  end
   local base = patterns[1].t.median
   for _, p in ipairs(patterns) do
     t:add{ pattern = p.name, time = p.t.median, min = p.t.min, max = p.t.max, ["local reads"] = R:bw(4 * reads, p.t.median),
-      slowdown = p.t.median / base, model = p.model }
+      slowdown = p.t.median / base, model = p.model,
+      student = p.st and p.st.median, ["student slowdown"] = p.st and p.st.median / patterns[1].st.median }
   end
   t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)")
     :format(reads))
@@ -185,6 +218,10 @@ R:main(function(R, dev)
     .. "requests of %d work-items (mean over requests); the guide: n-way is n times slower"):format(banks, banks))
   t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against "
     .. "the CPU's replay of the same chains")
+  if student then
+    t:note(("student: the median time of %s on each pattern; student slowdown: against its own stride 1")
+      :format(student_label))
+  end
 
   local p = plot.new{ title = "Bank conflicts: slowdown against stride 1",
     x = { name = "stride", unit = "words", log2 = true }, y = { name = "slowdown", unit = "x" } }
@@ -195,5 +232,31 @@ R:main(function(R, dev)
     end
   end
   R:emit(t)
+  if student then
+    -- Assignment mode: both kernels over every pattern, ranked by the sum of their times.
+    local s = R:table{
+      title = ("chase and the student's kernel over the %d patterns"):format(#patterns),
+      id = "banks-student",
+      columns = {
+        { name = "variant", key = true },
+        { name = "time", unit = "us", format = us, ns = true },
+        { name = "stride 1", unit = "us", format = us, ns = true },
+        { name = "slowest", unit = "us", format = us, ns = true },
+        { name = "slowest pattern" },
+      },
+    }
+    for _, v in ipairs{ { "chase (kernels/banks.cl)", "t" }, { student_label, "st" } } do
+      local sum, worst = 0, patterns[1]
+      for _, pt in ipairs(patterns) do
+        sum = sum + pt[v[2]].median
+        if pt[v[2]].median > worst[v[2]].median then worst = pt end
+      end
+      s:add{ variant = v[1], time = sum, ["stride 1"] = patterns[1][v[2]].median, slowest = worst[v[2]].median,
+        ["slowest pattern"] = worst.name }
+    end
+    s:note(("time: the sum over the %d patterns of each pattern's median"):format(#patterns))
+    R:rank(s, "time")
+    R:emit(s)
+  end
   R:plot(p)
 end)

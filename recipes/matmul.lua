@@ -16,6 +16,16 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002), "
     .. "\"Multiplication of Matrices\"",
   quick_size = "256KiB", quick_reps = 3,
+  student = "a kernel with the arguments of the guide's kernels (__global const float *a, __global const float "
+    .. "*b, __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of "
+    .. "the guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} "
+    .. "groups, M and N multiples of T (no rounding: every work-item is inside C). A is M x T, B is T x N, C is "
+    .. "M x N (M = N, about --size bytes), all row-major floats; work-item (x, y) = (get_global_id(0), "
+    .. "get_global_id(1)) must write c[y * N + x] = sum over i < T of a[y * T + i] * b[i * N + x], and nothing "
+    .. "outside c (a and b must stay unchanged). Checked against the CPU product (double, tolerance "
+    .. "max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every element up to 2^24 multiply-adds, else sampled "
+    .. "rows and every row and column sum; ranked by time among the kernels of its tile.",
+  student_name = "matmul",
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "
       .. "on NVIDIA, else 16; the guide's rows always use 16).") :argname("T"):convert(math.tointeger)
@@ -31,6 +41,29 @@ local KERNELS = { "simpleMultiply", "coalescedMultiply", "sharedABMultiply" }
 local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element a kernel leaves unwritten fails verification
 
 local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
+
+-- Frees a tile's buffers; in assignment mode (--kernel) they are guarded and
+-- the guard keeps them, checking them after every launch, until the recipe
+-- ends (clua.guard has no way to drop one): at most two tiles' worth.
+local function free(R, ...)
+  if R.args.kernel then return end
+  for _, b in ipairs({ ... }) do b:release() end
+end
+
+-- R:rank by time within each tile's rows (the products of two tiles differ
+-- in work); with more than one tile each note names its tile. R:rank's note
+-- names the best row by the table's first column (here the tile): the
+-- kernel's name replaces it.
+local function rank_by_tile(R, t, tiles)
+  for _, T in ipairs(tiles) do
+    local before = #t.notes
+    local ranked = R:rank(t, "time", function(row) return row.tile == T end)
+    for i = before + 1, #t.notes do
+      local note = t.notes[i]:gsub("%(the best: .*%)$", function() return "(the best: " .. ranked[1].kernel .. ")" end)
+      t.notes[i] = #tiles > 1 and ("tile %d: %s"):format(T, note) or note
+    end
+  end
+end
 
 R:main(function(R, dev)
   local info = dev.info
@@ -90,6 +123,7 @@ R:main(function(R, dev)
   local function measure(label, k, global, localsz, dC, C, ref)
     q:fill(dC, POISON)
     local t = R:time(function() return q:launch(k, global, localsz) end, { label = label })
+    R:check_student(label) -- assignment mode: a write outside C, or into A or B, fails here
     C:fill(0)
     q:read(dC, C)
     if #results == 0 then R:corrupt_one(C) end
@@ -106,17 +140,28 @@ R:main(function(R, dev)
     local A = cl.array("float", M * K):random(10 + ti)
     local B = cl.array("float", K * N):random(20 + ti)
     local C = cl.array("float", M * N)
-    local dA, dB = R.ctx:buffer(A, "read_only"), R.ctx:buffer(B, "read_only")
-    local dC = R.ctx:buffer(C.size, "write_only")
+    -- guarded in assignment mode: a write outside C, or into A or B, fails (R:check_student)
+    local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
+    local dB = R:student_buffer("b", B, { input = true, flags = "read_only" })
+    local dC = R:student_buffer("c", C.size, { flags = "write_only" })
     local ref = matrix.product_reference(A, B, M, K, N, 30 + ti)
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    for _, name in ipairs(KERNELS) do
-      local k = prog:kernel(name):args(dA, dB, dC, N)
-      local t = measure(("%s, tile %d"):format(name, T), k, { N, M }, { T, T }, dC, C, ref)
-      guide_rows[#guide_rows + 1] = { tile = T, kernel = name, t = t,
+    local kernels = {}
+    for _, name in ipairs(KERNELS) do kernels[#kernels + 1] = { name = name, k = prog:kernel(name) } end
+    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
+    local student, student_label = R:student_kernel(nil, { TILE_DIM = T })
+    if student then kernels[#kernels + 1] = { name = student_label, k = student, student = true } end
+    for _, kv in ipairs(kernels) do
+      local k = kv.k:args(dA, dB, dC, N)
+      if kv.student then
+        local fine, why = R:try_launch(k, { N, M }, { T, T })
+        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(kv.name, T, T, why)) end
+      end
+      local t = measure(("%s, tile %d"):format(kv.name, T), k, { N, M }, { T, T }, dC, C, ref)
+      guide_rows[#guide_rows + 1] = { tile = T, kernel = kv.name, t = t,
         bytes = 4 * (M * K + K * N + M * N), flops = 2 * M * N * K }
     end
-    dA:release(); dB:release(); dC:release()
+    free(R, dA, dB, dC)
   end
 
   -- Part 2, the slides' N x N multiply: naive, then tiled with each tile.
@@ -171,6 +216,7 @@ R:main(function(R, dev)
   t:note("coalescedMultiply has a barrier after loading the A tile, which the guide's warp-synchronous listing omits")
   for _, h in ipairs(how) do t:note("verified: " .. h) end
   for _, h in ipairs(skipped) do t:note(h) end
+  if R.args.kernel then rank_by_tile(R, t, tiles) end
 
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
   local t2 = R:table{

@@ -15,6 +15,14 @@ local R = recipe.new{
   description = "Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.3, Listing 3.5, Figure 3.7",
   size = "256MiB", quick_size = "4MiB", quick_reps = 3,
+  student = "a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, "
+    .. "int offset), run once per offset 0..--max-offset like offsetCopy: n work-items in 1-D groups of "
+    .. "--local (n = SIZE/4 rounded down to a multiple of --local, so no work-item is past the end; with "
+    .. "--local 0 n = SIZE/4 and the driver picks the groups), on buffers of n + E floats, E = max(32, "
+    .. "--max-offset) (n is get_global_size(0)); it must write odata[i] = idata[i] for offset <= i < offset + n "
+    .. "and leave every other element of odata untouched (idata is read only). Checked bit for bit at every "
+    .. "offset, writes outside odata caught; ranked against offsetCopy by the mean of the offsets' median times.",
+  student_name = "offsetCopy",
   options = function(p)
     p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(math.tointeger)
     p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
@@ -45,28 +53,44 @@ R:main(function(R, dev)
   local poison = cl.array("float", extra)
   poison:fill(POISON)
   local q = R.queue
-  local din = R.ctx:buffer(src, "read_only")
-  local dout = R.ctx:buffer(m * 4, "write_only")
+  -- guarded in assignment mode: a write outside odata, or into idata, fails (R:check_student)
+  local din = R:student_buffer("idata", src, { input = true, flags = "read_only" })
+  local dout = R:student_buffer("odata", m * 4, { flags = "write_only" })
+  -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every offset after offsetCopy.
+  local student, student_label = R:student_kernel()
+  if student and lsz then
+    student:args(dout, din, 0)
+    local fine, why = R:try_launch(student, n, lsz)
+    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student_label, lsz, why)) end
+  end
+
+  -- Times kernel kk at offset off, then checks every element: the copied
+  -- range equals the input, the rest is still poison. `who` prefixes the
+  -- names (the student's kernel); nil for offsetCopy.
+  local function measure(kk, off, who)
+    local pre = who and (who .. ": ") or ""
+    q:fill(dout, POISON, { type = "float" })
+    q:finish()
+    kk:args(dout, din, off)
+    local t = R:time(function() return q:launch(kk, n, lsz) end, { label = ("%soffset %d"):format(pre, off) })
+    if who then R:check_student(("%s, offset %d"):format(who, off)) end
+    got:fill(0)
+    q:read(dout, got)
+    if off == 1 and not who then R:corrupt_one(got, off + n // 2) end
+    R:verify(("%sodata[%d..%d) (offset %d)"):format(pre, off, off + n, off), got:slice(off, n), src:slice(off, n),
+      { exact = true })
+    if off > 0 then
+      R:verify(("%sodata[0..%d) untouched (offset %d)"):format(pre, off, off), got:slice(0, off),
+        poison:slice(0, off), { exact = true })
+    end
+    R:verify(("%sodata[%d..%d) untouched (offset %d)"):format(pre, off + n, m, off), got:slice(off + n, m - off - n),
+      poison:slice(0, m - off - n), { exact = true })
+    return t
+  end
 
   local results = {}
   for off = 0, maxoff do
-    q:fill(dout, POISON, { type = "float" })
-    q:finish()
-    k:args(dout, din, off)
-    local t = R:time(function() return q:launch(k, n, lsz) end, { label = ("offset %d"):format(off) })
-    got:fill(0)
-    q:read(dout, got)
-    if off == 1 then R:corrupt_one(got, off + n // 2) end
-    -- every element: the copied range equals the input, the rest is still poison
-    R:verify(("odata[%d..%d) (offset %d)"):format(off, off + n, off), got:slice(off, n), src:slice(off, n),
-      { exact = true })
-    if off > 0 then
-      R:verify(("odata[0..%d) untouched (offset %d)"):format(off, off), got:slice(0, off), poison:slice(0, off),
-        { exact = true })
-    end
-    R:verify(("odata[%d..%d) untouched (offset %d)"):format(off + n, m, off), got:slice(off + n, m - off - n),
-      poison:slice(0, m - off - n), { exact = true })
-    results[#results + 1] = { offset = off, t = t }
+    results[#results + 1] = { offset = off, t = measure(k, off), st = student and measure(student, off, student_label) }
   end
 
   local base = results[1].t.median
@@ -81,18 +105,58 @@ R:main(function(R, dev)
       { name = "vs offset 0", unit = "%", format = "%.1f" },
     },
   }
+  if student then -- assignment mode: the student's kernel at each offset
+    t.columns[#t.columns + 1] = R:bw_column("student")
+    t.columns[#t.columns + 1] = { name = "student speed-up", unit = "x", format = "%.2f" }
+  end
   local p = plot.new{ title = "offsetCopy: effective bandwidth (Figure 3.7)",
     x = { name = "offset", unit = "floats" }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
     local bw = R:bw(moved, r.t.median)
     t:add{ offset = r.offset, bandwidth = bw, min = R:bw(moved, r.t.max), max = R:bw(moved, r.t.min),
-      time = r.t.median / 1e3, ["vs offset 0"] = 100 * base / r.t.median }
+      time = r.t.median / 1e3, ["vs offset 0"] = 100 * base / r.t.median,
+      student = r.st and R:bw(moved, r.st.median), ["student speed-up"] = r.st and r.t.median / r.st.median }
     p:add(dev.name, r.offset, bw)
+    if r.st then p:add(student_label, r.offset, R:bw(moved, r.st.median)) end
   end
   t:note(("n = %d work-items%s; buffers of %d bytes; bytes = 2 x 4n (read + write); median of %d, min/max "
     .. "bandwidth from the slowest/fastest run"):format(n, lsz and (", local size " .. lsz) or ", local size "
     .. "chosen by the driver", m * 4, R.reps))
   t:note("every output element checked: the copied range bit for bit against the input, the rest still poison")
+  if student then
+    t:note(("student: the bandwidth of %s at each offset, same bytes; student speed-up: offsetCopy's time / "
+      .. "its time"):format(student_label))
+  end
   R:emit(t)
+  if student then
+    -- Assignment mode: both kernels over the whole sweep, ranked by their mean time.
+    local s = R:table{
+      title = ("offsetCopy and the student's kernel over offsets 0..%d"):format(maxoff),
+      id = "offset-student",
+      columns = {
+        { name = "variant", key = true },
+        { name = "time", unit = "µs", format = "%.1f" },
+        R:bw_column("bandwidth"),
+        { name = "offset 0", unit = R.bw_unit, format = "%.1f" },
+        { name = "worst", unit = R.bw_unit, format = "%.1f" },
+        { name = "worst offset", unit = "floats" },
+      },
+    }
+    for _, v in ipairs{ { "offsetCopy (Listing 3.5)", "t" }, { student_label, "st" } } do
+      local sum, worst = 0, nil
+      for _, r in ipairs(results) do
+        sum = sum + r[v[2]].median
+        if not worst or r[v[2]].median > worst[v[2]].median then worst = r end
+      end
+      local mean = sum / #results
+      s:add{ variant = v[1], time = mean / 1e3, bandwidth = R:bw(moved, mean),
+        ["offset 0"] = R:bw(moved, results[1][v[2]].median), worst = R:bw(moved, worst[v[2]].median),
+        ["worst offset"] = worst.offset }
+    end
+    s:note(("time: the mean over offsets 0..%d of each offset's median; bandwidth: 2 x 4n bytes / that time; "
+      .. "worst: the slowest offset's bandwidth"):format(maxoff))
+    R:rank(s, "time")
+    R:emit(s)
+  end
   R:plot(p)
 end)

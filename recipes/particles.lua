@@ -16,6 +16,20 @@ local R = recipe.new{
     .. "time and bandwidth beside the transfer time; --size is the number of particles.",
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
   size = "1M", quick_size = "64K", reps = 20, quick_reps = 3,
+  student = "one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01, "
+    .. "k = dt / m = 0.005), in one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global const "
+    .. "float *in, __global float *out, int n, float dt, float k), the structure of arrays: in = posx | posy | "
+    .. "posz | velx | vely | velz | forcex | forcey | forcez, n floats each, and it must write out = posx' | "
+    .. "posy' | posz' | velx' | vely' | velz' (6 n floats); or those of eulerAoS (__global const float *in, "
+    .. "__global float *out, float dt, float k), the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, "
+    .. "vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] "
+    .. "(the force fields) untouched. Launched as the recipe's kernels are: n work-items, one per particle "
+    .. "(i = get_global_id(0)), in groups of --local L (default 256); n (--size, about 1M, 64K with --quick) "
+    .. "is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, nothing "
+    .. "outside out may be written. Every element of out is checked against a CPU step (tolerance 1e-6; "
+    .. "untouched fields must still hold the poison) before any figure; ranked by kernel time among the "
+    .. "layouts.",
+  student_name = "euler",
   options = function(p)
     p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N")
       :convert(math.tointeger)
@@ -100,10 +114,30 @@ R:main(function(R, dev)
       input = layout(cat(P, 0, V, 0, F, 0), 4, 3), expect = layout(cat(P1, 0, V1, 0), 4, 2), out = 8 },
   }
 
+  -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA
+  -- float arrays, as eulerSoA; 4: AoS float3, as eulerAoS), in guarded buffers (R:check_student).
+  local student, student_label = R:student_kernel()
+  if student then
+    if student.nargs ~= 4 and student.nargs ~= 5 then
+      error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)")
+        :format(student_label, student.nargs))
+    end
+    local like = student.nargs == 5 and layouts[3] or layouts[1]
+    kern.student = student
+    layouts[#layouts + 1] = { name = student_label, kernel = "student", student = true, stored = like.stored, written = like.written, n = like.n,
+      input = like.input, expect = like.expect, out = like.out }
+  end
+
   for li, l in ipairs(layouts) do
     local k = kern[l.kernel]
-    local din = ctx:buffer(#l.input * 4, "read_only")
-    local dout = ctx:buffer(l.out * N * 4, "write_only")
+    local din, dout
+    if l.student then
+      din = R:student_buffer("in", l.input, { input = true, flags = "read_only" })
+      dout = R:student_buffer("out", l.out * N * 4, { flags = "write_only" })
+    else
+      din = ctx:buffer(#l.input * 4, "read_only")
+      dout = ctx:buffer(l.out * N * 4, "write_only")
+    end
     local got = cl.array("float", l.out * N)
     -- host -> device: the layout's particle data
     l.h2d = R:time(function() return q:write(din, l.input, { blocking = false }) end,
@@ -111,6 +145,7 @@ R:main(function(R, dev)
     q:fill(dout, POISON, { type = "float" })
     if l.n then k:args(din, dout, N, dt, kk) else k:args(din, dout, dt, kk) end
     l.t = R:time(function() return q:launch(k, N, L) end, { label = l.kernel })
+    R:check_student(l.name) -- assignment mode: a write outside out, or into in, fails here
     -- device -> host: the results
     got:fill(0)
     l.d2h = R:time(function() return q:read(dout, got, { blocking = false }) end, { label = l.kernel .. " read" })
@@ -119,7 +154,8 @@ R:main(function(R, dev)
     R:verify(l.name, got, l.expect, { tol = 1e-6 })
     l.outbytes = l.out * N * 4
     l.moved = l.stored + l.written -- bytes the kernel reads + writes per particle
-    if li == 1 then l.got, l.din, l.dout = got, din, dout else din:release(); dout:release() end
+    if li == 1 then l.got, l.din, l.dout = got, din, dout
+    elseif not l.student then din:release(); dout:release() end -- the guard holds the student's
   end
 
   -- The seed's comparison, for the struct layout: pageable and pinned transfers.
@@ -159,7 +195,7 @@ R:main(function(R, dev)
   }
   local best = layouts[1]
   for _, l in ipairs(layouts) do
-    if l.t.median < best.t.median then best = l end
+    if l.t.median < best.t.median and not l.student then best = l end
     t:add{ layout = l.name, stored = l.stored, moved = l.moved, kernel = l.t.median, min = l.t.min, max = l.t.max,
       effective = R:bw(USEFUL * N, l.t.median), actual = R:bw(l.moved * N, l.t.median),
       ["vs AoS"] = layouts[1].t.median / l.t.median, ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
@@ -173,6 +209,12 @@ R:main(function(R, dev)
   t:note(("kernel: median of %d (event timing), local size %d; H2D in / D2H out: pageable host arrays, the "
     .. "layout's input / output buffer"):format(R.reps, L))
   t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison")
+  if student then
+    t:note(("%s: %s (the arguments of %s)"):format(student_label, student.nargs == 5
+      and "the structure of float arrays (posx[], posy[], ...)" or "the array of structs (3 float3, 36 B)",
+      student.nargs == 5 and "eulerSoA" or "eulerAoS"))
+    R:rank(t, "kernel")
+  end
   R:emit(t)
 
   local tt = R:table{

@@ -13,6 +13,18 @@ local R = recipe.new{
     .. "without padding, with CONFLICT_FREE_OFFSET and with the zero-bank-conflicts offset.",
   seed = "GPU course lecture \"Example of bank conflicts removal in Scan\", CONFLICT_FREE_OFFSET",
   quick_size = "1MiB", quick_reps = 3,
+  student = "the work-group scan of each block: a kernel with the arguments of scan_plain (__global const uint "
+    .. "*in, __global uint *out, __global uint *sums, uint n, __local uint *temp), built with -DLOG_NUM_BANKS=L "
+    .. "(L = log2 --banks) and launched like scan_plain: ceil(n / 2B) x B work-items in 1-D groups of B = --local "
+    .. "(n / 2 rounded up to whole groups: one group per block of 2B elements), temp of 2B + ((2B - 1) >> L) + "
+    .. "((2B - 1) >> 2L) + 1 uints (room for either padding). Group g must write the exclusive prefix sum of its "
+    .. "block in[2Bg .. 2B(g + 1)) (elements at or past n count as 0) to out[2Bg + j] for every index below n "
+    .. "(out[2Bg] = 0; uint arithmetic, mod 2^32) and the block's total to sums[g]; nothing else. in and out may "
+    .. "be the same buffer (read your block before writing it): the large-array scan scans the block totals in "
+    .. "place. Timed alone (every block, one launch) and as the recipe's large-array scan (its levels and "
+    .. "uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes outside out and "
+    .. "sums caught; ranked against the recipe's kernels within each.",
+  student_name = "scan",
   options = function(p)
     p:option("--local", "Work-group size B, a power of two (a block is 2B elements).", "256")
       :argname("N"):convert(math.tointeger)
@@ -40,7 +52,7 @@ R:main(function(R, dev)
   local n = bytes // 4
   if n < 1 then error("--size is too small: at least 4 bytes") end
   bytes = n * 4
-  local ctx, q = R.ctx, R.queue
+  local q = R.queue
 
   if B > info.max_work_group_size then
     error(("--local %d exceeds the device's maximum work-group size %d"):format(B, info.max_work_group_size))
@@ -84,13 +96,15 @@ R:main(function(R, dev)
 
   -- Buffers: input, output, and the block totals of every level of the
   -- large-array scan (level k has ceil(size(k-1) / m) elements, down to one
-  -- block), plus one word for the last level's total.
-  local din = ctx:buffer(host, "read_only")
-  local dout = ctx:buffer(bytes)
+  -- block), plus one word for the last level's total. Guarded in assignment
+  -- mode: a write outside them, or into the input, fails (R:check_student).
+  local din = R:student_buffer("in", host, { input = true, flags = "read_only" })
+  local dout = R:student_buffer("out", bytes)
   local sizes, sumbufs = { n }, {}
   repeat
     sizes[#sizes + 1] = (sizes[#sizes] + m - 1) // m
-    sumbufs[#sumbufs + 1] = ctx:buffer(sizes[#sizes] * 4)
+    sumbufs[#sumbufs + 1] = R:student_buffer(#sumbufs == 0 and "sums" or ("sums (level %d)"):format(#sumbufs + 1),
+      sizes[#sizes] * 4)
   until sizes[#sizes] == 1
   local POISON = 0xdeadbeef
 
@@ -103,12 +117,23 @@ R:main(function(R, dev)
   -- poisoned again before timing). The kernel's reported work_group_size is
   -- no guide (NVIDIA's driver reports 256 and runs 1024): a variant the driver
   -- refuses is left out with a note.
+  -- Assignment mode (--kernel FILE): the student's kernel, a variant after
+  -- the recipe's three, given the local memory of the largest padding; a
+  -- refusal ends the recipe.
+  local variants = PADS
+  local student, student_label = R:student_kernel(nil, { LOG_NUM_BANKS = logb })
+  if student then
+    kernels.student = student
+    variants = table.move(PADS, 1, #PADS, 1, {})
+    variants[#variants + 1] = { k = "student", name = student_label, pad = 2, student = true }
+  end
   local pads, scopes, refused = {}, { "block", "whole" }, {}
-  for _, p in ipairs(PADS) do
+  for _, p in ipairs(variants) do
     local k = kernels[p.k]
     k:args(din, dout, sumbufs[1], cl.uint(n), cl["local"](temp_bytes(p.pad)))
     local ok, why = R:try_launch(k, B, B)
     if ok then pads[#pads + 1] = p
+    elseif p.student then error(("%s: the driver refused it in groups of %d: %s"):format(p.name, B, why))
     else refused[#refused + 1] = ("%s left out: the driver refused %s in groups of %d: %s"):format(p.name, p.k, B, why) end
   end
   if #pads == 0 then error(("--local %d: the driver refused every scan kernel (%s)"):format(B, table.concat(refused, "; "))) end
@@ -152,9 +177,10 @@ R:main(function(R, dev)
     local step = scope == "block" and blocks or whole
     local label = ("%s, %s"):format(scope == "block" and "work-group scan" or "large-array scan", p.name)
     local t = R:time(function() return step(p) end, { label = label })
+    if p.student then R:check_student(label) end
     got:fill(0)
     q:read(dout, got)
-    if not corrupted then corrupted = R:corrupt_one(got) end
+    if not corrupted and not p.student then corrupted = R:corrupt_one(got) end
     if scope == "block" then
       R:verify(label, got, blk)
       got_totals:fill(0)
@@ -189,9 +215,12 @@ R:main(function(R, dev)
     if x.p.pad == 0 then plain[x.scope] = x.r.t.median end
     t:add{ variant = x.r.label, launches = x.r.launches, time = x.r.t.median, min = x.r.t.min, max = x.r.t.max,
       bandwidth = R:bw(2 * bytes, x.r.t.median),
-      ["padding speed-up"] = x.p.pad > 0 and plain[x.scope] and plain[x.scope] / x.r.t.median or nil }
+      ["padding speed-up"] = x.p.pad > 0 and not x.p.student and plain[x.scope] and plain[x.scope] / x.r.t.median
+        or nil }
     -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
-    R:roofline_point(x.r.label, { ops = 2 * (bytes // 4 - 1), bytes = 2 * bytes, ns = x.r.t.median })
+    if not x.p.student then
+      R:roofline_point(x.r.label, { ops = 2 * (bytes // 4 - 1), bytes = 2 * bytes, ns = x.r.t.median })
+    end
   end
   t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; "
     .. "large-array scan: the blocks, then their totals level by level (%s), then the totals added back")
@@ -204,5 +233,18 @@ R:main(function(R, dev)
     .. (info.type ~= "GPU" and "; a CPU device has no local-memory banks: a difference here is not a "
       .. "bank conflict (padding adds a shift and an add per index and changes the cache footprint)" or ""))
   for _, why in ipairs(refused) do t:note(why) end
+  if student then
+    t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels "
+      .. "and uniform_add around it; its local memory that of the zero-conflicts offset"):format(student_label))
+    -- Ranked within each scope. R:rank notes the place of the row whose value
+    -- is R.student_label exactly; here the rows name the scope first, so the
+    -- label is set to the student's row of each scope in turn.
+    for _, scope in ipairs(scopes) do
+      local what = scope == "block" and "work-group scan" or "large-array scan"
+      R.student_label = ("%s, %s"):format(what, student_label)
+      R:rank(t, "time", function(row) return row.variant:sub(1, #what) == what end)
+    end
+    R.student_label = student_label
+  end
   R:emit(t)
 end)

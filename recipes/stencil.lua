@@ -18,6 +18,20 @@ local R = recipe.new{
     .. "coefficients in __constant; time per sweep and GB/s by grid size.",
   seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
   quick_reps = 3,
+  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, "
+    .. "__global const real *f, __global real *out, int N), where real is float, or double when the file is "
+    .. "built with -DUSE_DOUBLE (--type double or both: the kernel must then define real as double and enable "
+    .. "cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's kernels are, for each grid N "
+    .. "(--grids) and type: on {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of 16, so "
+    .. "the work-items with x >= N or y >= N (x = get_global_id(0), y = get_global_id(1)) must write nothing. "
+    .. "One Jacobi sweep of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} (s0 .. s4 = centre, west, "
+    .. "east, north, south; h2); it must write every point of out, i = y * N + x: out[i] = u[i] on the "
+    .. "boundary (x or y 0 or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * u[i - 1] + c[2] * u[i + 1] + "
+    .. "c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u and f must stay unchanged. u and out are two buffers "
+    .. "that swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against "
+    .. "the CPU (double; tolerance 1e-5 for float, 1e-12 for double) and against the global-memory sweep; "
+    .. "ranked by time among the variants of its grid and type.",
+  student_name = "jacobi",
   options = function(p)
     p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, "
       .. "128..1024 on a CPU; 64,100 with --quick).") :argname("N,N,...")
@@ -44,6 +58,14 @@ local VARIANTS = {
 }
 
 local function roundup(a, b) return (a + b - 1) // b * b end
+
+-- The guarded buffers of assignment mode (R:student_buffer) are checked after
+-- every launch until dropped: each grid drops the last grid's, and the
+-- collector frees them.
+local function drop_guard(R)
+  R:drop_student_buffers()
+  collectgarbage()
+end
 
 -- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from
 -- those rows of u and f (Lua lists, row-major, 1-based). Rows lo and hi, when
@@ -107,18 +129,28 @@ R:main(function(R, dev)
     error(("work-groups of %d work-items are too large for this device (at most %d)"):format(TILE * TILE,
       info.max_work_group_size))
   end
+  local student_label
   for _, ty in ipairs(types) do
     local esize = ty == "double" and 8 or 4
     local tol = ty == "double" and 1e-12 or 1e-5
     local kernels = {}
+    local variants = { table.unpack(VARIANTS) }
     for _, v in ipairs(VARIANTS) do
       local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil, COEF = v.coef }
       kernels[v.id] = R:kernel("stencil.cl", v.kernel, defines)
     end
+    -- Assignment mode (--kernel FILE): the student's sweep, built for this type, last.
+    local student
+    student, student_label = R:student_kernel(nil, { TILE = TILE, USE_DOUBLE = ty == "double" or nil })
+    if student then
+      kernels.student = student
+      variants[#variants + 1] = { id = "student", label = student_label }
+    end
     local coef = cl.array(ty, 6)
     for i, s in ipairs(STENCIL) do coef[i - 1] = s end
     coef[5] = H2
-    local dcoef = R.ctx:buffer(coef, "read_only")
+    -- in assignment mode a guarded input, made per grid (a fresh guard per grid)
+    local dcoef = not student and R.ctx:buffer(coef, "read_only") or nil
 
     for gi, N in ipairs(grids) do
       local bytes = N * N * esize
@@ -131,7 +163,10 @@ R:main(function(R, dev)
         local u0, f = cl.array(ty, N * N), cl.array(ty, N * N)
         u0:random(100 + gi, 0, 1)
         f:random(200 + gi, -1, 1)
-        local du, df = { R.ctx:buffer(bytes), R.ctx:buffer(bytes) }, R.ctx:buffer(f, "read_only")
+        -- guarded in assignment mode: a write outside u/out, or into f or c, fails (R:check_student)
+        local du = { R:student_buffer("u/out 1", bytes), R:student_buffer("u/out 2", bytes) }
+        local df = R:student_buffer("f", f, { input = true, flags = "read_only" })
+        if student then dcoef = R:student_buffer("c", coef, { input = true, flags = "read_only" }) end
         local got = cl.array(ty, N * N)
 
         -- The CPU reference: every point when N <= --full-check, else 16 rows.
@@ -159,7 +194,7 @@ R:main(function(R, dev)
         end
 
         local reference_out -- the global-memory sweep's result, for the comparison of every point
-        for _, v in ipairs(VARIANTS) do
+        for _, v in ipairs(variants) do
           local k = kernels[v.id]
           local gsize = v.id == "overlap" and (N + TILE - 3) // (TILE - 2) * TILE or roundup(N, TILE)
           local function sweep(it)
@@ -174,11 +209,13 @@ R:main(function(R, dev)
             it = it + 1
             return sweep(it)
           end, { label = label, target_ms = not R.quick and 100 or nil })
+          R:check_student(label) -- assignment mode: a write outside u/out, or into f or c, fails here
           local tb = R:time(function()
             local evs = {}
             for b = 1, B do evs[b] = sweep(b) end
             return evs
           end, { label = label .. " back to back" })
+          R:check_student(label .. " back to back")
 
           -- K sweeps from u0, every output poisoned first; the result is in du[K % 2 + 1].
           q:write(du[1], u0)
@@ -186,6 +223,7 @@ R:main(function(R, dev)
             q:fill(du[s % 2 + 1], POISON, { type = ty })
             sweep(s - 1)
           end
+          R:check_student(("%s, %d sweeps"):format(label, K))
           got:fill(0)
           q:read(du[K % 2 + 1], got)
           if v.id == "local" and gi == #grids then R:corrupt_one(got) end
@@ -209,8 +247,11 @@ R:main(function(R, dev)
           results[#results + 1] = { type = ty, N = N, v = v, t = t, tb = tb, bytes = 3 * bytes,
             check = full and "full" or ("%d rows + all vs global"):format(#check_rows) }
         end
-        for _, b in ipairs(du) do b:release() end
-        df:release()
+        if student then drop_guard(R) -- its buffers go with it
+        else
+          for _, b in ipairs(du) do b:release() end
+          df:release()
+        end
       end
       ::next_grid::
     end
@@ -259,6 +300,23 @@ R:main(function(R, dev)
   t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of "
     .. TILE .. "x" .. TILE)
   for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
+  if student_label then
+    -- ranked within each grid and type (the rows of different grids differ in work)
+    local groups = {}
+    for _, r in ipairs(t.rows) do
+      local g = r.type .. " " .. r.grid
+      if not groups[g] then groups[g] = true; groups[#groups + 1] = g end
+    end
+    for _, g in ipairs(groups) do
+      local before = #t.notes
+      local ranked = R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end)
+      -- R:rank's note names the best row by the first column (the type): the variant replaces it
+      for i = before + 1, #t.notes do
+        local note = t.notes[i]:gsub("%(the best: .*%)$", function() return "(the best: " .. ranked[1].variant .. ")" end)
+        t.notes[i] = g .. ": " .. note
+      end
+    end
+  end
   R:emit(t)
   R:plot(p)
 end)

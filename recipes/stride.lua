@@ -15,6 +15,14 @@ local R = recipe.new{
   description = "Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective bandwidth.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.4, Listing 3.6, Figure 3.9",
   size = "256MiB", quick_size = "4MiB", quick_reps = 3,
+  student = "a kernel with the arguments of strideCopy (__global float *odata, __global float *idata, "
+    .. "int stride), run once per stride of the sweep like strideCopy: n work-items in 1-D groups of --local, "
+    .. "n = m / stride rounded down to a multiple of --local (so no work-item is past the end; with --local 0 "
+    .. "n = m / stride and the driver picks the groups; n is get_global_size(0)), on buffers of m = SIZE/4 "
+    .. "floats; it must write odata[i * stride] = idata[i * stride] for 0 <= i < n and leave every other element "
+    .. "of odata untouched (idata is read only). Checked bit for bit at every stride, writes outside odata "
+    .. "caught; ranked against strideCopy by the sum of the strides' median times.",
+  student_name = "strideCopy",
   options = function(p)
     p:option("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",
       "1024"):argname("N"):convert(math.tointeger)
@@ -56,35 +64,52 @@ R:main(function(R, dev)
   local poison = cl.array("float", m)
   poison:fill(POISON)
   local q = R.queue
-  local din = R.ctx:buffer(src, "read_only")
-  local dout = R.ctx:buffer(m * 4, "write_only")
+  -- guarded in assignment mode: a write outside odata, or into idata, fails (R:check_student)
+  local din = R:student_buffer("idata", src, { input = true, flags = "read_only" })
+  local dout = R:student_buffer("odata", m * 4, { flags = "write_only" })
+  -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every stride after strideCopy.
+  local student, student_label = R:student_kernel()
+  if student and lsz and m // lsz > 0 then
+    student:args(dout, din, 1)
+    local fine, why = R:try_launch(student, lsz, lsz)
+    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student_label, lsz, why)) end
+  end
+
+  -- Times kernel kk at stride s on n work-items, then checks every element:
+  -- odata[i*s] = idata[i*s]; every other one still poison. `who` prefixes the
+  -- names (the student's kernel); nil for strideCopy.
+  local function measure(kk, s, n, who)
+    local pre = who and (who .. ": ") or ""
+    q:fill(dout, POISON, { type = "float" })
+    q:finish()
+    kk:args(dout, din, s)
+    local t = R:time(function() return q:launch(kk, n, lsz) end, { label = ("%sstride %d"):format(pre, s) })
+    if who then R:check_student(("%s, stride %d"):format(who, s)) end
+    got:fill(0)
+    q:read(dout, got)
+    if s == 2 and not who then R:corrupt_one(got, (n // 2) * s) end
+    local g, e = cl.array("float", n), cl.array("float", n)
+    g:gather(got, 0, s)
+    e:gather(src, 0, s)
+    R:verify(("%sodata[i*%d] (stride %d)"):format(pre, s, s), g, e, { exact = true })
+    for j = 1, s - 1 do
+      g:gather(got, j, s)
+      R:verify(("%sodata[i*%d+%d] untouched (stride %d)"):format(pre, s, j, s), g, poison:slice(0, n),
+        { exact = true })
+    end
+    local tail = m - n * s
+    if tail > 0 then
+      R:verify(("%sodata[%d..%d) untouched (stride %d)"):format(pre, n * s, m, s), got:slice(n * s, tail),
+        poison:slice(0, tail), { exact = true })
+    end
+    return t
+  end
 
   local results = {}
   for _, s in ipairs(strides(R.args.max_stride)) do
     local n = m // s // grain * grain
     if n == 0 then break end
-    q:fill(dout, POISON, { type = "float" })
-    q:finish()
-    k:args(dout, din, s)
-    local t = R:time(function() return q:launch(k, n, lsz) end, { label = ("stride %d"):format(s) })
-    got:fill(0)
-    q:read(dout, got)
-    if s == 2 then R:corrupt_one(got, (n // 2) * s) end
-    -- every element: odata[i*s] = idata[i*s]; every other one still poison
-    local g, e = cl.array("float", n), cl.array("float", n)
-    g:gather(got, 0, s)
-    e:gather(src, 0, s)
-    R:verify(("odata[i*%d] (stride %d)"):format(s, s), g, e, { exact = true })
-    for j = 1, s - 1 do
-      g:gather(got, j, s)
-      R:verify(("odata[i*%d+%d] untouched (stride %d)"):format(s, j, s), g, poison:slice(0, n), { exact = true })
-    end
-    local tail = m - n * s
-    if tail > 0 then
-      R:verify(("odata[%d..%d) untouched (stride %d)"):format(n * s, m, s), got:slice(n * s, tail),
-        poison:slice(0, tail), { exact = true })
-    end
-    results[#results + 1] = { stride = s, n = n, t = t }
+    results[#results + 1] = { stride = s, n = n, t = measure(k, s, n), st = student and measure(student, s, n, student_label) }
   end
 
   local base = R:bw(2 * 4 * results[1].n, results[1].t.median)
@@ -101,6 +126,10 @@ R:main(function(R, dev)
       { name = "model", unit = R.bw_unit, format = "%.1f" },
     },
   }
+  if student then -- assignment mode: the student's kernel at each stride
+    t.columns[#t.columns + 1] = R:bw_column("student")
+    t.columns[#t.columns + 1] = { name = "student speed-up", unit = "x", format = "%.2f" }
+  end
   local p = plot.new{ title = "strideCopy: effective bandwidth (Figure 3.9)",
     x = { name = "stride", unit = "floats", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
@@ -109,8 +138,10 @@ R:main(function(R, dev)
     local fetched = math.max(4, math.min(4 * r.stride, sector)) -- bytes fetched per useful float
     t:add{ stride = r.stride, ["work-items"] = r.n, bandwidth = bw, min = R:bw(moved, r.t.max),
       max = R:bw(moved, r.t.min), time = r.t.median / 1e3, ["vs stride 1"] = 100 * bw / base,
-      model = base * 4 / fetched }
+      model = base * 4 / fetched,
+      student = r.st and R:bw(moved, r.st.median), ["student speed-up"] = r.st and r.t.median / r.st.median }
     p:add("measured", r.stride, bw)
+    if r.st then p:add(student_label, r.stride, R:bw(moved, r.st.median)) end
     p:add(("model (%d-byte sectors)"):format(sector), r.stride, base * 4 / fetched)
   end
   t:note(("n = SIZE/4/stride work-items%s; bytes = 2 x 4n (useful bytes only); median of %d, min/max bandwidth "
@@ -120,6 +151,38 @@ R:main(function(R, dev)
     .. "sector once the stride spans one (--sector)"):format(sector, sector))
   t:note("every output element checked: odata[i*stride] bit for bit against the input (gathered), every other "
     .. "element still poison")
+  if student then
+    t:note(("student: the bandwidth of %s at each stride, same bytes; student speed-up: strideCopy's time / "
+      .. "its time"):format(student_label))
+  end
   R:emit(t)
+  if student then
+    -- Assignment mode: both kernels over the whole sweep, ranked by the sum of their times.
+    local s = R:table{
+      title = ("strideCopy and the student's kernel over strides 1..%d"):format(results[#results].stride),
+      id = "stride-student",
+      columns = {
+        { name = "variant", key = true },
+        { name = "time", unit = "µs", format = "%.1f" },
+        { name = "stride 1", unit = R.bw_unit, format = "%.1f" },
+        { name = "worst", unit = R.bw_unit, format = "%.1f" },
+        { name = "worst stride", unit = "floats" },
+      },
+    }
+    for _, v in ipairs{ { "strideCopy (Listing 3.6)", "t" }, { student_label, "st" } } do
+      local sum, worst, wbw = 0, nil, nil
+      for _, r in ipairs(results) do
+        sum = sum + r[v[2]].median
+        local bw = R:bw(2 * 4 * r.n, r[v[2]].median)
+        if not wbw or bw < wbw then worst, wbw = r, bw end
+      end
+      s:add{ variant = v[1], time = sum / 1e3, ["stride 1"] = R:bw(2 * 4 * results[1].n, results[1][v[2]].median),
+        worst = wbw, ["worst stride"] = worst.stride }
+    end
+    s:note(("time: the sum over the %d strides of each stride's median; worst: the lowest effective bandwidth "
+      .. "of the sweep"):format(#results))
+    R:rank(s, "time")
+    R:emit(s)
+  end
   R:plot(p)
 end)

@@ -259,6 +259,13 @@ function Recipe:check_student(when)
   g:reset()
 end
 
+--- Forgets every buffer `R:student_buffer` made (no more checks of them), so
+-- that a recipe sweeping sizes can let each size's buffers go: the next
+-- `R:student_buffer` starts a new set.
+function Recipe:drop_student_buffers()
+  self.guard = nil
+end
+
 --- Ranks the rows of a table by one column, smallest first (a time), in a
 -- new `rank` column (1 = fastest). Rows for which `filter` returns false
 -- (references such as a copy kernel) get no rank. When a student's kernel
