@@ -30,6 +30,11 @@ extern volatile sig_atomic_t clua_given_up;
 extern void (*volatile clua_sigint_handler)(int);
 void clua_keep_sigint(void);
 
+/* Set while a wait for a GPU with no deadline sits in the driver's own
+   clWaitForEvents (event.c), which nothing can interrupt: a ^C then ends the
+   process at once (main.c), as it would a C program. */
+extern volatile sig_atomic_t clua_direct_wait;
+
 /* Errors about the machine rather than the script (no OpenCL platform, a
    driver that does not load, CLUA_DEVICE naming no device) are raised as a
    message also stored in the registry under this key: main.c prints such a
