@@ -72,7 +72,7 @@ __kernel void matmul(__global const float *a, __global const float *b, __global 
 }]]
 
   it("ranks the example among the guide's kernels of its tile", function()
-    local t, row = ranks("matmul", "--n 16 --kernel docs/examples/matmul_student.cl", "table_3_2", "kernel",
+    local t, row = ranks("matmul", "--tile 16 --n 16 --kernel docs/examples/matmul_student.cl", "table_3_2", "kernel",
       "student: matmul (matmul_student.cl)", 4)
     assert.are.equal(4, #t.rows)
     assert.are.equal(16, row.tile)
@@ -80,10 +80,10 @@ __kernel void matmul(__global const float *a, __global const float *b, __global 
   end)
 
   it("fails a wrong product (one term short) at its first element, and a write past C", function()
-    wrong("matmul", "--n 16 --reps 1 --kernel " .. kernel_file(body:format(" - 1", "")),
+    wrong("matmul", "--tile 16 --n 16 --reps 1 --kernel " .. kernel_file(body:format(" - 1", "")),
       "student: matmul (", 0)
     -- C is 256 x 256 floats with --quick
-    past_end("matmul", "--n 16 --reps 1 --kernel " .. kernel_file(body:format("",
+    past_end("matmul", "--tile 16 --n 16 --reps 1 --kernel " .. kernel_file(body:format("",
       "if (x == N - 1 && y == get_global_size(1) - 1) c[y * N + x + 1] = sum;")), "c", 4 * 256 * 256)
   end)
 
@@ -105,7 +105,7 @@ __kernel void aat(__global const float *a, __global float *c, int M)
 }]]
 
   it("ranks the example among the guide's kernels of its tile", function()
-    local t, row = ranks("aat", "--kernel docs/examples/aat_student.cl", "table_3_3", "kernel",
+    local t, row = ranks("aat", "--tile 16 --kernel docs/examples/aat_student.cl", "table_3_3", "kernel",
       "student: aat (aat_student.cl)", 4)
     assert.are.equal(4, #t.rows)
     assert.are.equal(16, row.tile)
@@ -113,8 +113,8 @@ __kernel void aat(__global const float *a, __global float *c, int M)
 
   it("fails A^T A's mistake (a column where a row is due) at its first element, and a write past C", function()
     -- y for x: c[y][x] = |row y|^2 everywhere, right on the diagonal only: element (0, 0) is right
-    wrong("aat", "--reps 1 --kernel " .. kernel_file(body:format("y", "")), "student: aat (", 1)
-    past_end("aat", "--reps 1 --kernel " .. kernel_file(body:format("x", "if (x == M - 1 && y == M - 1) c[M * M] = sum;")),
+    wrong("aat", "--tile 16 --reps 1 --kernel " .. kernel_file(body:format("y", "")), "student: aat (", 1)
+    past_end("aat", "--tile 16 --reps 1 --kernel " .. kernel_file(body:format("x", "if (x == M - 1 && y == M - 1) c[M * M] = sum;")),
       "c", 4 * 256 * 256)
   end)
 
