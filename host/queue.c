@@ -829,6 +829,57 @@ static int q_unmap(lua_State *L) {
   return 1;
 }
 
+/***
+Migrates buffers to the queue's device, or to the host
+(`clEnqueueMigrateMemObjects`): in a context of several devices, where a
+buffer lives is the driver's choice until a command uses it, so a copy
+between devices measures nothing unless its source was first placed on the
+right one.
+@function queue:migrate
+@tparam cl.buffer|{cl.buffer,...} buffers one buffer or a list (1 to 64) of the queue's context
+@tab[opt] opts
+@bool[opt=false] opts.host to the host instead of the queue's device
+@bool[opt=false] opts.undefined the contents need not move (`CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED`)
+@tparam[opt] {cl.event,...} opts.wait events to wait for
+@treturn cl.event the command's event
+@raise `queue:migrate: buffers[2] must be a cl.buffer, got number`
+@usage q1:migrate(src)                 -- src on q1's device
+local e = q2:migrate(src)               -- then to q2's: a timed device-to-device move
+*/
+static int q_migrate(lua_State *L) {
+  cqueue *q = check_queue(L);
+  static const char *const valid[] = {"host", "undefined", "wait", NULL};
+  clua_check_options(L, 3, valid);
+  cl_mem mems[64];
+  int n = 0;
+  if (luaL_testudata(L, 2, T_BUFFER)) {
+    mems[n++] = check_buffer(L, q, 2, "queue:migrate", "clEnqueueMigrateMemObjects")->mem;
+  } else {
+    if (!lua_istable(L, 2))
+      luaL_argerror(L, 2, lua_pushfstring(L, "a cl.buffer or a list of them expected, got %s", luaL_typename(L, 2)));
+    lua_Integer len = luaL_len(L, 2);
+    if (len < 1 || len > 64) luaL_argerror(L, 2, lua_pushfstring(L, "a list of 1 to 64 buffers expected, got %I", len));
+    for (lua_Integer i = 1; i <= len; i++) {
+      lua_geti(L, 2, i);
+      if (!luaL_testudata(L, -1, T_BUFFER))
+        luaL_error(L, "queue:migrate: buffers[%I] must be a cl.buffer, got %s", i, luaL_typename(L, -1));
+      mems[n++] = check_buffer(L, q, lua_gettop(L), "queue:migrate", "clEnqueueMigrateMemObjects")->mem;
+      lua_pop(L, 1);
+    }
+  }
+  cl_mem_migration_flags f = 0;
+  if (clua_field_bool(L, 3, "host", 0)) f |= CL_MIGRATE_MEM_OBJECT_HOST;
+  if (clua_field_bool(L, 3, "undefined", 0)) f |= CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
+  cl_event *wl;
+  cl_uint nw = clua_waitlist(L, 3, "queue:migrate", q->ctx, &wl);
+  cl_event ev;
+  cl_int err = clEnqueueMigrateMemObjects(q->q, (cl_uint)n, mems, f, nw, wl, &ev);
+  clua_queue_enqueued(q, 1, err == CL_SUCCESS ? ev : NULL);
+  if (err != CL_SUCCESS) return clua_clerror(L, "queue:migrate", "clEnqueueMigrateMemObjects", err, NULL);
+  clua_push_event(L, ev);
+  return 1;
+}
+
 static int marker_or_barrier(lua_State *L, int barrier) {
   const char *method = barrier ? "queue:barrier" : "queue:marker";
   cqueue *q = check_queue(L);
@@ -931,7 +982,7 @@ void clua_open_queue(lua_State *L) {
     {"write", q_write}, {"read", q_read}, {"copy", q_copy}, {"fill", q_fill},
     {"write_rect", q_write_rect}, {"read_rect", q_read_rect}, {"copy_rect", q_copy_rect},
     {"map", q_map}, {"unmap", q_unmap}, {"launch", clua_queue_launch},
-    {"marker", q_marker}, {"barrier", q_barrier}, {"finish", q_finish}, {"flush", q_flush},
+    {"marker", q_marker}, {"barrier", q_barrier}, {"migrate", q_migrate}, {"finish", q_finish}, {"flush", q_flush},
     {"release", q_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
     {"__index", q_index}, {"__gc", q_release}, {"__close", q_release}, {"__tostring", q_tostring}, {NULL, NULL}};

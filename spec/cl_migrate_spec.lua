@@ -1,0 +1,53 @@
+-- queue:migrate (clEnqueueMigrateMemObjects): buffers placed on the queue's
+-- device or on the host, contents kept (unless undefined), and bad input named.
+local cl = require "cl"
+
+describe("queue:migrate", function()
+  local ctx, q
+  setup(function()
+    ctx = cl.context()
+    q = ctx:queue()
+  end)
+
+  it("moves one buffer or a list, to the device and to the host, keeping the contents", function()
+    local a = cl.array("float", 1024):ramp(1, 1)
+    local b1, b2 = ctx:buffer(a), ctx:buffer(4096)
+    local e = q:migrate(b1)
+    e:wait()
+    assert.equal("complete", e.status)
+    q:migrate({ b1, b2 }, { host = true }):wait()
+    q:migrate({ b1 }, { wait = { q:marker() } }):wait()
+    local got = cl.array("float", 1024)
+    q:read(b1, got)
+    assert.is_true((got:compare(a)))
+  end)
+
+  it("may drop the contents when told they are undefined", function()
+    local b = ctx:buffer(4096)
+    q:migrate(b, { undefined = true }):wait()
+    q:fill(b, 7, { type = "int" })
+    local got = cl.array("int", 1024)
+    q:read(b, got)
+    assert.equal(7, got[1023])
+  end)
+
+  it("names bad input: not a buffer, an empty list, another context, a typo, a released buffer", function()
+    local b = ctx:buffer(64)
+    assert.has_error(function() q:migrate(42) end,
+      "bad argument #1 to 'migrate' (a cl.buffer or a list of them expected, got number)")
+    assert.has_error(function() q:migrate({}) end, "bad argument #1 to 'migrate' (a list of 1 to 64 buffers expected, got 0)")
+    assert.has_error(function() q:migrate({ b, "x" }) end, "queue:migrate: buffers[2] must be a cl.buffer, got string")
+    local other = cl.context():buffer(64)
+    local ok, err = pcall(q.migrate, q, other)
+    assert.is_false(ok)
+    assert.matches("queue:migrate: clEnqueueMigrateMemObjects failed: CL_INVALID_CONTEXT", err, 1, true)
+    ok, err = pcall(q.migrate, q, b, { hots = true })
+    assert.is_false(ok)
+    assert.matches("unknown option 'hots'", err, 1, true)
+    local r = ctx:buffer(64)
+    r:release()
+    ok, err = pcall(q.migrate, q, r)
+    assert.is_false(ok)
+    assert.matches("released cl.buffer", err, 1, true)
+  end)
+end)
