@@ -42,27 +42,12 @@ local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any el
 
 local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
 
--- Frees a tile's buffers; in assignment mode (--kernel) they are guarded and
--- the guard keeps them, checking them after every launch, until the recipe
--- ends (clua.guard has no way to drop one): at most two tiles' worth.
+-- Frees a tile's buffers; in assignment mode (--kernel) they are guarded, and
+-- kept and checked after every launch until the recipe ends: at most two
+-- tiles' worth.
 local function free(R, ...)
   if R.args.kernel then return end
   for _, b in ipairs({ ... }) do b:release() end
-end
-
--- R:rank by time within each tile's rows (the products of two tiles differ
--- in work); with more than one tile each note names its tile. R:rank's note
--- names the best row by the table's first column (here the tile): the
--- kernel's name replaces it.
-local function rank_by_tile(R, t, tiles)
-  for _, T in ipairs(tiles) do
-    local before = #t.notes
-    local ranked = R:rank(t, "time", function(row) return row.tile == T end)
-    for i = before + 1, #t.notes do
-      local note = t.notes[i]:gsub("%(the best: .*%)$", function() return "(the best: " .. ranked[1].kernel .. ")" end)
-      t.notes[i] = #tiles > 1 and ("tile %d: %s"):format(T, note) or note
-    end
-  end
 end
 
 R:main(function(R, dev)
@@ -216,7 +201,7 @@ R:main(function(R, dev)
   t:note("coalescedMultiply has a barrier after loading the A tile, which the guide's warp-synchronous listing omits")
   for _, h in ipairs(how) do t:note("verified: " .. h) end
   for _, h in ipairs(skipped) do t:note(h) end
-  if R.args.kernel then rank_by_tile(R, t, tiles) end
+  if R.args.kernel then R:rank_within(t, "time", "tile", tiles, "kernel") end
 
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
   local t2 = R:table{

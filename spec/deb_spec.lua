@@ -4,12 +4,7 @@
 -- (/usr/share/clua/recipes/overlap.lua --quick from /tmp, man -w clua) and
 -- purged. Once per make test: in the plain binary's run (the package holds
 -- its own build of clua, so the ASan run would only repeat it).
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1; echo \"exit=$?\""))
-  local out = p:read("a")
-  p:close()
-  return out:gsub("exit=%d+%s*$", ""), tonumber(out:match("exit=(%d+)%s*$"))
-end
+local sh = require("spec.support.shell").run
 
 local function have(cmd) return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") end
 

@@ -5,12 +5,7 @@
 -- from the installed kernels/ folder and runs a recipe to its verified end.
 local shell = require "spec.support.shell"
 
-local function sh(cmd)
-  local p = assert(io.popen(cmd .. " 2>&1; echo \"exit=$?\""))
-  local out = p:read("a")
-  p:close()
-  return out:gsub("exit=%d+%s*$", ""), tonumber(out:match("exit=(%d+)%s*$"))
-end
+local sh = shell.run
 
 describe("the LuaRocks module", function()
   local tmp, env

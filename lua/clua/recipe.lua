@@ -273,8 +273,12 @@ end
 -- @tparam clua.report t the table, its rows already added
 -- @string column the column to rank by (smaller is better)
 -- @tparam[opt] function filter `filter(row)`: true for the rows to rank
+-- @tab[opt] opts `name`: the column that names the best row in the note
+-- (default the table's first); `prefix`: the note's start, for ranks within a
+-- group of rows (`"tile 16: "`)
 -- @treturn {table,...} the ranked rows, best first
-function Recipe:rank(t, column, filter)
+function Recipe:rank(t, column, filter, opts)
+  opts = optcheck.check(opts, "R:rank", { "name", "prefix" })
   local ranked = {}
   for _, row in ipairs(t.rows) do
     if row[column] ~= nil and (not filter or filter(row)) then ranked[#ranked + 1] = row end
@@ -287,13 +291,29 @@ function Recipe:rank(t, column, filter)
     for i, row in ipairs(ranked) do
       for _, v in pairs(row) do
         if v == label then
-          t:note(("%s ranks %d of %d by %s%s"):format(label, i, #ranked, column,
-            i == 1 and "" or (" (the best: " .. tostring(ranked[1][t.columns[1].name]) .. ")")))
+          t:note(("%s%s ranks %d of %d by %s%s"):format(opts.prefix or "", label, i, #ranked, column,
+            i == 1 and "" or (" (the best: " .. tostring(ranked[1][opts.name or t.columns[1].name]) .. ")")))
         end
       end
     end
   end
   return ranked
+end
+
+--- R:rank within each group of rows: the rows whose `group` column holds
+-- each of `values` are ranked among themselves (products of two tiles differ
+-- in work), the best named by the `name` column; with more than one group
+-- each note starts with its group ("tile 16: ").
+-- @tparam clua.report t the table
+-- @string column the column to rank by
+-- @string group the column that groups the rows
+-- @tparam {any,...} values the groups, in order
+-- @string[opt] name the column that names the best row
+function Recipe:rank_within(t, column, group, values, name)
+  for _, v in ipairs(values) do
+    self:rank(t, column, function(row) return row[group] == v end,
+      { name = name, prefix = #values > 1 and ("%s %s: "):format(group, tostring(v)) or nil })
+  end
 end
 
 --- Times a step: clua.timing.run with the recipe's defaults.

@@ -2,11 +2,20 @@
 --
 --   local shell = require "spec.support.shell"
 --   shell.quote("it's")  --> 'it'\''s'     shell.slurp(path)  --> text or nil
+--   shell.run(cmd)       --> its output (stderr included), its exit status
 local M = {}
 
 -- s (or tostring(s)) as one word for sh, in single quotes.
 function M.quote(s)
   return "'" .. tostring(s):gsub("'", [['\'']]) .. "'"
+end
+
+-- Runs a shell command, stderr into stdout; returns that output and the exit status.
+function M.run(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1; echo \"exit=$?\""))
+  local out = p:read("a")
+  p:close()
+  return (out:gsub("exit=%d+%s*$", "")), tonumber(out:match("exit=(%d+)%s*$"))
 end
 
 -- A file's text, or nil when it cannot be opened.
