@@ -78,9 +78,10 @@ void clua_module_open(lua_State *L);
 
 /* The REPL's line input (lineedit.c): with readline on a terminal (history,
    completion through clua.complete), else getline. clua_lineedit_read returns
-   a malloc'd line without its newline, or NULL at end of input. */
+   a malloc'd line without its newline, its length in *len (a line read by
+   getline may hold a NUL), or NULL at end of input. */
 void clua_lineedit_open(lua_State *L);
-char *clua_lineedit_read(const char *prompt);
+char *clua_lineedit_read(const char *prompt, size_t *len);
 void clua_lineedit_close(void);
 
 #endif

@@ -162,13 +162,15 @@ void clua_lineedit_open(lua_State *L)
 		rl.write_history(history_path); /* creates it, so that lines can be appended */
 }
 
-char *clua_lineedit_read(const char *prompt)
+char *clua_lineedit_read(const char *prompt, size_t *len)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	ssize_t len;
+	ssize_t got;
 	if (active) {
 		line = rl.readline(prompt);
+		if (line != NULL)
+			*len = strlen(line);
 		if (line != NULL && line[0] != '\0') {
 			rl.add_history(line);
 			if (history_path != NULL && rl.append_history != NULL)
@@ -178,13 +180,14 @@ char *clua_lineedit_read(const char *prompt)
 	}
 	fputs(prompt, stdout);
 	fflush(stdout);
-	len = getline(&line, &cap, stdin);
-	if (len < 0) {
+	got = getline(&line, &cap, stdin);
+	if (got < 0) {
 		free(line);
 		return NULL;
 	}
-	if (len > 0 && line[len - 1] == '\n')
-		line[len - 1] = '\0';
+	if (got > 0 && line[got - 1] == '\n')
+		line[--got] = '\0';
+	*len = (size_t)got;
 	return line;
 }
 

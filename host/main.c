@@ -514,14 +514,15 @@ static const char *get_prompt(lua_State *L, int firstline)
 /* Reads a line (any length) and pushes it, without its newline. 0 at EOF. */
 static int push_line(lua_State *L, int firstline)
 {
-	char *line = clua_lineedit_read(get_prompt(L, firstline));
+	size_t len = 0;
+	char *line = clua_lineedit_read(get_prompt(L, firstline), &len);
 	lua_pop(L, 1); /* the prompt */
 	if (line == NULL)
 		return 0;
 	if (firstline && line[0] == '=') /* "=expr": lua 5.1's habit */
 		lua_pushfstring(L, "return %s", line + 1);
 	else
-		lua_pushstring(L, line);
+		lua_pushlstring(L, line, len);
 	free(line);
 	return 1;
 }

@@ -15,6 +15,7 @@ local units = require "clua.units"
 local timeline = require "clua.timeline"
 local devicemod = require "clua.device"
 local noise = require "clua.noise"
+local stats = require "clua.stats"
 
 local R = recipe.new{
   name = "multigpu",
@@ -90,12 +91,9 @@ R:main(function(R, dev)
         last = evs
       end
     end
-    local spread = noise.spread(spans)
-    table.sort(spans)
-    local med = spans[(#spans + 1) // 2]
     local meds = {}
-    for i, p in ipairs(per) do table.sort(p); meds[i] = p[(#p + 1) // 2] end
-    return med, meds, last, spread
+    for i, p in ipairs(per) do meds[i] = stats.median(p) end
+    return stats.median(spans), meds, last, noise.spread(spans)
   end
 
   -- Checks what each operation left: the device buffer holds src after H2D,
@@ -181,10 +179,9 @@ R:main(function(R, dev)
         e:wait()
         if rep >= 1 then times[rep] = e.duration end
       end
-      table.sort(times)
       qs[j]:read(buf, got)
       R:verify(("%s -> %s"):format(ri.index, rj.index), got, src, { exact = true })
-      if i ~= j then row[rj.index] = R:bw(bytes, math.max(1, times[(#times + 1) // 2])) end
+      if i ~= j then row[rj.index] = R:bw(bytes, math.max(1, stats.median(times))) end
     end
     matrix:add(row)
   end

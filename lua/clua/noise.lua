@@ -8,6 +8,8 @@
 -- copy engine to overlap with), a difference of a few tens of percent between
 -- two rows may be nothing but that noise.
 -- @module clua.noise
+local stats = require "clua.stats"
+
 local noise = {}
 
 --- Rows whose spread exceeds this many percent are flagged.
@@ -22,10 +24,7 @@ function noise.spread(tm)
   if tm.median then
     lo, mid, hi = tm.min, tm.median, tm.max
   elseif #tm > 0 then
-    local s = table.move(tm, 1, #tm, 1, {})
-    table.sort(s)
-    lo, hi = s[1], s[#s]
-    mid = #s % 2 == 1 and s[(#s + 1) // 2] or (s[#s // 2] + s[#s // 2 + 1]) / 2
+    lo, mid, hi = stats.min(tm), stats.median(tm), stats.max(tm)
   end
   if not (lo and mid and hi) or mid <= 0 then return nil end
   return (hi - lo) / mid * 100

@@ -234,10 +234,7 @@ end
 -- @usage local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
 function Recipe:student_buffer(name, data, opts)
   opts = optcheck.check(opts, "R:student_buffer", { "input", "flags" })
-  if not self.args.kernel then
-    if type(data) == "number" then return self.ctx:buffer(data, opts.flags) end
-    return self.ctx:buffer(data, opts.flags)
-  end
+  if not self.args.kernel then return self.ctx:buffer(data, opts.flags) end
   local g = rawget(self, "guard")
   if not g or g.ctx ~= self.ctx then
     g = guard.new(self.ctx, self.queue)

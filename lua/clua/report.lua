@@ -338,21 +338,23 @@ end
 local keyorder = { "recipe", "title", "id", "name", "unit", "display_unit", "key", "compare", "columns", "rows",
   "notes", "meta", "tables" }
 
---- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
-function report.json(t, extra)
-  local doc
-  if getmetatable(t) == Report then
-    doc = t:data()
-  else
-    doc = { tables = {} }
-    for i, x in ipairs(t) do doc.tables[i] = x:data() end
-  end
+-- A document (one table's data, or {tables = ...}) with extra's fields, as
+-- indented JSON in a fixed key order.
+local function encode(doc, extra)
   for k, v in pairs(extra or {}) do doc[k] = v end
   local order = table.move(keyorder, 1, #keyorder, 1, {})
   for _, d in ipairs(doc.tables or { doc }) do
     for _, c in ipairs(d.columns) do order[#order + 1] = c.name end
   end
   return json.encode(doc, { indent = true, keyorder = order }) .. "\n"
+end
+
+--- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
+function report.json(t, extra)
+  if getmetatable(t) == Report then return encode(t:data(), extra) end
+  local doc = { tables = {} }
+  for i, x in ipairs(t) do doc.tables[i] = x:data() end
+  return encode(doc, extra)
 end
 
 --- What a plain CSV file of `t` leaves out, as JSON: the table's id, title,
@@ -362,10 +364,7 @@ end
 function report.csv_meta(t, extra)
   local d = t:data()
   d.rows, d.cells = nil, nil
-  for k, v in pairs(extra or {}) do d[k] = v end
-  local order = table.move(keyorder, 1, #keyorder, 1, {})
-  for _, c in ipairs(d.columns) do order[#order + 1] = c.name end
-  return json.encode(d, { indent = true, keyorder = order }) .. "\n"
+  return encode(d, extra)
 end
 
 --- Decodes JSON text (raises on a parse error).
