@@ -8,6 +8,9 @@
 #   make install PREFIX=…   PREFIX/bin/clua, PREFIX/share/clua/{lua,kernels,recipes} and
 #                           the man page PREFIX/share/man/man1/clua.1
 #   make deb                build/deb/clua_VERSION_ARCH.deb (debian/, debhelper; lintian-clean)
+#   make MPI=1              build/mpi/clua: clua with the mpi module built in (host/mpi.c,
+#                           Debian's OpenMPI: libopenmpi-dev), for mpirun -n N build/mpi/clua
+#                           recipes/report.lua --cluster; make test builds it when OpenMPI is there
 #   make module             build/cl.so: the cl module for a stock lua5.4 (require "cl");
 #                           make module-install LUADIR=… LIBDIR=… as luarocks does
 #                           (clua-scm-1.rockspec: luarocks --lua-version 5.4 make --local)
@@ -36,8 +39,19 @@ PKG_CONFIG ?= pkg-config
 BUILD      := build
 SPECS      ?= spec
 
-# Every C file of host/ goes into the one binary, but module.c (cl.so only).
-SRC := $(filter-out host/module.c,$(wildcard host/*.c))
+# Every C file of host/ goes into the one binary, but module.c (cl.so only)
+# and mpi.c (make MPI=1 only).
+SRC := $(filter-out host/module.c host/mpi.c,$(wildcard host/*.c))
+
+# make MPI=1: the mpi module built in, through OpenMPI's pkg-config file
+# (ompi-c), in build/mpi/ (its main.o differs: -DCLUA_MPI).
+MPI ?=
+ifeq ($(MPI),1)
+BUILD      := build/mpi
+SRC        += host/mpi.c
+MPI_CFLAGS  = -DCLUA_MPI $(shell $(PKG_CONFIG) --cflags ompi-c 2>/dev/null)
+MPI_LIBS    = $(or $(shell $(PKG_CONFIG) --libs ompi-c 2>/dev/null),-lmpi)
+endif
 
 # Recursive (=) so that nothing runs pkg-config before `make setup` has installed it.
 LUA_PC     = $(shell $(PKG_CONFIG) --exists lua5.4 2>/dev/null && echo lua5.4 || echo lua54)
@@ -46,19 +60,19 @@ LUA_A      = $(shell $(PKG_CONFIG) --variable=libdir $(LUA_PC) 2>/dev/null)/libl
 CL_CFLAGS  = $(shell $(PKG_CONFIG) --cflags OpenCL 2>/dev/null)
 CL_LIBS    = $(or $(shell $(PKG_CONFIG) --libs OpenCL 2>/dev/null),-lOpenCL)
 
-CPPFLAGS_CLUA = -Ihost -D_POSIX_C_SOURCE=200809L $(LUA_CFLAGS) $(CL_CFLAGS) $(CPPFLAGS)
+CPPFLAGS_CLUA = -Ihost -D_POSIX_C_SOURCE=200809L $(LUA_CFLAGS) $(CL_CFLAGS) $(MPI_CFLAGS) $(CPPFLAGS)
 CFLAGS_CLUA   = -std=c11 -Wall -Wextra -MMD -MP
 OPT           = -O2
 ASAN_OPT      = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 # -Wl,-E exports Lua's API from the binary, so Debian's Lua C modules (lfs,
 # system, term: what busted loads) resolve their lua_* symbols against it.
-LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) -ldl -lm
+LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) $(MPI_LIBS) -ldl -lm
 
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
 # cl.so (make module): no interpreter front-end (main.c) nor REPL input (lineedit.c)
-MODULE_SRC := $(filter-out host/main.c host/lineedit.c,$(SRC)) host/module.c
+MODULE_SRC := $(filter-out host/main.c host/lineedit.c host/mpi.c,$(SRC)) host/module.c
 PIC_OBJ    := $(MODULE_SRC:host/%.c=$(BUILD)/pic/obj/%.o)
 
 .PHONY: all asan run test setup setup-run install deb module module-install clean bundle bundle-test check-lua doc lint fuzz check-fuzz fresh
@@ -103,6 +117,7 @@ run: setup-run
 # spec/lsan.supp) and prints the summed "N passed, N failed" last.
 test: setup
 	@$(MAKE) --no-print-directory all asan
+	@if $(PKG_CONFIG) --exists ompi-c 2>/dev/null; then $(MAKE) --no-print-directory MPI=1 all; fi
 	@.ci/test $(BUILD)/clua $(BUILD)/asan/clua -- $(SPECS)
 
 # CI as a new user meets it: a fresh minimal Debian 12 root, a clean clone of
@@ -131,7 +146,7 @@ fuzz: setup
 # through spec/check_fuzz_spec.lua.
 CLANG              ?= $(shell command -v clang-15 || command -v clang)
 CHECK_FUZZ_SECONDS ?= 20
-CHECK_FUZZ_SRC     := $(filter-out host/main.c host/kernel.c host/program.c host/queue.c,$(SRC))
+CHECK_FUZZ_SRC     := $(filter-out host/main.c host/kernel.c host/program.c host/queue.c host/mpi.c,$(SRC))
 
 $(BUILD)/check_fuzz: spec/fuzz/check_fuzz.c $(SRC) $(wildcard host/*.h) | check-lua
 	@test -n "$(CLANG)" || { echo "check-fuzz: clang not found: apt-get install clang" >&2; exit 1; }

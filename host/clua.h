@@ -76,6 +76,13 @@ const char *clua_root(void);
    place, and clua_exit_wait when the state closes. */
 void clua_module_open(lua_State *L);
 
+/* The mpi module (mpi.c, built with make MPI=1 and -DCLUA_MPI): main.c puts
+   luaopen_mpi in package.preload.mpi. Once MPI is started, clua_mpi_end is
+   set, and main.c calls it as the process ends, after the state is closed:
+   failed 0 finalizes MPI, another value aborts every rank with it. */
+int luaopen_mpi(lua_State *L);
+extern void (*clua_mpi_end)(int failed);
+
 /* The REPL's line input (lineedit.c): with readline on a terminal (history,
    completion through clua.complete), else getline. clua_lineedit_read returns
    a malloc'd line without its newline, its length in *len (a line read by

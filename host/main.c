@@ -178,6 +178,8 @@ static int os_exit(lua_State *L)
 	lua_close(L);
 	clua_exit_wait();
 	clua_exit_abandoned(status);
+	if (clua_mpi_end != NULL)
+		clua_mpi_end(status);
 	exit(status);
 	return 0;
 }
@@ -480,12 +482,29 @@ static char *find_root(void)
 	return root;
 }
 
-/* package.preload.cl, and root/lua first in package.path. */
+void (*clua_mpi_end)(int failed);
+
+#ifndef CLUA_MPI
+/* require "mpi" in a clua built without it. */
+static int no_mpi(lua_State *L)
+{
+	return luaL_error(L, "mpi: this clua was built without MPI: build it with make MPI=1 "
+	                     "(Debian's libopenmpi-dev) and run it under mpirun");
+}
+#endif
+
+/* package.preload.cl and .mpi, and root/lua first in package.path. */
 static void open_clua(lua_State *L, const char *root)
 {
 	luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
 	lua_pushcfunction(L, luaopen_cl);
 	lua_setfield(L, -2, "cl");
+#ifdef CLUA_MPI
+	lua_pushcfunction(L, luaopen_mpi);
+#else
+	lua_pushcfunction(L, no_mpi);
+#endif
+	lua_setfield(L, -2, "mpi");
 	lua_pop(L, 1);
 	if (root != NULL) {
 		lua_getglobal(L, "package");
@@ -717,5 +736,8 @@ int main(int argc, char **argv)
 	clua_exit_wait();
 	free(root);
 	clua_exit_abandoned(EXIT_FAILURE); /* a wait timed out: the script failed */
-	return (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
+	status = (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (clua_mpi_end != NULL)
+		clua_mpi_end(status);
+	return status;
 }

@@ -4,12 +4,16 @@
 -- theoretical limit, the seed's finding beside each) and the same as one JSON.
 --   clua recipes/report.lua [--device D] [--quick] [--out docs/report-NAME.md]
 --                           [--recipes transfer,stride] [--compare OLD.json]
+-- On a cluster (clua built with make MPI=1), one card per GPU and the cluster
+-- report, which flags the GPUs below the median (clua.cluster):
+--   mpirun -n N build/mpi/clua recipes/report.lua --cluster [--apart] [--out cluster.md]
 local argparse = require "argparse"
 local roofline = require "clua.roofline"
 local json = require "dkjson"
 local report = require "clua.report"
 local devicemod = require "clua.device"
 local recipe = require "clua.recipe"
+local cluster = require "clua.cluster"
 
 -- The recipes of a report card, in order, with the seed's finding.
 local CARD = {
@@ -41,11 +45,27 @@ p:option("--compare", "A JSON of an earlier report: each compared figure shown w
   :argname("FILE")
 p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
 p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
+p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes the GPU of its local rank among "
+  .. "its host's devices of the selected device's platform and type, the ranks run each recipe at once, each "
+  .. "writes its own card (OUT-rankN.md), and rank 0 writes OUT: the cluster report (a row per GPU, the median of "
+  .. "every figure, the GPUs below it by more than its noise flagged; also as JSON and CSV).")
+p:flag("--apart", "With --cluster: the ranks run each recipe one after another, so that no two GPUs are measured "
+  .. "at once (no contention for the host's memory, PCIe or CPU).")
 local args = p:parse()
+if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
 
 local clua = arg[-1] or "clua"
 local here = (arg[0]:match("^(.*)/[^/]*$") or ".")
 local stem = args.out:gsub("%.md$", "")
+
+-- A cluster run: this rank's GPU, and its own card beside the cluster report.
+local mpi, cluster_stem
+if args.cluster then
+  mpi = require "mpi"
+  cluster_stem = stem
+  stem = ("%s-rank%d"):format(stem, mpi.rank())
+  args.out = stem .. ".md"
+end
 local dir = stem .. "-files"
 local function sh(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 os.execute("mkdir -p " .. sh(dir))
@@ -113,6 +133,19 @@ end
 -- Device facts, from this process (the same selection rule as the recipes).
 local cl = require "cl"
 local dev = cl.device(args.device)
+local shared_by = 1 -- ranks of this host on this GPU (a cluster run)
+if mpi then
+  -- The devices of the selected one's platform and type, in P:D order; the
+  -- local rank picks one, and every recipe gets it by index.
+  local same = {}
+  for _, d in ipairs(cl.devices()) do
+    if d.platform == dev.platform and d.type == dev.type then same[#same + 1] = d end
+  end
+  local lr, ln = mpi.local_rank(), mpi.local_size()
+  dev = same[lr % #same + 1]
+  shared_by = math.ceil((ln - lr % #same) / #same)
+  args.device = devicemod.index(dev)
+end
 local facts = devicemod.facts(dev)
 local index = devicemod.index(dev)
 
@@ -137,7 +170,19 @@ local function saved_tables(name)
 end
 
 local results = {}
-for _, c in ipairs(list) do results[#results + 1] = run(c[1], c[2]) end
+for _, c in ipairs(list) do
+  if not mpi then
+    results[#results + 1] = run(c[1], c[2])
+  elseif args.apart then -- one rank at a time
+    for r = 0, mpi.size() - 1 do
+      mpi.barrier()
+      if r == mpi.rank() then results[#results + 1] = run(c[1], c[2]) end
+    end
+  else -- every rank at once
+    mpi.barrier()
+    results[#results + 1] = run(c[1], c[2])
+  end
+end
 
 -- Markdown.
 local md = {}
@@ -149,6 +194,12 @@ add(("Made by `clua recipes/report.lua%s%s` on %s with clua %s."):format(args.qu
 if args.note then
   add("")
   add(args.note)
+end
+if mpi then
+  add("")
+  add(("Rank %d of %d on %s, its host's GPU %s; the ranks ran each recipe %s.%s"):format(mpi.rank(), mpi.size(),
+    mpi.host(), index, args.apart and "one after another" or "at once",
+    shared_by > 1 and (" %d ranks of this host share this device."):format(shared_by) or ""))
 end
 if facts.type == "CPU" then
   add("")
@@ -249,4 +300,58 @@ f = assert(io.open(stem .. ".json", "w"))
 f:write(json.encode(doc, { indent = true }), "\n")
 f:close()
 io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed)\n"):format(args.out, stem, #results, failed))
-os.exit(failed == 0 and 0 or 1)
+if not mpi then os.exit(failed == 0 and 0 or 1) end
+
+-- The cluster report: every rank's figures to rank 0.
+local mine = { rank = mpi.rank(), host = mpi.host(), index = index, device = facts.name, card = args.out,
+  figures = cluster.figures(results), failed = {} }
+for _, r in ipairs(results) do if r.error then mine.failed[#mine.failed + 1] = r.name end end
+local all = mpi.gather(json.encode(mine))
+local total_failed = 0
+if all then
+  local gpus = {}
+  for i, text in ipairs(all) do
+    gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
+    total_failed = total_failed + #gpus[i].failed
+  end
+  local sum = cluster.summarize(gpus)
+  md = {}
+  local hosts, nhosts = {}, 0
+  for _, g in ipairs(gpus) do if not hosts[g.host] then hosts[g.host], nhosts = true, nhosts + 1 end end
+  add(("# Cluster report: %d GPU%s on %d host%s"):format(#gpus, #gpus == 1 and "" or "s", nhosts,
+    nhosts == 1 and "" or "s"))
+  add("")
+  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s` on %s with clua %s: each rank ran the "
+    .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
+    :format(#gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
+      args.recipes and (" --recipes " .. args.recipes) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
+      args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
+      cluster_stem:match("[^/]*$")))
+  if args.note then add("") add(args.note) end
+  if facts.type == "CPU" then
+    add("")
+    add("The devices are CPUs (an OpenCL implementation on the host's cores): their figures are CPU figures, "
+      .. "and ranks of one host share its cores.")
+  end
+  add("")
+  for _, line in ipairs(cluster.markdown(sum)) do add(line) end
+  f = assert(io.open(cluster_stem .. ".md", "w"))
+  f:write(table.concat(md, "\n"), "\n")
+  f:close()
+  f = assert(io.open(cluster_stem .. ".csv", "w"))
+  f:write(cluster.csv(sum))
+  f:close()
+  f = assert(io.open(cluster_stem .. ".json", "w"))
+  f:write(json.encode({ report = "clua cluster report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
+    quick = args.quick or false, apart = args.apart or false, gpus = sum.gpus, figures = sum.figures },
+    { indent = true }), "\n")
+  f:close()
+  local flagged = 0
+  for _, g in ipairs(sum.gpus) do flagged = flagged + #g.flagged end
+  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures each, %d below the "
+    .. "median beyond their noise, %d recipes failed)\n"):format(cluster_stem, #gpus, #sum.figures, flagged, total_failed))
+end
+-- Rank 0 speaks for the cluster: the others end cleanly once it has written.
+mpi.barrier()
+if mpi.rank() == 0 then os.exit(total_failed == 0 and 0 or 1) end
+os.exit(0)
