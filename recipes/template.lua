@@ -106,13 +106,16 @@ R:main(function(R, dev)
   end
 
   -- 6. Report: everything is verified; the table (text, --md, --csv, --json,
-  -- --compare) and the plot (terminal, --svg).
+  -- --compare) and the plot (terminal, --svg). Median, min and max time of
+  -- the repetitions: R:emit adds their spread, and flags a noisy row.
+  local function us(ns) return ("%.1f"):format(ns / 1e3) end
   local t = R:table{
     title = ("Triad c = a + %g b on %d floats (%s per array)"):format(scalar, n, units.format_size(bytes)),
     id = "triad",
     columns = {
       { name = "variant", key = true }, { name = "local", key = true },
-      { name = "time", unit = "µs", format = function(ns) return ("%.1f"):format(ns / 1e3) end, ns = true, compare = true },
+      { name = "time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
     },
   }
@@ -120,7 +123,7 @@ R:main(function(R, dev)
     x = { name = "work-group size", log2 = true }, y = { name = "bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
     local bw = R:bw(moved, r.t.median)
-    t:add{ variant = r.variant, ["local"] = r["local"], time = r.t.median, bandwidth = bw }
+    t:add{ variant = r.variant, ["local"] = r["local"], time = r.t.median, min = r.t.min, max = r.t.max, bandwidth = bw }
     p:add(r.variant, r["local"], bw)
   end
   t:note(("bandwidth: 3 x %d bytes (a and b read, c written) / median time of %d runs"):format(bytes, R.reps))

@@ -47,6 +47,7 @@ describe("recipes/grade.lua", function()
     for _, s in ipairs({ "s01_correct", "s02_slow", "s06_folder" }) do
       assert.are.equal("correct", rows[s].verdict, s)
       assert.is_true(rows[s].time > 0 and rows[s]["speed-up"] > 0, s)
+      assert.is_true(rows[s].min <= rows[s].time and rows[s].time <= rows[s].max, s)
     end
     assert.are.equal(3, rows.s02_slow.rank)
     assert.are.equal("triad.cl", rows.s06_folder.file)
@@ -88,6 +89,7 @@ describe("recipes/grade.lua", function()
     local _, lines = csv:gsub("\r\n", "")
     assert.are.equal(9, lines)
     local md = shell.read(dir .. "/gb.md")
-    assert.matches("| s01_correct | s01_correct.cl | correct | 1 |", md, 1, true)
+    -- s01_correct and s06_folder are the same kernel: which ranks first is noise
+    assert.matches("| s01_correct | s01_correct.cl | correct | [12] |", md)
   end)
 end)
