@@ -246,6 +246,13 @@ double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+double thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -296,18 +303,21 @@ double event_ns(cl_event ev)
 }
 
 double launch_enqueue_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                         int batches, double *per_us)
+                         int batches, double *per_us, double *cpu_us)
 {
     const size_t global = 1;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
-        double t0 = now_ns();
+        double c0 = thread_cpu_ns(), t0 = now_ns();
         for (int i = 0; i < n; i++)
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
-        double t1 = now_ns();
+        double t1 = now_ns(), c1 = thread_cpu_ns();
         CHECK(clFinish(q));
-        if (b >= 0)
+        if (b >= 0) {
             per_us[b] = (t1 - t0) / n / 1e3;
+            if (cpu_us)
+                cpu_us[b] = (c1 - c0) / n / 1e3;
+        }
     }
     return median(per_us, batches);
 }

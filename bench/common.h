@@ -38,6 +38,8 @@ cl_program build_program(cl_context ctx, cl_device_id dev, const char *dir,
 
 /* Monotonic host clock in ns. */
 double now_ns(void);
+/* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), ns. */
+double thread_cpu_ns(void);
 
 /* Statistics over n values (median: mean of the two middle values for even n). */
 double median(const double *v, int n);
@@ -53,6 +55,6 @@ cl_ulong event_time(cl_event ev, cl_profiling_info what);
  * timed by the host clock around the n calls only, then the queue finished.
  * Fills per_us[batches] with µs per enqueue and returns their median. */
 double launch_enqueue_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                         int batches, double *per_us);
+                         int batches, double *per_us, double *cpu_us);
 
 #endif

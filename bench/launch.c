@@ -55,14 +55,14 @@ enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN };
 #define RING_MAX 100000
 static int ring_n = 1000;  /* --ring N: how many launches later a ring release happens */
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                              int batches, double *per_us, int sync, int release)
+                              int batches, double *per_us, double *cpu_us, int sync, int release)
 {
     const size_t global = 1;
     static cl_event ring[RING_MAX];
     cl_event last = NULL;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
-        double t0 = now_ns();
+        double c0 = thread_cpu_ns(), t0 = now_ns();
         for (int i = 0; i < n; i++) {
             cl_event ev;
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, &ev));
@@ -84,11 +84,13 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
             }
             CHECK(clReleaseEvent(ev));
         }
-        double t1 = now_ns();
+        double t1 = now_ns(), c1 = thread_cpu_ns();
         if (sync == NO_SYNC)
             CHECK(clFinish(q));
-        if (b >= 0)
+        if (b >= 0) {
             per_us[b] = (t1 - t0) / n / 1e3;
+            cpu_us[b] = (c1 - c0) / n / 1e3;
+        }
     }
     for (int i = 0; i < ring_n; i++)
         if (ring[i]) {
@@ -146,13 +148,13 @@ int main(int argc, char **argv)
     cl_kernel k = clCreateKernel(prog, "empty", &err);
     CHECK(err);
 
-    double *per = malloc((size_t)batches * sizeof *per);
-    if (!per)
+    double *per = malloc((size_t)batches * sizeof *per), *cpu = malloc((size_t)batches * sizeof *cpu);
+    if (!per || !cpu)
         die("out of memory");
-    double med = sync ? launch_event_us(q, k, n, 1, batches, per, !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT,
-                                        RELEASE_NOW)
-                 : event ? launch_event_us(q, k, n, 1, batches, per, NO_SYNC, release)
-                 : launch_enqueue_us(q, k, n, 1, batches, per);
+    double med = sync ? launch_event_us(q, k, n, 1, batches, per, cpu,
+                                        !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT, RELEASE_NOW)
+                 : event ? launch_event_us(q, k, n, 1, batches, per, cpu, NO_SYNC, release)
+                 : launch_enqueue_us(q, k, n, 1, batches, per, cpu);
 
     char name[256];
     fprintf(stderr, "# device: %s; %d batches of %d empty-kernel %s%s: min %.3f, max %.3f us\n",
@@ -164,8 +166,10 @@ int main(int argc, char **argv)
         printf("sync_%s_us %.3f\n", sync, med);
     else
         printf("%s %.3f\n", event ? "launch_event_us" : "launch_us", med);
+    printf("cpu_us %.3f\n", median(cpu, batches)); /* the calling thread's CPU time, same batches */
 
     free(per);
+    free(cpu);
     clReleaseKernel(k);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);

@@ -68,6 +68,20 @@ void clua_set_root(const char *r) {
 const char *clua_root(void) { return root[0] ? root : NULL; }
 
 /***
+The CPU time of the calling thread: what a call costs the host, without the
+time the thread waited or the other threads (a driver's workers) ran.
+@function cputime
+@treturn integer nanoseconds (`CLOCK_THREAD_CPUTIME_ID`)
+@usage local c0 = cl.cputime(); q:launch(k, n); print(cl.cputime() - c0, "ns of CPU")
+*/
+static int cl_cputime(lua_State *L) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return luaL_error(L, "cl.cputime: this system has no thread CPU clock");
+  lua_pushinteger(L, (lua_Integer)ts.tv_sec * 1000000000 + ts.tv_nsec);
+  return 1;
+}
+
+/***
 The monotonic host clock.
 @function now
 @treturn integer nanoseconds since an arbitrary origin (`CLOCK_MONOTONIC`)
@@ -292,7 +306,7 @@ int luaopen_cl(lua_State *L) {
   */
   static const luaL_Reg funcs[] = {
     {"platforms", clua_platforms}, {"devices", clua_devices}, {"device", clua_device},
-    {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"wait", clua_wait},
+    {"context", clua_context}, {"array", clua_array}, {"now", cl_now}, {"cputime", cl_cputime}, {"wait", clua_wait},
     {"error_name", cl_error_name}, {"nvml", clua_nvml}, {"debug_counts", cl_debug_counts},
     {"timeout", clua_timeout}, {NULL, NULL}};
 #ifdef CLUA_MODULE
