@@ -151,7 +151,8 @@ local mcl, mce, mcn, mcp, cpu = rounds_table("%-7s %10s %11s %15s %16s %10s %12s
   { run_clua, function() return run_c("--event") end, function() return run_clua(noevent) end,
     function() return run_c("") end })
 print()
-print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×   (goals: ≤ 1.05× on a GPU, ≤ 1.25× on PoCL)"):format("clua q:launch(k, 1)", mcl, mce, mcl / mce))
+print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×   (goals: ≤ 1.05× on a GPU, ≤ 1.25× on PoCL)")
+  :format("clua q:launch(k, 1)", mcl, mce, mcl / mce))
 print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", mcn, mcp, mcn / mcp))
 -- The same batches by the CPU time of the enqueuing thread: what each launch
 -- costs the host, without the time that thread lost to the driver's own
