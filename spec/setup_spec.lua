@@ -30,9 +30,11 @@ describe(".ci/setup", function()
     if not has_setup then return pending(".ci/setup is not here (a bundle)") end
     local run, all = list("run"), list("all")
     for p in pairs(run) do assert.is_true(all[p], p) end
-    for _, p in ipairs { "lua-busted", "lua-check", "lua-expat", "lua-ldoc", "cppcheck", "libclang-rt-14-dev" } do
+    for _, p in ipairs { "lua-busted", "lua-check", "lua-expat", "lua-ldoc", "cppcheck", "libclang-rt-14-dev",
+      "libopenmpi-dev", "openmpi-bin" } do
       assert.is_true(all[p], p .. " is missing from .ci/setup")
     end
+    assert.is_nil(run["libopenmpi-dev"], "OpenMPI is for make MPI=1 and its spec, not make run")
   end)
 
   it("refuses a set it does not know", function()
