@@ -69,19 +69,22 @@ R:main(function(R, dev)
   local function moved(op) return op == "copy" and 2 * bytes or (op == "both" and 2 * bytes or bytes) end
 
   -- Runs op on the given rigs at once, reps times after warm-ups: host-clock
-  -- span of each repetition (enqueue all, flush all, wait all) and each rig's
-  -- event span; the last repetition's events for the timeline.
+  -- span of each repetition (enqueue all, flush all, wait all), the share of
+  -- it spent before every enqueue had returned, and each rig's event span;
+  -- the last repetition's events for the timeline.
   local function run(list, op)
-    local spans, per, last = {}, {}, nil
+    local spans, enq, per, last = {}, {}, {}, nil
     for rep = -R.warmup + 1, R.reps do
       local t0 = cl.now()
       local evs = {}
       for i, r in ipairs(list) do evs[i] = start(r, op) end
+      local tq = cl.now()
       for _, r in ipairs(list) do r.q:flush(); r.q2:flush() end
       for _, e in ipairs(evs) do cl.wait(e) end
       local t1 = cl.now()
       if rep >= 1 then
         spans[rep] = t1 - t0
+        enq[rep] = (tq - t0) / (t1 - t0) * 100
         for i, e in ipairs(evs) do
           local s, f = math.huge, 0
           for _, x in ipairs(e) do s, f = math.min(s, x.start), math.max(f, x["end"]) end
@@ -93,7 +96,7 @@ R:main(function(R, dev)
     end
     local meds = {}
     for i, p in ipairs(per) do meds[i] = stats.median(p) end
-    return stats.median(spans), meds, last, noise.spread(spans)
+    return stats.median(spans), meds, last, noise.spread(spans), stats.median(enq)
   end
 
   -- Checks what each operation left: the device buffer holds src after H2D,
@@ -131,16 +134,17 @@ R:main(function(R, dev)
       { name = "aggregate", unit = R.bw_unit, format = "%.1f", compare = true },
       { name = "sum of alone", unit = R.bw_unit, format = "%.1f" },
       { name = "aggregate / sum", unit = "x", format = "%.2f" }, noise.column(),
-      { name = "slowest device", unit = R.bw_unit, format = "%.1f" } } }
+      { name = "slowest device", unit = R.bw_unit, format = "%.1f" },
+      { name = "enqueue", unit = "% of span", format = "%.0f" } } }
   local tl = timeline.new(("multigpu: H2D on %d device%s at once"):format(#rigs, #rigs == 1 and "" or "s"))
   for _, op in ipairs(OPS) do
-    local span, meds, last, spread = run(rigs, op)
+    local span, meds, last, spread, enqueue = run(rigs, op)
     for _, r in ipairs(rigs) do check(r, op) end
     local slowest = math.huge
     for _, m in ipairs(meds) do slowest = math.min(slowest, R:bw(moved(op), m)) end
     local agg = R:bw(moved(op) * #rigs, span)
     together:add{ operation = op, aggregate = agg, ["sum of alone"] = sum[op], ["aggregate / sum"] = agg / sum[op],
-      spread = spread, ["slowest device"] = slowest }
+      spread = spread, ["slowest device"] = slowest, enqueue = enqueue }
     if op == "H2D" then
       for i, e in ipairs(last) do
         for _, x in ipairs(e) do tl:add(("%s %s"):format(rigs[i].index, rigs[i].device.name), "write", "H2D", x) end
@@ -149,7 +153,9 @@ R:main(function(R, dev)
   end
   together:note("aggregate: bytes moved on every device / the host-clock span from the first enqueue to the last "
     .. "wait's return (median of " .. R.reps .. "); sum of alone: each device's figure taken the same way when it ran "
-    .. "alone; slowest device: by its own events")
+    .. "alone; slowest device: by its own events; enqueue: the host-clock time until every enqueue of the "
+    .. "repetition had returned, in % of its span (median): near 0 when the enqueues return at once and the devices "
+    .. "work after the flush, near 100 when an enqueue meant not to block waited for its transfer")
   if #rigs == 1 then
     together:note("one device on this platform: all at once is the same run as alone, and aggregate / sum differs "
       .. "from 1 by its noise only (on a host with several GPUs the aggregate tells whether they moved data at the "

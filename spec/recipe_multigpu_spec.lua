@@ -26,6 +26,7 @@ describe("recipe multigpu", function()
     for _, r in ipairs(t.rows) do
       assert.is_true(r.aggregate > 0 and r["sum of alone"] > 0)
       assert.near(r.aggregate / r["sum of alone"], r["aggregate / sum"], 1e-9)
+      assert.is_true(r.enqueue >= 0 and r.enqueue <= 100, "enqueue share " .. tostring(r.enqueue))
     end
     if #tables.alone.rows == 1 then assert.matches("one device on this platform", out, 1, true) end
     assert.matches("multigpu: H2D on", out, 1, true) -- the timeline
