@@ -48,6 +48,16 @@ static int world_rank(lua_State *L, const char *name)
 	return r;
 }
 
+/* Pushes what query (MPI_Comm_rank or MPI_Comm_size) tells of comm. */
+static int push_query(lua_State *L, const char *name, const char *call, int (*query)(MPI_Comm, int *),
+                      MPI_Comm comm)
+{
+	int v;
+	CHECK(L, name, call, query(comm, &v));
+	lua_pushinteger(L, v);
+	return 1;
+}
+
 /* The ends of the process (main.c): finalize, or abort on failure. */
 static void mpi_end(int failed)
 {
@@ -71,8 +81,7 @@ This process's rank in MPI_COMM_WORLD, from 0.
 */
 static int l_rank(lua_State *L)
 {
-	lua_pushinteger(L, world_rank(L, "rank"));
-	return 1;
+	return push_query(L, "rank", "MPI_Comm_rank", MPI_Comm_rank, MPI_COMM_WORLD);
 }
 
 /***
@@ -82,10 +91,7 @@ The number of ranks.
 */
 static int l_size(lua_State *L)
 {
-	int n;
-	CHECK(L, "size", "MPI_Comm_size", MPI_Comm_size(MPI_COMM_WORLD, &n));
-	lua_pushinteger(L, n);
-	return 1;
+	return push_query(L, "size", "MPI_Comm_size", MPI_Comm_size, MPI_COMM_WORLD);
 }
 
 /***
@@ -96,10 +102,7 @@ host's GPU this rank takes.
 */
 static int l_local_rank(lua_State *L)
 {
-	int r;
-	CHECK(L, "local_rank", "MPI_Comm_rank", MPI_Comm_rank(node, &r));
-	lua_pushinteger(L, r);
-	return 1;
+	return push_query(L, "local_rank", "MPI_Comm_rank", MPI_Comm_rank, node);
 }
 
 /***
@@ -109,10 +112,7 @@ The number of ranks on this host.
 */
 static int l_local_size(lua_State *L)
 {
-	int n;
-	CHECK(L, "local_size", "MPI_Comm_size", MPI_Comm_size(node, &n));
-	lua_pushinteger(L, n);
-	return 1;
+	return push_query(L, "local_size", "MPI_Comm_size", MPI_Comm_size, node);
 }
 
 /***

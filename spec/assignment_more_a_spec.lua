@@ -11,13 +11,7 @@ local support = require "spec.support.recipe"
 local run, tables_of = support.run, support.tables_of
 
 -- A kernel file (a temporary path) holding `source`; removed by the caller.
-local function kernel_file(source)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(source)
-  f:close()
-  return path
-end
+local kernel_file = require("spec.support.shell").write_temp
 
 local CASES = {
   {

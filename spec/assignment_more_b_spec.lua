@@ -11,10 +11,7 @@ local run, tables_of = support.run, support.tables_of
 
 -- A kernel source in a temporary .cl file, removed by `finally`.
 local function kernel_file(src)
-  local path = os.tmpname() .. ".cl"
-  local f = assert(io.open(path, "w"))
-  f:write(src)
-  f:close()
+  local path = require("spec.support.shell").write_temp(src, ".cl")
   finally(function() os.remove(path); os.remove((path:gsub("%.cl$", ""))) end)
   return path
 end

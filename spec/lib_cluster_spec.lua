@@ -80,7 +80,7 @@ describe("clua.cluster", function()
 
     local csv = cluster.csv(sum)
     local lines = {}
-    for l in csv:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    for l in csv:gmatch("[^\r\n]+") do lines[#lines + 1] = l end
     assert.are.equal(5, #lines)
     assert.are.equal("rank,host,index,device,flagged,stream / stream / triad / best (GB/s),"
       .. "launch / launch / launch / time (ns),launch / plain / a / count", lines[1])

@@ -15,13 +15,10 @@ local have_mpirun = os.execute("command -v mpirun >/dev/null 2>&1")
 -- --oversubscribe: more ranks than cores; as root, OpenMPI wants it said.
 local MPIRUN = "timeout 240 mpirun --oversubscribe -n 2" .. (sh("id -u"):match("^0") and " --allow-run-as-root" or "")
 
-local function script(text)
-  local path = os.tmpname()
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-  return path
-end
+local script = shell.write_temp
+-- Why the mpirun tests cannot run with this binary, or nil.
+local skip = asan and "runs in the plain binary's run"
+  or (not built or not have_mpirun) and "needs make MPI=1 (libopenmpi-dev) and mpirun (openmpi-bin)" or nil
 
 describe("require 'mpi'", function()
   it("in a clua built without MPI raises an error saying how to build it", function()
@@ -33,8 +30,8 @@ describe("require 'mpi'", function()
 end)
 
 describe("the mpi module under mpirun -n 2", function()
-  if asan or not built or not have_mpirun then
-    pending(asan and "runs in the plain binary's run" or "needs make MPI=1 (libopenmpi-dev) and mpirun (openmpi-bin)")
+  if skip then
+    pending(skip)
     return
   end
 
@@ -79,8 +76,8 @@ print("rank 0 passed the barrier")
 end)
 
 describe("the cluster report card (report.lua --cluster, 2 ranks)", function()
-  if asan or not built or not have_mpirun then
-    pending(asan and "runs in the plain binary's run" or "needs make MPI=1 (libopenmpi-dev) and mpirun (openmpi-bin)")
+  if skip then
+    pending(skip)
     return
   end
   local dir = os.tmpname()
@@ -133,7 +130,7 @@ describe("the cluster report card (report.lua --cluster, 2 ranks)", function()
 
       local csv = assert(shell.slurp(stem .. ".csv"))
       local lines = {}
-      for line in csv:gmatch("[^\n]+") do lines[#lines + 1] = line end
+      for line in csv:gmatch("[^\r\n]+") do lines[#lines + 1] = line end
       assert.are.equal(3, #lines)
       assert.matches("^rank,host,index,device,flagged,", lines[1])
       assert.matches("^0,", lines[2])

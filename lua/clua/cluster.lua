@@ -13,6 +13,7 @@
 -- with no spread is held to clua.noise's threshold (10 %).
 -- @module clua.cluster
 local noise = require "clua.noise"
+local report = require "clua.report"
 local roofline = require "clua.roofline"
 local stats = require "clua.stats"
 local units = require "clua.units"
@@ -204,27 +205,21 @@ function cluster.markdown(sum)
   return out
 end
 
---- The cluster as CSV: a row per GPU (rank, host, index, device, flagged)
--- and a column per figure (its id and unit in the header).
+--- The cluster as CSV (report.csv: plain RFC 4180): a row per GPU (rank,
+-- host, index, device, flagged) and a column per figure (its id and unit in
+-- the header).
 -- @tparam table sum cluster.summarize's result
 -- @treturn string
 function cluster.csv(sum)
-  local function field(v)
-    v = v == nil and "" or tostring(v)
-    if v:find('[,"\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-    return v
-  end
-  local head = { "rank", "host", "index", "device", "flagged" }
-  for _, s in ipairs(sum.figures) do head[#head + 1] = field(s.id .. (s.unit and (" (" .. s.unit .. ")") or "")) end
-  local lines = { table.concat(head, ",") }
+  local cols = { "rank", "host", "index", "device", "flagged" }
+  for _, s in ipairs(sum.figures) do cols[#cols + 1] = { name = s.id, unit = s.unit } end
+  local t = report.new{ title = "cluster", id = "cluster", columns = cols }
   for _, g in ipairs(sum.gpus) do
-    local by = {}
-    for _, f in ipairs(g.figures or {}) do by[f.id] = f.value end
-    local row = { g.rank, field(g.host), field(g.index), field(g.device), #g.flagged }
-    for _, s in ipairs(sum.figures) do row[#row + 1] = by[s.id] and ("%.17g"):format(by[s.id]) or "" end
-    lines[#lines + 1] = table.concat(row, ",")
+    local row = { rank = g.rank, host = g.host, index = g.index, device = g.device, flagged = #g.flagged }
+    for _, f in ipairs(g.figures or {}) do row[f.id] = f.value end
+    t:add(row)
   end
-  return table.concat(lines, "\n") .. "\n"
+  return report.csv(t)
 end
 
 return cluster

@@ -2,6 +2,7 @@
 --
 --   local shell = require "spec.support.shell"
 --   shell.quote("it's")  --> 'it'\''s'     shell.slurp(path)  --> text or nil
+--   shell.write_temp(text [, suffix])  --> the path of a new temporary file holding text
 --   shell.run(cmd)       --> its output (stderr included), its exit status
 local M = {}
 
@@ -33,6 +34,16 @@ function M.read(path)
   local s = f:read("a")
   f:close()
   return s
+end
+
+-- A new temporary file (os.tmpname() .. suffix) holding text; returns its
+-- path. The caller removes it.
+function M.write_temp(text, suffix)
+  local path = os.tmpname() .. (suffix or "")
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
 end
 
 return M
