@@ -245,7 +245,7 @@ const char *clua_field_string(lua_State *L, int t, const char *k, const char *de
    ended with an error is refused: a command waiting for it would never run on
    some drivers (PoCL leaves it queued forever). */
 static cl_event wait_event(lua_State *L, const char *method, lua_Integer i, cl_context *ctx) {
-  cevent *e = luaL_testudata(L, -1, T_EVENT);
+  cevent *e = clua_test_event(L, -1);
   if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
   if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
   /* OpenCL asks drivers to refuse these (CL_INVALID_CONTEXT); not all do */
@@ -284,7 +284,7 @@ cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, c
   if (lua_isnoneornil(L, t)) { lua_pushnil(L); return 0; }
   int tt = lua_getfield(L, t, "wait");
   if (tt == LUA_TNIL) return 0;  /* leaves nil */
-  if (tt == LUA_TUSERDATA && luaL_testudata(L, -1, T_EVENT)) {
+  if (tt == LUA_TUSERDATA && clua_test_event(L, -1)) {
     cl_event *list = lua_newuserdatauv(L, sizeof(cl_event), 0);
     lua_pushvalue(L, -2);
     list[0] = wait_event(L, method, 1, &ctx);

@@ -139,12 +139,20 @@ typedef struct {
                              kernel; each starts with `released`), else NULL */
   int localcheck;         /* a __local argument was set: check the local memory at the next launch */
 } ckernel;
+/* An event's state lives in a pool in C (host/evpool.c), not in its userdata
+   (a ceventref), so that the event needs no finalizer. */
 typedef struct cevent_s {
   int released;
   cl_event ev;
   int user;
   cqueue *newest_of;    /* the queue whose newest command this is: at release, the handle goes to the queue */
+  int slot;             /* its place in the pool */
+  int used;             /* the slot holds an event whose userdata may live */
+  int next;             /* the next free slot, while free */
+  unsigned gen;         /* bumped each time the slot is freed */
 } cevent;
+typedef struct { cevent *e; unsigned gen; } ceventref;
+typedef struct evpool evpool;
 
 /* Live OpenCL handles and host memory blocks, for cl.debug_counts(): how many
    of each kind clua created (or retained) and released. */
@@ -203,8 +211,21 @@ void clua_same_context(lua_State *L, const char *method, const char *call, cl_in
    NVIDIA context takes hundreds of MiB), as Lua collects before it fails an
    allocation of its own. */
 int clua_collect_for(lua_State *L, cl_int err);
-/* Pushes a new cl.event owning ev (or nil when ev is NULL). */
-void clua_push_event(lua_State *L, cl_event ev);
+/* Pushes a new cl.event owning ev (or nil when ev is NULL, returning NULL). */
+cevent *clua_push_event(lua_State *L, cl_event ev);
+/* The same for a user event (released by a finalizer of its own). */
+cevent *clua_push_user_event(lua_State *L, cl_event ev);
+/* The same with the event metatable and the pool's weak table at the given
+   indices (q:launch's upvalues). */
+cevent *clua_event_new(lua_State *L, evpool *p, int meta, int weak, cl_event ev);
+/* Pushes the pool (a light userdata) and its weak table, for clua_event_new. */
+void clua_push_evpool(lua_State *L);
+/* The event at idx: NULL when it is not one; test: a released one is
+   returned (its `released` set); check: raises for a released one. */
+cevent *clua_test_event(lua_State *L, int idx);
+cevent *clua_check_event(lua_State *L, int idx);
+/* Releases the event's handle, once (e:release(), the sweep). */
+void clua_event_drop(cevent *e);
 /* Converts an event-returning enqueue: pushes the event. */
 
 /* Registration of each type (defined in its own file). */
@@ -215,6 +236,7 @@ void clua_open_buffer(lua_State *L);
 void clua_open_program(lua_State *L);
 void clua_open_kernel(lua_State *L);
 void clua_open_event(lua_State *L);
+void clua_open_evpool(lua_State *L);  /* from clua_open_event, once cl.event's metatable is made */
 void clua_open_array(lua_State *L);
 void clua_open_image(lua_State *L);  /* after context and queue: adds their image methods */
 

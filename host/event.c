@@ -15,47 +15,22 @@ print(e.command, e.duration, "ns")
 #include <string.h>
 #include <time.h>
 
-void clua_push_event(lua_State *L, cl_event ev) {
-  if (!ev) {
-    lua_pushnil(L);
-    return;
-  }
-  cevent *e = clua_new(L, sizeof *e, T_EVENT, 0);
-  e->ev = ev;
-  CLUA_CREATED(CNT_EVENT);
-}
-
-/* __gc, __close and release; a closure holding the event metatable (every
-   launch makes an event, so its collection is on the hot path too). */
 /***
 An event (`cl.event`): what every enqueue returns, and user events
 (`context:user_event`). `tostring(e)` is `cl.event: COMMAND, STATUS (0x...)`.
+An event's handle is released by `e:release()`, at the end of a `<close>`
+scope, or once the collector has found the event unreachable (host/evpool.c).
 @type event
 */
 
 /***
-Releases the event (also `__gc`, `__close`; a second release does nothing).
+Releases the event (also `__close`; a second release does nothing).
 @function event:release
 */
 static int ev_release(lua_State *L) {
-  cevent *e = lua_touserdata(L, 1);
-  if (!e || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1))) e = luaL_checkudata(L, 1, T_EVENT);
-  if (!e->released) {
-    e->released = 1;
-    /* a user event dropped while commands wait on it would hold them forever */
-    if (e->user) {
-      cl_int st = CL_COMPLETE;
-      clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-      if (st > CL_COMPLETE) clSetUserEventStatus(e->ev, -1);
-    }
-    if (e->newest_of) {  /* its queue's newest command: the handle goes to the queue, which releases it */
-      e->newest_of->last_ev = NULL;
-      e->newest_of = NULL;
-    } else {
-      clReleaseEvent(e->ev);
-      CLUA_RELEASED(CNT_EVENT);
-    }
-  }
+  cevent *e = clua_test_event(L, 1);
+  if (!e) e = clua_check_event(L, 1);  /* raises */
+  clua_event_drop(e);
   return 0;
 }
 
@@ -207,7 +182,7 @@ Waits until the command is done (`clWaitForEvents`).
 @raise `event:wait: clWaitForEvents failed: CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST (event 1 ended with CL_...)`
 */
 static int wait_one(lua_State *L, const char *method) {
-  cevent *e = clua_check(L, 1, T_EVENT);
+  cevent *e = clua_check_event(L, 1);
   wait_events(L, method, 1, &e->ev);
   lua_settop(L, 1);
   return 1;
@@ -215,7 +190,7 @@ static int wait_one(lua_State *L, const char *method) {
 static int ev_wait(lua_State *L) { return wait_one(L, "event:wait"); }
 
 int clua_wait(lua_State *L) {
-  if (luaL_testudata(L, 1, T_EVENT)) return wait_one(L, "cl.wait");
+  if (clua_test_event(L, 1)) return wait_one(L, "cl.wait");
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_newtable(L);
   lua_pushvalue(L, 1);
@@ -242,7 +217,7 @@ The same as `event:complete`.
 @treturn cl.event the event itself
 */
 static int ev_complete(lua_State *L) {
-  cevent *e = clua_check(L, 1, T_EVENT);
+  cevent *e = clua_check_event(L, 1);
   if (!e->user) return luaL_error(L, "event:complete: only user events can be completed");
   cl_int st = CL_COMPLETE;
   if (!lua_isnoneornil(L, 2)) {
@@ -268,8 +243,7 @@ int clua_ctx_user_event(lua_State *L) {
   cl_int err;
   cl_event ev = clCreateUserEvent(c->ctx, &err);
   if (err != CL_SUCCESS) return clua_clerror(L, "ctx:user_event", "clCreateUserEvent", err, NULL);
-  clua_push_event(L, ev);
-  ((cevent *)lua_touserdata(L, -1))->user = 1;
+  clua_push_user_event(L, ev);
   return 1;
 }
 
@@ -357,7 +331,7 @@ Whether this is a user event.
 */
 static int ev_index(lua_State *L) {
   if (clua_index_method(L)) return 1;
-  cevent *e = clua_check(L, 1, T_EVENT);
+  cevent *e = clua_check_event(L, 1);
   const char *k = luaL_checkstring(L, 2);
   cl_ulong t, t2;
   if (!strcmp(k, "status")) {
@@ -398,7 +372,8 @@ static int ev_index(lua_State *L) {
 }
 
 static int ev_tostring(lua_State *L) {
-  cevent *e = luaL_checkudata(L, 1, T_EVENT);
+  cevent *e = clua_test_event(L, 1);
+  if (!e) e = clua_check_event(L, 1);  /* raises */
   if (e->released) {
     lua_pushstring(L, "cl.event (released)");
     return 1;
@@ -416,18 +391,7 @@ void clua_open_event(lua_State *L) {
   static const luaL_Reg methods[] = {
     {"wait", ev_wait}, {"complete", ev_complete}, {"set_status", ev_complete}, {"release", ev_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
-    {"__index", ev_index}, {"__gc", ev_release}, {"__close", ev_release}, {"__tostring", ev_tostring}, {NULL, NULL}};
+    {"__index", ev_index}, {"__close", ev_release}, {"__tostring", ev_tostring}, {NULL, NULL}};
   clua_newtype(L, T_EVENT, methods, meta);
-  luaL_getmetatable(L, T_EVENT);
-  lua_getfield(L, -1, "methods");
-  static const char *const rel[] = {"__gc", "__close"};
-  for (int i = 0; i < 2; i++) {
-    lua_pushvalue(L, -2);
-    lua_pushcclosure(L, ev_release, 1);
-    lua_setfield(L, -3, rel[i]);
-  }
-  lua_pushvalue(L, -2);
-  lua_pushcclosure(L, ev_release, 1);
-  lua_setfield(L, -2, "release");
-  lua_pop(L, 2);
+  clua_open_evpool(L);
 }

@@ -577,15 +577,8 @@ int clua_queue_launch(lua_State *L) {
     clua_queue_launched(q, NULL);
     return 0;
   }
-  cevent *e = lua_newuserdatauv(L, sizeof *e, 0);  /* clua_push_event, with the metatable at hand */
-  e->released = 0;
-  e->ev = ev;
-  CLUA_CREATED(CNT_EVENT);
-  e->user = 0;
-  e->newest_of = NULL;
-  if (lua_type(L, lua_upvalueindex(3)) == LUA_TTABLE) lua_pushvalue(L, lua_upvalueindex(3));
-  else luaL_getmetatable(L, T_EVENT);
-  lua_setmetatable(L, -2);
+  /* clua_push_event, with the metatable, the pool and its weak table at hand */
+  cevent *e = clua_event_new(L, lua_touserdata(L, lua_upvalueindex(8)), lua_upvalueindex(3), lua_upvalueindex(7), ev);
   clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
   return 1;
 }
@@ -645,7 +638,9 @@ void clua_open_kernel(lua_State *L) {
   lua_pushliteral(L, "event");
   lua_pushliteral(L, "offset");
   lua_pushliteral(L, "wait");
-  lua_pushcclosure(L, clua_queue_launch, 6);
+  clua_push_evpool(L);
+  lua_rotate(L, -2, 1);  /* upvalue 7: the pool's weak table; 8: the pool */
+  lua_pushcclosure(L, clua_queue_launch, 8);
   lua_setfield(L, -2, "launch");
   lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};

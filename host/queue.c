@@ -305,12 +305,9 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
   cl_event m;
   if (clEnqueueMarkerWithWaitList(q->q, nw, wl, &m) != CL_SUCCESS) return;  /* the command itself says why */
   clFlush(q->q);
-  clua_push_event(L, m);  /* an error (^C) leaves it to the collector */
-  cevent *e = lua_touserdata(L, -1);
+  cevent *e = clua_push_event(L, m);  /* an error (^C) leaves it to the collector */
   clua_wait_list(L, method, 1, &m);
-  clReleaseEvent(m);
-  e->released = 1;
-  CLUA_RELEASED(CNT_EVENT);
+  clua_event_drop(e);
   lua_pop(L, 1);
   clua_queue_enqueued(q, 0, NULL);
 }

@@ -129,6 +129,96 @@ describe("cl events", function()
     assert.are.equal(before, live())
   end)
 
+  describe("left to the collector (no finalizer each: host/evpool.c)", function()
+    local function live() return cl.debug_counts().event.live end
+    local empty
+    setup(function() empty = ctx:program_file("copy.cl"):build():kernel("empty") end)
+
+    it("are released by a full collection, in either collector mode", function()
+      for _, mode in ipairs({ "incremental", "generational" }) do
+        local old = collectgarbage(mode)
+        q:finish()
+        collectgarbage()
+        local before = live()
+        for _ = 1, 5000 do q:launch(empty, 1) end
+        q:marker()
+        q:finish()
+        assert.is_true(live() > before, "the dropped events are not released before a collection")
+        collectgarbage()
+        assert.are.equal(before, live(), mode)
+        collectgarbage(old)
+      end
+    end)
+
+    it("stay held while reachable, however many collections pass", function()
+      local kept = {}
+      for i = 1, 600 do kept[i] = q:launch(empty, 1) end
+      for _ = 1, 3 do
+        for _ = 1, 2000 do q:launch(empty, 1) end -- their slots are reused
+        collectgarbage()
+      end
+      cl.wait(kept)
+      for i = 1, 600, 37 do assert.are.equal("complete", kept[i].status) end
+      assert.are.equal("ndrange_kernel", kept[600].command)
+      local before = live()
+      kept = nil -- luacheck: ignore
+      collectgarbage()
+      assert.are.equal(before - 600, live())
+    end)
+
+    it("once released explicitly, are not released again by the collector", function()
+      q:finish()
+      collectgarbage()
+      local counts = cl.debug_counts().event
+      local e = q:launch(empty, 1)
+      e:wait()
+      e:release()
+      e:release()
+      e = nil -- luacheck: ignore
+      q:finish() -- the queue held the handle as its newest command's
+      collectgarbage()
+      local after = cl.debug_counts().event
+      assert.are.equal(counts.created + 1, after.created)
+      assert.are.equal(counts.released + 1, after.released)
+    end)
+
+    it("reached only from an object being finalized, read as released, never as another event", function()
+      -- Lua drops such objects from weak tables before their finalizers run,
+      -- so the sweep (run by a sentinel newer than the holders) frees the
+      -- events' slots first; a new event made in the finalizer takes one.
+      q:finish()
+      collectgarbage()
+      local before = live()
+      local seen, holders = {}, {}
+      for i = 1, 20 do
+        local e = q:launch(empty, 1)
+        holders[i] = setmetatable({}, { __gc = function()
+          local ok, err = pcall(function() return e.status end)
+          local fresh = q:launch(empty, 1) -- may take e's slot
+          local again, err2 = pcall(e.wait, e)
+          seen[#seen + 1] = { ok = ok, err = err, again = again, err2 = err2, fresh = fresh.command }
+        end })
+      end
+      collectgarbage() -- the holders live on; a new sentinel is made after them
+      assert.are.equal(20, #holders)
+      holders = nil -- luacheck: ignore
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(20, #seen)
+      for _, s in ipairs(seen) do
+        assert.is_false(s.ok)
+        assert.matches("attempt to use a released cl.event", s.err, 1, true)
+        assert.is_false(s.again)
+        assert.matches("attempt to use a released cl.event", s.err2, 1, true)
+        assert.are.equal("ndrange_kernel", s.fresh)
+      end
+      q:finish()
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(before, live())
+    end)
+  end)
+
   describe("user events", function()
     it("hold a queue: a write waiting on one has not happened until it completes", function()
       local b = ctx:buffer(64)
