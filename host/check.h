@@ -84,6 +84,7 @@ typedef struct cqueue_s {
   int npend, cappend;
   int busy;             /* commands may still run: a blocking transfer waits for them first (interruptibly) */
   int ooo;              /* out-of-order execution */
+  int cpu;              /* the device is a CPU: waits must leave it its cores (and stay interruptible) */
   cl_event last;        /* the newest command, when busy and in order (what settling waits for): retained,
                            or borrowed from last_ev */
   struct cevent_s *last_ev;  /* a launch's event that owns `last` (no retain/release pair per launch) */

@@ -126,7 +126,7 @@ static void on_sigint(int sig)
 	int mask = LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT;
 	struct timespec ts;
 	double now;
-	if (clua_direct_wait) { /* inside clWaitForEvents, which nothing stops */
+	if (clua_direct_wait) { /* inside clWaitForEvents or clFinish, which nothing stops */
 		static const char msg[] = "\nclua: interrupted while waiting for the device: the command runs on, "
 		                          "the process ends (set cl.timeout or CLUA_TIMEOUT for waits that a ^C stops)\n";
 		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
