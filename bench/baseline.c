@@ -14,6 +14,7 @@
  * printed; a mismatch exits with status 1. See bench/README.md for exactly
  * what each row does. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "common.h"
 
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MIB (1024.0 * 1024.0)
 #define POISON 0xFFFFFFFFu /* a NaN: never equal to the finite test data */
@@ -164,12 +166,30 @@ static void check_poison(const char *what, const float *got, size_t first, size_
             untouched(what, i, got[i]);
 }
 
+/* Host memory as clua's cl.array takes it (host/check.c, hostmem_new), so
+   that pageable transfers start from the same kind of pages on both sides:
+   from 16 MiB straight from mmap(), below that 4 KiB-aligned from malloc. */
+#define MMAP_FROM ((size_t)16 << 20)
+
 static void *host_alloc(size_t bytes)
 {
     void *p = NULL;
-    if (posix_memalign(&p, 4096, bytes ? bytes : 1) != 0)
+    if (bytes >= MMAP_FROM) {
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            die("cannot map %zu bytes of host memory", bytes);
+    } else if (posix_memalign(&p, 4096, bytes ? bytes : 1) != 0) {
         die("cannot allocate %zu bytes of host memory", bytes);
+    }
     return p;
+}
+
+static void host_free(void *p, size_t bytes)
+{
+    if (bytes >= MMAP_FROM)
+        munmap(p, bytes);
+    else
+        free(p);
 }
 
 static cl_mem buffer(cl_mem_flags flags, size_t bytes)
@@ -229,7 +249,7 @@ static void transfers(double *t)
     size_t bytes = opt_size, n = bytes / sizeof(float);
     cl_mem d = buffer(CL_MEM_READ_WRITE, bytes);
 
-    /* pageable: malloc'd (4 KiB-aligned) host memory, blocking calls */
+    /* pageable: host memory as cl.array's (host_alloc), blocking calls */
     float *src = host_alloc(bytes), *dst = host_alloc(bytes);
     fill_random(src, n, 1, -1.0f, 1.0f);
     poison_host(dst, bytes);
@@ -270,8 +290,8 @@ static void transfers(double *t)
     unpin(bdst, pdst);
     CHECK(clReleaseMemObject(d));
     CHECK(clReleaseMemObject(d2));
-    free(src);
-    free(dst);
+    host_free(src, bytes);
+    host_free(dst, bytes);
 }
 
 /* ---- copy kernels: copy, offsetCopy (3.2.1.3), strideCopy (3.2.1.4) ------ */
@@ -394,8 +414,8 @@ static void copy_kernels(double *t)
 
     CHECK(clReleaseMemObject(din));
     CHECK(clReleaseMemObject(dout));
-    free(in);
-    free(out);
+    host_free(in, bytes);
+    host_free(out, bytes);
 }
 
 /* ---- launch cost of an empty kernel ------------------------------------- */

@@ -253,21 +253,34 @@ local FIGS = {
 local t = report.new{ title = "clua against plain C OpenCL, same device, same run", id = "compare",
   columns = { { name = "figure", key = true }, { name = "unit" }, { name = "C", format = "%.2f" },
     { name = "clua", format = "%.2f", compare = true }, { name = "clua / C", format = "%.3f" },
-    { name = "clua's cost", unit = "%", format = "%+.1f" } },
+    { name = "rounds' clua / C" }, { name = "clua's cost", unit = "%", format = "%+.1f" } },
   meta = { device = dev.name, driver = dev.info.driver_version, date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
     clua = cl.version, size = units.format_size(SIZE), rounds = args.rounds, reps = REPS } }
+-- The lowest and highest ratio clua / C of single rounds: a difference of
+-- the medians inside that range is within what the rounds themselves spread.
+local function round_range(id)
+  local xs = {}
+  for r = 1, args.rounds do
+    local c, l = rounds.c[r][id], rounds.clua[r][id]
+    if c and l and c ~= 0 then xs[#xs + 1] = l / c end
+  end
+  return #xs > 0 and ("%.3f–%.3f"):format(stats.min(xs), stats.max(xs)) or nil
+end
+
 for _, f in ipairs(FIGS) do
   local c, l = med("c", f[1]), med("clua", f[1])
   local ratio = c and l and c ~= 0 and l / c or nil
   -- cost: how much worse clua is (slower time, lower bandwidth), in %
   local cost = ratio and (f[4] and (1 / ratio - 1) or (ratio - 1)) * 100 or nil
   if f[1] == "overlap_saved_pct" then ratio, cost = nil, c and l and (c - l) or nil end -- points, not %
-  t:add{ figure = f[2], unit = f[3], C = c, clua = l, ["clua / C"] = ratio, ["clua's cost"] = cost }
+  t:add{ figure = f[2], unit = f[3], C = c, clua = l, ["clua / C"] = ratio,
+    ["rounds' clua / C"] = ratio and round_range(f[1]), ["clua's cost"] = cost }
 end
 t:note(("medians over %d rounds (C, then clua, alternating); each figure the median of %d repetitions after %d warm-ups")
   :format(args.rounds, REPS, WARM))
 t:note("clua's cost: how much slower (or lower) clua's figure is than C's, in % (for the time saved, in points); "
   .. "negative: clua measured better")
+t:note("rounds' clua / C: the lowest and highest ratio of single rounds (C's round r beside clua's round r)")
 t:note("every output checked in both programs; C: build/bench/baseline --csv")
 for _, id in ipairs({ "h2d_pageable", "d2h_pageable", "h2d_pinned", "d2h_pinned" }) do
   local c, l = {}, {}

@@ -32,4 +32,28 @@ describe("clua.stats", function()
     assert.equal(20, stats.percentile(xs, 25))
     assert.equal(45, stats.percentile(xs, 87.5))
   end)
+
+  it("gives a distribution-free confidence interval for the median by order statistics", function()
+    local function up_to(n)
+      local xs = {}
+      for i = n, 1, -1 do xs[#xs + 1] = i end -- unsorted
+      return xs
+    end
+    -- the textbook intervals: n = 9 -> [x(2), x(8)], 20 -> [x(6), x(15)], 100 -> [x(40), x(61)]
+    local lo, hi, cover = stats.median_ci(up_to(9))
+    assert.same({ 2, 8 }, { lo, hi })
+    assert.near(1 - 2 * 10 / 512, cover, 1e-12)
+    lo, hi, cover = stats.median_ci(up_to(20))
+    assert.same({ 6, 15 }, { lo, hi })
+    assert.is_true(cover >= 0.95 and cover < 0.96)
+    lo, hi = stats.median_ci(up_to(100))
+    assert.same({ 40, 61 }, { lo, hi })
+    -- too few values for 95 %: the whole range, saying how sure it is
+    lo, hi, cover = stats.median_ci({ 3, 1, 2, 5, 4 })
+    assert.same({ 1, 5, 0.9375 }, { lo, hi, cover })
+    -- a lower level narrows it
+    lo, hi = stats.median_ci(up_to(9), 0.8)
+    assert.same({ 3, 7 }, { lo, hi })
+    assert.is_nil(stats.median_ci({}))
+  end)
 end)

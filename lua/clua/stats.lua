@@ -62,6 +62,33 @@ function stats.percentile(xs, p) return percentile_sorted(sorted(xs), p) end
 --- The median: the 50th percentile (nil for an empty list).
 function stats.median(xs) return percentile_sorted(sorted(xs), 50) end
 
+--- A distribution-free confidence interval for the median: the order
+-- statistics `lo = s[k]`, `hi = s[n + 1 - k]` of the sorted values, with the
+-- largest k whose coverage, 1 - 2 P(B < k) for B ~ Binomial(n, 1/2), is at
+-- least `level` (default 0.95). Too few values for that level give the whole
+-- range and the coverage it has (5 values: 0.9375).
+-- @tparam {number,...} xs the values (left unsorted)
+-- @number[opt=0.95] level the coverage wanted
+-- @treturn number lo
+-- @treturn number hi
+-- @treturn number the interval's coverage
+-- @return nil for an empty list
+function stats.median_ci(xs, level)
+  level = level or 0.95
+  local n = #xs
+  if n == 0 then return nil end
+  local s = sorted(xs)
+  local p = 0.5 ^ n
+  local k, tail, choose = 1, p, 1 -- tail = P(B <= k - 1); choose = C(n, k - 1)
+  while 2 * (k + 1) <= n + 1 do
+    choose = choose * (n - k + 1) / k -- C(n, k)
+    local wider = tail + choose * p -- P(B <= k)
+    if 1 - 2 * wider < level then break end
+    k, tail = k + 1, wider
+  end
+  return s[k], s[n + 1 - k], 1 - 2 * tail
+end
+
 --- All the statistics at once: `{n=, median=, min=, max=, mean=, stddev=}`;
 -- only `n = 0` for an empty list.
 function stats.summary(xs)

@@ -1,0 +1,77 @@
+-- bench/launch.lua and bench/compare.lua, run small on the default device
+-- (PoCL in CI) beside the C programs they measure against: each summary line
+-- says how sure its rounds make it, and a goal is called met only by a 95%
+-- interval; compare's table gives the rounds' spread of every ratio.
+local shell = require "spec.support.shell"
+
+local clua = os.getenv("CLUA") or "build/clua"
+
+describe("bench", function()
+  setup(function()
+    local out, code = shell.run("make --no-print-directory -f bench/Makefile")
+    assert(code == 0, out)
+  end)
+
+  describe("launch.lua", function()
+    local function summaries(out)
+      local lines = {}
+      for line in out:gmatch("[^\n]+") do
+        if line:find("rounds' ratios", 1, true) then lines[#lines + 1] = line end
+      end
+      return lines
+    end
+
+    it("gives each ratio the median of its rounds' ratios, a 95% interval and what it says of the goal", function()
+      local out, code = shell.run(clua .. " bench/launch.lua --rounds 6 --n 50 --batches 1")
+      assert.are.equal(0, code, out)
+      local lines = summaries(out)
+      assert.are.equal(4, #lines, out)
+      for _, line in ipairs(lines) do
+        local med, cover, lo, hi, goal, verdict = line:match(
+          "median ([%d.]+)×, (%d+)%% CI ([%d.]+)–([%d.]+)×; goal ≤ ([%d.]+)×: (.*)$")
+        assert.truthy(med, line)
+        -- 6 rounds: the interval is [lowest, highest], 97% sure
+        assert.are.equal("97", cover, line)
+        lo, hi, med, goal = tonumber(lo), tonumber(hi), tonumber(med), tonumber(goal)
+        assert.is_true(lo <= med and med <= hi, line)
+        assert.are.equal(1.25, goal, "PoCL is a CPU device: " .. line)
+        local want = hi <= goal and "met" or lo > goal and "not met" or "not settled by these rounds"
+        assert.are.equal(want, verdict, line)
+      end
+    end)
+
+    it("calls no goal met or missed from too few rounds", function()
+      local out, code = shell.run(clua .. " bench/launch.lua --rounds 3 --n 50 --batches 1")
+      assert.are.equal(0, code, out)
+      local lines = summaries(out)
+      assert.are.equal(4, #lines, out)
+      for _, line in ipairs(lines) do
+        assert.truthy(line:find("too few rounds for a 95% interval (3; 6 or more)", 1, true), line)
+      end
+    end)
+
+    it("refuses a bad option", function()
+      local out, code = shell.run(clua .. " bench/launch.lua --rounds 0")
+      assert.are_not.equal(0, code)
+      assert.truthy(out:find("positive integers", 1, true), out)
+    end)
+  end)
+
+  describe("compare.lua", function()
+    it("puts the range of the single rounds' ratios beside each median ratio", function()
+      local out, code = shell.run(clua .. " bench/compare.lua --quick --rounds 2 --reps 3")
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("rounds' clua / C", 1, true), out)
+      local rows = 0
+      for ratio, lo, hi in out:gmatch("GB/s +[%d.]+ +[%d.]+ +([%d.]+) +([%d.]+)–([%d.]+)") do
+        rows = rows + 1
+        ratio, lo, hi = tonumber(ratio), tonumber(lo), tonumber(hi)
+        assert.is_true(lo <= hi, out)
+        -- over 2 rounds, the ratio of the medians, (l1 + l2) / (c1 + c2), lies between
+        -- l1 / c1 and l2 / c2 (less the rounding to three decimals)
+        assert.is_true(ratio >= lo - 0.0015 and ratio <= hi + 0.0015, out)
+      end
+      assert.are.equal(15, rows, out) -- every bandwidth row
+    end)
+  end)
+end)
