@@ -80,6 +80,7 @@ int clua_ctx_queue(lua_State *L) {
   cl_device_type type = CL_DEVICE_TYPE_CPU;
   clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   q->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  if (q->cpu) clua_cpu_queue_made = 1;
   q->released = 0;
   live_add(q);
   CLUA_CREATED(CNT_QUEUE);
