@@ -138,3 +138,30 @@ describe("the cluster report card (report.lua --cluster, 2 ranks)", function()
     end)
   end
 end)
+
+-- Two devices on one host, as on a 2-GPU node: PoCL makes two CPU devices
+-- when POCL_DEVICES names two, and each rank takes the device of its local
+-- rank. Only where the default device is PoCL's.
+describe("the cluster report card with a device per rank (POCL_DEVICES)", function()
+  if skip then
+    pending(skip)
+    return
+  end
+  local cl = require "cl"
+  if not cl.device().info.platform:match("Portable") then
+    pending("the default device is not PoCL's")
+    return
+  end
+  it("gives each of 2 ranks its own device, 0:0 and 0:1, and a row each", function()
+    local stem = os.tmpname()
+    local out, code = sh(('POCL_DEVICES="pthread pthread" %s %s recipes/report.lua --cluster --quick --recipes launch '
+      .. "--out %s"):format(MPIRUN, q(MPI_CLUA), q(stem .. ".md")))
+    assert.are.equal(0, code, out)
+    local doc = assert(json.decode(assert(shell.slurp(stem .. ".json"))))
+    os.execute(("rm -rf %s %s*"):format(q(stem), q(stem)))
+    assert.are.equal(2, #doc.gpus)
+    local idx = {}
+    for i, g in ipairs(doc.gpus) do idx[i] = g.index end
+    assert.are.same({ "0:0", "0:1" }, idx, out)
+  end)
+end)

@@ -44,3 +44,75 @@ describe("recipe multigpu", function()
     assert.is_nil(o:find("Each device alone", 1, true))
   end)
 end)
+
+-- Any number of devices: PoCL makes as many CPU devices as POCL_DEVICES
+-- names, so three of them stand in for a three-GPU host (the code path of
+-- 2, 4 or 8 GPUs, which CI has none of). Only where the default device is
+-- PoCL's.
+describe("recipe multigpu on three devices (POCL_DEVICES)", function()
+  local json = require "dkjson"
+  local cl = require "cl"
+  local pocl = cl.device().info.platform:match("Portable") ~= nil
+  local env = 'POCL_DEVICES="pthread pthread pthread"'
+  local tables, out, trace
+
+  setup(function()
+    if not pocl then return end
+    local path, tpath = os.tmpname(), os.tmpname()
+    local code, err
+    out, code, err = support.run("multigpu", ("--json %s --trace %s"):format(path, tpath), env)
+    assert(code == 0, "the recipe failed: " .. err)
+    tables = support.tables_of(path)
+    trace = json.decode(support.slurp(tpath))
+    os.remove(tpath)
+  end)
+
+  it("has a row per device alone, labelled 0:0 to 0:2", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local idx = {}
+    for i, r in ipairs(tables.alone.rows) do idx[i] = r.index end
+    assert.are.same({ "0:0", "0:1", "0:2" }, idx)
+    assert.falsy(out:find("one device on this platform", 1, true))
+  end)
+
+  it("runs the three at once, the aggregate beside the sum of three alones", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    assert.are.equal(4, #tables.together.rows)
+    for _, r in ipairs(tables.together.rows) do
+      assert.is_true(r.aggregate > 0 and r["sum of alone"] > 0 and r["slowest device"] > 0)
+    end
+    assert.matches("multigpu: H2D on 3 devices at once", out, 1, true)
+  end)
+
+  it("has a 3 x 3 device-to-device matrix, its diagonal empty", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local t = tables.matrix
+    assert.are.equal(3, #t.rows)
+    local cells = 0
+    for i, r in ipairs(t.rows) do
+      for j = 0, 2 do
+        local v = r[("0:%d"):format(j)]
+        if j == i - 1 then
+          assert.is_true(v == nil or v == "-", ("diagonal %d: %s"):format(j, tostring(v)))
+        else
+          assert.is_number(v)
+          assert.is_true(v > 0)
+          cells = cells + 1
+        end
+      end
+    end
+    assert.are.equal(6, cells)
+  end)
+
+  it("writes a timeline with a lane per device", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local lanes, spans = {}, {}
+    for _, e in ipairs(trace.traceEvents) do
+      if e.name == "thread_name" then lanes[#lanes + 1] = e.args.name:match("^(%d+:%d+)") end
+      if e.ph == "X" then spans[e.tid] = (spans[e.tid] or 0) + 1 end
+    end
+    table.sort(lanes)
+    assert.are.same({ "0:0", "0:1", "0:2" }, lanes)
+    for tid = 1, 3 do assert.is_true((spans[tid] or 0) >= 1, "no span in lane " .. tid) end
+  end)
+end)
