@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench/launch_perf.sh: where the time of empty-kernel launches goes, clua's
+# q:launch beside plain C (build/bench/launch), by perf's sampling profile
+# on the software clock (cpu-clock: it needs no hardware counters, which
+# virtual machines often lack). For each side, with and without an event:
+# the share of samples per process and library, then the hottest symbols.
+#
+#   bench/launch_perf.sh [CLUA] [N]        (default build/clua, 100000 launches twice)
+#
+# PERF names the perf binary (default: perf on the PATH; Debian: linux-perf).
+# The device is the default one (CLUA_DEVICE), given to the C program by
+# name. Prints to stdout; the perf data files are removed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+clua=$(realpath "${1:-build/clua}")
+n=${2:-100000}
+perf=${PERF:-perf}
+cprog=$(realpath build/bench/launch)
+command -v "$perf" >/dev/null || { echo "launch_perf: no perf (apt-get install linux-perf, or set PERF)" >&2; exit 1; }
+[ -x "$cprog" ] || { echo "launch_perf: build $cprog first: make -f bench/Makefile" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The clua side: 2 x N launches of `empty` (global 1), then q:finish(), as
+# build/bench/launch does (a warm-up batch of N, one batch of N).
+cat >"$tmp/launch.lua" <<'LUA'
+local cl = require "cl"
+local event, n = arg[1] == "event", math.tointeger(tonumber(arg[2]))
+local ctx = cl.context(cl.device())
+local q = ctx:queue()
+local k = ctx:program_file("copy.cl"):build():kernel("empty")
+local opts = { event = false }
+for _ = 1, 2 do
+  if event then for _ = 1, n do q:launch(k, 1) end
+  else for _ = 1, n do q:launch(k, 1, nil, opts) end end
+  q:finish()
+end
+LUA
+name=$("$clua" -e 'print(require("cl").device().name)')
+echo "sampling profile of 2 x $n empty-kernel launches (perf record -e cpu-clock); device: $name"
+for mode in noevent event; do
+	copt=""
+	[ "$mode" = event ] && copt=--event
+	for side in clua C; do
+		if [ "$side" = clua ]; then
+			cmd=("$clua" "$tmp/launch.lua" "$mode" "$n")
+		else
+			cmd=("$cprog" --device "$name" --n "$n" --batches 1 --kernels "$PWD/kernels" $copt)
+		fi
+		(cd "$tmp" && "$perf" record -q -e cpu-clock -F 20000 -o "$tmp/perf.data" -- "${cmd[@]}" >"$tmp/out.txt" 2>&1) ||
+			{ cat "$tmp/out.txt" >&2; exit 1; }
+		echo
+		echo "== $side, ${mode/noevent/no event}: samples by process and library"
+		"$perf" report -i "$tmp/perf.data" --stdio --no-children --sort comm,dso 2>/dev/null | grep '%' | grep -v '^#' | head -8
+		echo "-- the hottest symbols"
+		"$perf" report -i "$tmp/perf.data" --stdio --no-children --sort dso,sym 2>/dev/null | grep '%' | grep -v '^#' | head -12
+	done
+done
