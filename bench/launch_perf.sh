@@ -50,9 +50,9 @@ for mode in noevent event; do
 		(cd "$tmp" && "$perf" record -q -e cpu-clock -F 20000 -o "$tmp/perf.data" -- "${cmd[@]}" >"$tmp/out.txt" 2>&1) ||
 			{ cat "$tmp/out.txt" >&2; exit 1; }
 		echo
-		echo "== $side, ${mode/noevent/no event}: samples by process and library"
-		"$perf" report -i "$tmp/perf.data" --stdio --no-children --sort comm,dso 2>/dev/null | grep '%' | grep -v '^#' | head -8
+		echo "== $side, $([ "$mode" = event ] && echo "an event each" || echo "no event"): samples by process and library"
+		"$perf" report -i "$tmp/perf.data" --stdio --no-children --sort comm,dso 2>/dev/null | grep '%' | grep -v '^#' | head -8 || true
 		echo "-- the hottest symbols"
-		"$perf" report -i "$tmp/perf.data" --stdio --no-children --sort dso,sym 2>/dev/null | grep '%' | grep -v '^#' | head -12
+		"$perf" report -i "$tmp/perf.data" --stdio --no-children --sort dso,sym 2>/dev/null | grep '%' | grep -v '^#' | head -12 || true
 	done
 done
