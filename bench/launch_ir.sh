@@ -24,21 +24,8 @@ command -v valgrind >/dev/null || { echo "launch_ir: needs valgrind (apt-get ins
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The clua side: 2 x N launches of `empty` (global 1), then q:finish(), as
-# build/bench/launch does (a warm-up batch of N, one batch of N).
-cat >"$tmp/launch.lua" <<'LUA'
-local cl = require "cl"
-local event, n = arg[1] == "event", math.tointeger(tonumber(arg[2]))
-local ctx = cl.context(cl.device())
-local q = ctx:queue()
-local k = ctx:program_file("copy.cl"):build():kernel("empty")
-local opts = { event = false }
-for _ = 1, 2 do
-  if event then for _ = 1, n do q:launch(k, 1) end
-  else for _ = 1, n do q:launch(k, 1, nil, opts) end end
-  q:finish()
-end
-LUA
+# The clua side: bench/launch_loop.lua (2 x N launches, as build/bench/launch makes).
+loop=$PWD/bench/launch_loop.lua
 
 # Instructions of the run's first thread (the one that enqueues).
 ir() { # name command...
@@ -64,8 +51,8 @@ for mode in event noevent; do
 	[ "$mode" = event ] && copt=--event
 	c1=$(ir "c-$mode-$n1" "$cprog" --n "$n1" --batches 1 $copt)
 	c2=$(ir "c-$mode-$n2" "$cprog" --n "$n2" --batches 1 $copt)
-	l1=$(ir "clua-$mode-$n1" "$clua" "$tmp/launch.lua" "$mode" "$n1")
-	l2=$(ir "clua-$mode-$n2" "$clua" "$tmp/launch.lua" "$mode" "$n2")
+	l1=$(ir "clua-$mode-$n1" "$clua" "$loop" "$mode" "$n1")
+	l2=$(ir "clua-$mode-$n2" "$clua" "$loop" "$mode" "$n2")
 	declare "c_$mode=$(per "$c1" "$c2")" "l_$mode=$(per "$l1" "$l2")"
 done
 

@@ -21,21 +21,8 @@ command -v "$perf" >/dev/null || { echo "launch_perf: no perf (apt-get install l
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The clua side: 2 x N launches of `empty` (global 1), then q:finish(), as
-# build/bench/launch does (a warm-up batch of N, one batch of N).
-cat >"$tmp/launch.lua" <<'LUA'
-local cl = require "cl"
-local event, n = arg[1] == "event", math.tointeger(tonumber(arg[2]))
-local ctx = cl.context(cl.device())
-local q = ctx:queue()
-local k = ctx:program_file("copy.cl"):build():kernel("empty")
-local opts = { event = false }
-for _ = 1, 2 do
-  if event then for _ = 1, n do q:launch(k, 1) end
-  else for _ = 1, n do q:launch(k, 1, nil, opts) end end
-  q:finish()
-end
-LUA
+# The clua side: bench/launch_loop.lua (2 x N launches, as build/bench/launch makes).
+loop=$PWD/bench/launch_loop.lua
 name=$("$clua" -e 'print(require("cl").device().name)')
 echo "sampling profile of 2 x $n empty-kernel launches (perf record -e cpu-clock); device: $name"
 for mode in noevent event; do
@@ -43,7 +30,7 @@ for mode in noevent event; do
 	[ "$mode" = event ] && copt=--event
 	for side in clua C; do
 		if [ "$side" = clua ]; then
-			cmd=("$clua" "$tmp/launch.lua" "$mode" "$n")
+			cmd=("$clua" "$loop" "$mode" "$n")
 		else
 			cmd=("$cprog" --device "$name" --n "$n" --batches 1 --kernels "$PWD/kernels" $copt)
 		fi

@@ -13,20 +13,20 @@ describe("bench", function()
   end)
 
   describe("launch.lua", function()
-    local function summaries(out)
+    -- Runs bench/launch.lua small with this many rounds; returns its four summary lines.
+    local function summaries(rounds)
+      local out, code = shell.run(("%s bench/launch.lua --rounds %d --n 50 --batches 1"):format(clua, rounds))
+      assert.are.equal(0, code, out)
       local lines = {}
       for line in out:gmatch("[^\n]+") do
         if line:find("rounds' ratios", 1, true) then lines[#lines + 1] = line end
       end
+      assert.are.equal(4, #lines, out)
       return lines
     end
 
     it("gives each ratio the median of its rounds' ratios, a 95% interval and what it says of the goal", function()
-      local out, code = shell.run(clua .. " bench/launch.lua --rounds 6 --n 50 --batches 1")
-      assert.are.equal(0, code, out)
-      local lines = summaries(out)
-      assert.are.equal(4, #lines, out)
-      for _, line in ipairs(lines) do
+      for _, line in ipairs(summaries(6)) do
         local med, cover, lo, hi, goal, verdict = line:match(
           "median ([%d.]+)×, (%d+)%% CI ([%d.]+)–([%d.]+)×; goal ≤ ([%d.]+)×: (.*)$")
         assert.truthy(med, line)
@@ -41,11 +41,7 @@ describe("bench", function()
     end)
 
     it("calls no goal met or missed from too few rounds", function()
-      local out, code = shell.run(clua .. " bench/launch.lua --rounds 3 --n 50 --batches 1")
-      assert.are.equal(0, code, out)
-      local lines = summaries(out)
-      assert.are.equal(4, #lines, out)
-      for _, line in ipairs(lines) do
+      for _, line in ipairs(summaries(3)) do
         assert.truthy(line:find("too few rounds for a 95% interval (3; 6 or more)", 1, true), line)
       end
     end)
