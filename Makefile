@@ -73,8 +73,9 @@ LDLIBS_CLUA   = -Wl,-E $(LUA_A) $(CL_LIBS) $(MPI_LIBS) -ldl -lm
 
 OBJ      := $(SRC:host/%.c=$(BUILD)/obj/%.o)
 ASAN_OBJ := $(SRC:host/%.c=$(BUILD)/asan/obj/%.o)
-# cl.so (make module): no interpreter front-end (main.c) nor REPL input (lineedit.c)
-MODULE_SRC := $(filter-out host/main.c host/lineedit.c host/mpi.c,$(SRC)) host/module.c
+# cl.so (make module): no interpreter front-end (main.c), REPL input (lineedit.c)
+# nor allocator (alloc.c): the host program's Lua state has its own
+MODULE_SRC := $(filter-out host/main.c host/lineedit.c host/alloc.c host/mpi.c,$(SRC)) host/module.c
 PIC_OBJ    := $(MODULE_SRC:host/%.c=$(BUILD)/pic/obj/%.o)
 
 .PHONY: all asan run test setup setup-run install deb module module-install clean bundle bundle-mpi bundle-test check-lua doc lint fuzz check-fuzz fresh

@@ -75,8 +75,13 @@ typedef struct { int released; cl_device_id id; } cdevice;
 typedef struct { int released; cl_context ctx; } ccontext;
 typedef struct pending { cl_event ev; hostmem *mem; } pending;
 struct cevent_s;
+/* The first word of a queue's and a kernel's userdata after `released`: q:launch
+   (kernel.c) knows its arguments by size and mark, without their metatables. */
+#define CLUA_MARK_QUEUE 0x65757571u  /* "queu" */
+#define CLUA_MARK_KERNEL 0x6e72656bu /* "kern" */
 typedef struct cqueue_s {
   int released;
+  unsigned mark;        /* CLUA_MARK_QUEUE */
   cl_command_queue q;
   cl_device_id dev;
   cl_context ctx;
@@ -124,6 +129,7 @@ typedef struct {
 } cprogram;
 typedef struct {
   int released;
+  unsigned mark;        /* CLUA_MARK_KERNEL */
   cl_kernel k;
   cl_context ctx;
   cl_uint nargs;

@@ -64,6 +64,13 @@ void clua_exit_abandoned(int status);
    process there forever. Without a deadline it does nothing. */
 void clua_settle_all(void);
 
+/* The clua program's Lua allocator (alloc.c): small blocks kept on lists for
+   reuse. clua_alloc_use sets it on a new state (NULL, out of memory: the
+   state keeps its own); clua_alloc_end frees what waits, after lua_close. */
+typedef struct clua_alloc clua_alloc;
+clua_alloc *clua_alloc_use(lua_State *L);
+void clua_alloc_end(clua_alloc *a);
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

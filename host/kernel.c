@@ -74,6 +74,7 @@ int clua_program_kernel(lua_State *L) {
   const char *name = luaL_checkstring(L, 2);
   ckernel *k = clua_new(L, sizeof *k, T_KERNEL, 2);
   k->released = 1;
+  k->mark = CLUA_MARK_KERNEL;
   cl_int err;
   cl_kernel ker = clCreateKernel(p->prog, name, &err);
   if (err == CL_INVALID_KERNEL_NAME) {
@@ -404,6 +405,13 @@ static void size_error(lua_State *L, int idx, int opt, const char *msg) {
 }
 
 static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
+  if (!opt && lua_isinteger(L, idx)) {  /* the usual case, in two calls */
+    lua_Integer v = lua_tointeger(L, idx);
+    if (v >= 0) {
+      out[0] = (size_t)v;
+      return 1;
+    }
+  }
   if (lua_type(L, idx) == LUA_TNUMBER) {
     if (!opt) {
       out[0] = clua_checksize(L, idx, what);
@@ -432,45 +440,47 @@ static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what,
   return (cl_uint)n;
 }
 
-/* q:launch is the hot path: it is a closure holding the queue, kernel and
-   event metatables (upvalues 1 to 3, see clua_open_kernel), so it checks its
-   arguments and makes its event without looking types up by name. */
-static void *launch_check(lua_State *L, int idx, int up, const char *tname) {
-  int *p = lua_touserdata(L, idx);
-  if (p && lua_getmetatable(L, idx)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(up));
-    lua_pop(L, 1);
-    if (same && !*p) return p;
+/* q:launch is the hot path: it is a closure holding the event metatable,
+   the option names, and the event pool with its weak table (upvalues 1 to 6,
+   see clua_open_kernel), so it makes its event without looking types up by
+   name, and it knows its queue and kernel
+   by their userdata's size and mark (a Lua script cannot write a userdata's
+   bytes), not by their metatables: three API calls instead of five. */
+static void *launch_check(lua_State *L, int idx, size_t size, unsigned mark, const char *tname) {
+  if (lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == size) {
+    int *p = lua_touserdata(L, idx);
+    if (((unsigned *)p)[1] == mark && !*p) return p;
   }
   return clua_check(L, idx, tname);  /* raises the usual argument errors */
 }
 
 int clua_queue_launch(lua_State *L) {
-  cqueue *q = launch_check(L, 1, 1, T_QUEUE);
+  cqueue *q = launch_check(L, 1, sizeof(cqueue), CLUA_MARK_QUEUE, T_QUEUE);
   if (q->npend) clua_queue_sweep(q);
-  ckernel *k = launch_check(L, 2, 2, T_KERNEL);
+  ckernel *k = launch_check(L, 2, sizeof(ckernel), CLUA_MARK_KERNEL, T_KERNEL);
   clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
                     "the queue");
   char kn[128], dn[128];
   size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
   cl_uint dims = work_size(L, 3, g, "global size", 0);
-  int haslocal = !lua_isnoneornil(L, 4);
+  int top = lua_gettop(L);  /* q:launch(k, n) asks no more of the stack */
+  int haslocal = top >= 4 && !lua_isnil(L, 4);
   if (haslocal) {
     cl_uint ld = work_size(L, 4, l, "local size", 0);
     if (ld != dims)
       luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
   }
-  int opts = lua_isnoneornil(L, 5) ? 0 : 5;
+  int opts = top >= 5 && !lua_isnil(L, 5) ? 5 : 0;
   /* One pass over the options, keys compared with the interned names held as
-     upvalues 4-6: no lua_getfield (which hashes its key) on the hot path. */
+     upvalues 2-4: no lua_getfield (which hashes its key) on the hot path. */
   int want_event = 1, has_offset = 0, has_wait = 0;
   if (opts) {
     luaL_checktype(L, 5, LUA_TTABLE);
     lua_pushnil(L);
     while (lua_next(L, 5)) {
-      if (lua_rawequal(L, -2, lua_upvalueindex(4))) want_event = lua_toboolean(L, -1);
-      else if (lua_rawequal(L, -2, lua_upvalueindex(5))) has_offset = 1;
-      else if (lua_rawequal(L, -2, lua_upvalueindex(6))) has_wait = 1;
+      if (lua_rawequal(L, -2, lua_upvalueindex(2))) want_event = lua_toboolean(L, -1);
+      else if (lua_rawequal(L, -2, lua_upvalueindex(3))) has_offset = 1;
+      else if (lua_rawequal(L, -2, lua_upvalueindex(4))) has_wait = 1;
       else {
         static const char *const valid[] = {"offset", "wait", "event", NULL};
         clua_check_options(L, 5, valid);  /* raises, naming the key */
@@ -578,7 +588,7 @@ int clua_queue_launch(lua_State *L) {
     return 0;
   }
   /* clua_push_event, with the metatable, the pool and its weak table at hand */
-  cevent *e = clua_event_new(L, lua_touserdata(L, lua_upvalueindex(8)), lua_upvalueindex(3), lua_upvalueindex(7), ev);
+  cevent *e = clua_event_new(L, lua_touserdata(L, lua_upvalueindex(6)), lua_upvalueindex(1), lua_upvalueindex(5), ev);
   clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
   return 1;
 }
@@ -630,17 +640,15 @@ void clua_open_kernel(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", k_index}, {"__gc", k_release}, {"__close", k_release}, {"__tostring", k_tostring}, {NULL, NULL}};
   clua_newtype(L, T_KERNEL, methods, meta);
-  luaL_getmetatable(L, T_QUEUE);  /* q:launch, with the metatables it checks against */
+  luaL_getmetatable(L, T_QUEUE);  /* q:launch, with what it makes its event with */
   lua_getfield(L, -1, "methods");
-  lua_pushvalue(L, -2);
-  luaL_getmetatable(L, T_KERNEL);
   luaL_getmetatable(L, T_EVENT);
   lua_pushliteral(L, "event");
   lua_pushliteral(L, "offset");
   lua_pushliteral(L, "wait");
   clua_push_evpool(L);
-  lua_rotate(L, -2, 1);  /* upvalue 7: the pool's weak table; 8: the pool */
-  lua_pushcclosure(L, clua_queue_launch, 8);
+  lua_rotate(L, -2, 1);  /* upvalue 5: the pool's weak table; 6: the pool */
+  lua_pushcclosure(L, clua_queue_launch, 6);
   lua_setfield(L, -2, "launch");
   lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};

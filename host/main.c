@@ -160,6 +160,8 @@ static void set_sigint(void (*handler)(int))
 	sigaction(SIGINT, &sa, NULL);
 }
 
+static clua_alloc *alloc; /* the state's allocator: freed once the state is closed */
+
 /* os.exit([code [, close]]): as Lua's, but the state is always closed, which
    releases every OpenCL object and fails user events nothing completed, and
    the commands still running are waited for (clua_exit_wait) before the
@@ -176,6 +178,7 @@ static int os_exit(lua_State *L)
 	active_state = NULL;
 	clua_settle_all();
 	lua_close(L);
+	clua_alloc_end(alloc);
 	clua_exit_wait();
 	clua_exit_abandoned(status);
 	if (clua_mpi_end != NULL)
@@ -723,6 +726,7 @@ int main(int argc, char **argv)
 		free(root);
 		return EXIT_FAILURE;
 	}
+	alloc = clua_alloc_use(L);
 	lua_gc(L, LUA_GCSTOP); /* no collections while the libraries open */
 	lua_pushcfunction(L, pmain);
 	lua_pushinteger(L, argc);
@@ -733,6 +737,7 @@ int main(int argc, char **argv)
 	report(L, status);
 	clua_settle_all();
 	lua_close(L);
+	clua_alloc_end(alloc);
 	clua_exit_wait();
 	free(root);
 	clua_exit_abandoned(EXIT_FAILURE); /* a wait timed out: the script failed */

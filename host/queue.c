@@ -64,6 +64,7 @@ int clua_ctx_queue(lua_State *L) {
   if (clua_field_bool(L, opts, "out_of_order", 0)) props |= CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
   cqueue *q = clua_new(L, sizeof *q, T_QUEUE, 1);
   q->released = 1;
+  q->mark = CLUA_MARK_QUEUE;
   cl_int err;
   cl_command_queue cq = clCreateCommandQueue(c->ctx, dev, props, &err);
   if (err != CL_SUCCESS && clua_collect_for(L, err)) cq = clCreateCommandQueue(c->ctx, dev, props, &err);
