@@ -427,7 +427,7 @@ static void launch(void)
     /* host side: µs per clEnqueueNDRangeKernel in a stream of N (as launch.c) */
     double per[64];
     int b = opt_launch_batches < 64 ? opt_launch_batches : 64;
-    launch_enqueue_us(q, k, opt_launch_n, 1, b, per, NULL);
+    launch_enqueue_us(q, k, opt_launch_n, 1, b, per, NULL, 0);
     add_row("launch_enqueue_us", "empty kernel, enqueue (host)", median(per, b), min_of(per, b),
             max_of(per, b), "us");
 

@@ -50,11 +50,19 @@ double max_of(const double *v, int n);
 double event_ns(cl_event ev);
 cl_ulong event_time(cl_event ev, cl_profiling_info what);
 
+/* A held queue: hold(q) enqueues a marker that waits for a new user event,
+ * so nothing enqueued after it starts before unhold(q, ue) completes that
+ * event (and finishes the queue). */
+cl_event hold(cl_command_queue q);
+void unhold(cl_command_queue q, cl_event ue);
+
 /* Host-side enqueue cost of an empty kernel: `warm` + `batches` batches of
  * n clEnqueueNDRangeKernel(global 1, local NULL, no event) each; a batch is
  * timed by the host clock around the n calls only, then the queue finished.
+ * held: each batch is enqueued on a held queue (hold), so the device runs
+ * none of it while it is enqueued.
  * Fills per_us[batches] with µs per enqueue and returns their median. */
 double launch_enqueue_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                         int batches, double *per_us, double *cpu_us);
+                         int batches, double *per_us, double *cpu_us, int held);
 
 #endif

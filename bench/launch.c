@@ -1,7 +1,7 @@
 /* launch: the host-side cost of one clEnqueueNDRangeKernel of an empty kernel.
  *
  *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR] [--event]
- *                      [--release now|ring|retain] [--sync finish|wait]
+ *                      [--release now|ring|retain] [--sync finish|wait] [--held]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
  * event) on an in-order queue with profiling enabled, timing the N calls with
@@ -28,6 +28,12 @@
  * it and a clReleaseEvent of the one retained at the launch before (clua's
  * bookkeeping of the queue's newest command). It prints launch_event_us.
  *
+ * --held enqueues each batch on a held queue: behind a marker waiting for a
+ * user event, completed once the batch is timed (common.h: hold), so the
+ * device runs none of the batch while it is enqueued and the enqueuing
+ * thread has the CPU to itself (on a CPU device the driver's threads
+ * otherwise run the kernels on the same cores): the enqueue's own cost.
+ *
  * With --sync each of the N is a round trip: an enqueue with an event, then
  * clFinish(q) (finish) or clWaitForEvents on the event (wait), then its
  * release; the whole loop is timed. It prints sync_finish_us or sync_wait_us,
@@ -42,7 +48,7 @@
 static void usage(void)
 {
     fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event]\n"
-          "              [--release now|ring|retain] [--ring N] [--sync finish|wait] [--list]\n",
+          "              [--release now|ring|retain] [--ring N] [--sync finish|wait] [--held] [--list]\n",
           stderr);
     exit(2);
 }
@@ -55,13 +61,14 @@ enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN };
 #define RING_MAX 100000
 static int ring_n = 1000;  /* --ring N: how many launches later a ring release happens */
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
-                              int batches, double *per_us, double *cpu_us, int sync, int release)
+                              int batches, double *per_us, double *cpu_us, int sync, int release, int held)
 {
     const size_t global = 1;
     static cl_event ring[RING_MAX];
     cl_event last = NULL;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
+        cl_event ue = held ? hold(q) : NULL;
         double c0 = thread_cpu_ns(), t0 = now_ns();
         for (int i = 0; i < n; i++) {
             cl_event ev;
@@ -85,6 +92,8 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
             CHECK(clReleaseEvent(ev));
         }
         double t1 = now_ns(), c1 = thread_cpu_ns();
+        if (ue)
+            unhold(q, ue);
         if (sync == NO_SYNC)
             CHECK(clFinish(q));
         if (b >= 0) {
@@ -105,7 +114,7 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
 int main(int argc, char **argv)
 {
     const char *sel = NULL, *kdir = NULL, *sync = NULL;
-    int n = 10000, batches = 5, event = 0, release = RELEASE_NOW;
+    int n = 10000, batches = 5, event = 0, release = RELEASE_NOW, held = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--list")) {
@@ -121,6 +130,8 @@ int main(int argc, char **argv)
             kdir = argv[++i];
         else if (!strcmp(a, "--event"))
             event = 1;
+        else if (!strcmp(a, "--held"))
+            held = 1;
         else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "now"))
             release = RELEASE_NOW, i++;
         else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "ring"))
@@ -135,7 +146,7 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (n < 1 || batches < 1)
+    if (n < 1 || batches < 1 || (held && sync)) /* a held round trip would never end */
         usage();
 
     cl_device_id dev = pick_device(sel);
@@ -152,16 +163,16 @@ int main(int argc, char **argv)
     if (!per || !cpu)
         die("out of memory");
     double med = sync ? launch_event_us(q, k, n, 1, batches, per, cpu,
-                                        !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT, RELEASE_NOW)
-                 : event ? launch_event_us(q, k, n, 1, batches, per, cpu, NO_SYNC, release)
-                 : launch_enqueue_us(q, k, n, 1, batches, per, cpu);
+                                        !strcmp(sync, "finish") ? SYNC_FINISH : SYNC_WAIT, RELEASE_NOW, 0)
+                 : event ? launch_event_us(q, k, n, 1, batches, per, cpu, NO_SYNC, release, held)
+                 : launch_enqueue_us(q, k, n, 1, batches, per, cpu, held);
 
     char name[256];
-    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel %s%s: min %.3f, max %.3f us\n",
+    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel %s%s%s: min %.3f, max %.3f us\n",
             device_string(dev, CL_DEVICE_NAME, name, sizeof name), batches, n,
             sync ? "round trips, each waited for with " : "enqueues",
             sync ? (!strcmp(sync, "finish") ? "clFinish" : "clWaitForEvents") : event ? " with an event each" : "",
-            min_of(per, batches), max_of(per, batches));
+            held ? " on a held queue" : "", min_of(per, batches), max_of(per, batches));
     if (sync)
         printf("sync_%s_us %.3f\n", sync, med);
     else

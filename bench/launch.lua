@@ -23,6 +23,14 @@
 -- reads "met" only when the whole interval is below it, "not met" when it is
 -- all above, else "not settled".
 --
+-- Then the same four on a held queue (--held to the C program): each batch
+-- is enqueued behind a marker waiting for a user event, completed once the
+-- batch is timed, so the device runs none of it meanwhile. On a CPU device
+-- the driver's threads otherwise run the kernels on the cores the enqueuing
+-- thread needs, and single rounds' ratios spread from 0.6× to 1.9× (PoCL on
+-- 2 cores); held, the enqueuing thread has the CPU to itself and the
+-- figures are the enqueue's own cost, steady to a few percent.
+--
 -- Then round trips, where clua's waits (interruptible by ^C) are held
 -- against C's: N/10 times `q:launch(k, 1)` and `q:finish()`, against C's
 -- clEnqueueNDRangeKernel + clFinish + clReleaseEvent (`launch --sync
@@ -75,11 +83,14 @@ local q = ctx:queue()
 local k = ctx:program_file("copy.cl"):build():kernel("empty")
 
 -- clua: one warm-up batch, then `batches`; the median µs per enqueue, and
--- the median CPU time of this thread per enqueue (cl.cputime) over the same batches.
-local function run_clua(opts)
+-- the median CPU time of this thread per enqueue (cl.cputime) over the same
+-- batches. held: each batch on a held queue, as the C program's --held.
+local function run_clua(opts, held)
   q:finish()
   local per, cpu = {}, {}
   for b = 0, batches do
+    local hold = held and ctx:user_event()
+    if hold then q:marker { hold } end
     local c0, t0 = cl.cputime(), cl.now()
     if opts then
       for _ = 1, n do q:launch(k, 1, nil, opts) end
@@ -87,6 +98,7 @@ local function run_clua(opts)
       for _ = 1, n do q:launch(k, 1) end
     end
     local t1, c1 = cl.now(), cl.cputime()
+    if hold then hold:complete() end
     q:finish()
     if b > 0 then per[b], cpu[b] = (t1 - t0) / n / 1e3, (c1 - c0) / n / 1e3 end
   end
@@ -187,6 +199,18 @@ print("the same batches by the enqueuing thread's CPU time (cl.cputime, CLOCK_TH
 print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×"):format("clua q:launch(k, 1)", cpu[1], cpu[2], cpu[1] / cpu[2]))
 print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", cpu[3], cpu[4],
   cpu[3] / cpu[4]))
+
+print()
+print(("the same on a held queue (nothing runs while a batch is enqueued): µs per enqueue, median of %d batches of %d "
+  .. "after a warm-up batch"):format(batches, n))
+local hcl, hce, hcn, hcp, _, hv = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
+  { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
+  "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
+  { function() return run_clua(nil, true) end, function() return run_c("--event --held") end,
+    function() return run_clua(noevent, true) end, function() return run_c("--held") end })
+print()
+summary("held: clua q:launch(k, 1)", hcl, "C --event", hce, hv[1], hv[2])
+summary("held: q:launch(k, 1, nil, {event = false})", hcn, "C", hcp, hv[3], hv[4])
 
 local m = math.max(1, n // 10)
 print()

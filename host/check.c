@@ -117,7 +117,7 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
 
 /* "attempt to use a released cl.buffer", as an argument error when idx is an
    argument, so that the message names the call. */
-static int released(lua_State *L, int idx, const char *tname) {
+int clua_released(lua_State *L, int idx, const char *tname) {
   const char *msg = lua_pushfstring(L, "attempt to use a released %s", tname);
   if (idx > 0) return luaL_argerror(L, idx, msg);
   return lua_error(L);
@@ -125,7 +125,7 @@ static int released(lua_State *L, int idx, const char *tname) {
 
 void *clua_test(lua_State *L, int idx, const char *tname) {
   int *p = luaL_testudata(L, idx, tname);
-  if (p && *p) released(L, idx, tname);
+  if (p && *p) clua_released(L, idx, tname);
   return p;
 }
 
@@ -136,7 +136,7 @@ void *clua_check(lua_State *L, int idx, const char *tname) {
     if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
     luaL_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s", tname, got));
   }
-  if (*p) released(L, idx, tname);
+  if (*p) clua_released(L, idx, tname);
   return p;
 }
 

@@ -181,6 +181,8 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
 /* Fetches a userdata of type tname at idx, raising if it is of another type or
    was released. */
 void *clua_check(lua_State *L, int idx, const char *tname);
+/* Raises "attempt to use a released TNAME" (an argument error when idx > 0). */
+int clua_released(lua_State *L, int idx, const char *tname);
 /* Same, NULL when the value is not of that type (released objects raise). */
 void *clua_test(lua_State *L, int idx, const char *tname);
 /* For an __index function, before any check of the object: pushes the method
@@ -317,6 +319,12 @@ int clua_env_error(lua_State *L);
 
 /* Queue housekeeping: drop completed pending transfers. */
 void clua_queue_sweep(cqueue *q);
+/* A queue has a metatable of its own (queue.c): it is known by its
+   userdata's size and mark. test: the queue at idx or NULL; check: raises
+   as clua_check does ("cl.queue expected, got ...", "attempt to use a
+   released cl.queue"). */
+cqueue *clua_test_queue(lua_State *L, int idx);
+cqueue *clua_check_queue(lua_State *L, int idx);
 int clua_queue_launch(lua_State *L);
 
 #endif

@@ -297,7 +297,7 @@ static void pair(lua_State *L, int t, const char *method, const char *k, size_t 
    (default: the region's width). Blocking only. */
 static int image_transfer(lua_State *L, int write) {
   const char *method = write ? "queue:write_image" : "queue:read_image";
-  cqueue *q = clua_check(L, 1, T_QUEUE);
+  cqueue *q = clua_check_queue(L, 1);
   if (q->npend) clua_queue_sweep(q);
   cimage *img = check_image(L, 2);
   clua_same_context(L, method, write ? "clEnqueueWriteImage" : "clEnqueueReadImage", CL_INVALID_CONTEXT, q->ctx,

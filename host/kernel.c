@@ -443,21 +443,22 @@ static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what,
 /* q:launch is the hot path: it is a closure holding the event metatable,
    the option names, and the event pool with its weak table (upvalues 1 to 6,
    see clua_open_kernel), so it makes its event without looking types up by
-   name, and it knows its queue and kernel
-   by their userdata's size and mark (a Lua script cannot write a userdata's
-   bytes), not by their metatables: three API calls instead of five. */
-static void *launch_check(lua_State *L, int idx, size_t size, unsigned mark, const char *tname) {
-  if (lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == size) {
-    int *p = lua_touserdata(L, idx);
-    if (((unsigned *)p)[1] == mark && !*p) return p;
+   name, and it knows its kernel, as every queue method knows its queue
+   (clua_test_queue), by the userdata's size and mark (a Lua script cannot
+   write a userdata's bytes), not by its metatable: three API calls instead
+   of five. */
+static ckernel *launch_kernel(lua_State *L, int idx) {
+  if (lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == sizeof(ckernel)) {
+    ckernel *k = lua_touserdata(L, idx);
+    if (k->mark == CLUA_MARK_KERNEL && !k->released) return k;
   }
-  return clua_check(L, idx, tname);  /* raises the usual argument errors */
+  return clua_check(L, idx, T_KERNEL);  /* raises the usual argument errors */
 }
 
 int clua_queue_launch(lua_State *L) {
-  cqueue *q = launch_check(L, 1, sizeof(cqueue), CLUA_MARK_QUEUE, T_QUEUE);
+  cqueue *q = clua_check_queue(L, 1);
   if (q->npend) clua_queue_sweep(q);
-  ckernel *k = launch_check(L, 2, sizeof(ckernel), CLUA_MARK_KERNEL, T_KERNEL);
+  ckernel *k = launch_kernel(L, 2);
   clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
                     "the queue");
   char kn[128], dn[128];

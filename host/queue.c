@@ -46,6 +46,83 @@ void clua_settle_all(void) {
     }
 }
 
+/* A queue's own metatable. A method call (q:launch, the hot path of every
+   experiment) finds its method through the metatable's __index: a function
+   there (a C call per lookup) cost each launch about 300 instructions on
+   PoCL (docs/launch.md), a table a few dozen. A queue's properties differ
+   from queue to queue, so ctx:queue gives each queue a metatable of its own:
+   the fields of the class metatable (cl.queue: __gc, __close, __tostring,
+   __name), with as __index a table of the methods, `context` and `device`.
+   A key it lacks (`pending`, any other) falls to queue_more, the __index of
+   that table's metatable, which finds the queue under queue_key. Queues are
+   therefore known by their userdata's size and mark (clua_test_queue), not
+   by their metatable. q:release takes `context` and `device` out, so that
+   they raise as any use of a released queue does. */
+static char queue_key, more_key;
+
+static int queue_more(lua_State *L) {
+  lua_rawgetp(L, 1, &queue_key);
+  cqueue *q = clua_test_queue(L, -1);
+  if (!q) return 0;  /* a table that only looks like a queue's */
+  if (q->released) return luaL_error(L, "attempt to use a released cl.queue");
+  if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "pending")) lua_pushinteger(L, q->npend);
+  else lua_pushnil(L);
+  return 1;
+}
+
+/* Gives the queue on top its own metatable. */
+static void own_metatable(lua_State *L, cqueue *q) {
+  int qi = lua_gettop(L);
+  lua_createtable(L, 0, 8);                 /* qi + 1: the metatable */
+  luaL_getmetatable(L, T_QUEUE);            /* its fields, but __index */
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, qi + 1);
+  }
+  lua_getfield(L, -1, "methods");
+  lua_createtable(L, 0, 32);                /* qi + 4: __index */
+  lua_pushnil(L);
+  while (lua_next(L, -3)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, qi + 4);
+  }
+  lua_getiuservalue(L, qi, 1);
+  lua_setfield(L, qi + 4, "context");
+  clua_push_device(L, q->dev);
+  lua_setfield(L, qi + 4, "device");
+  lua_pushvalue(L, qi);
+  lua_rawsetp(L, qi + 4, &queue_key);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &more_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, queue_more);
+    lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &more_key);
+  }
+  lua_setmetatable(L, qi + 4);
+  lua_setfield(L, qi + 1, "__index");
+  lua_pop(L, 2);                            /* methods, class metatable */
+  lua_setmetatable(L, qi);
+}
+
+/* The queue at idx (known by its userdata's size and mark), or NULL. */
+cqueue *clua_test_queue(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(cqueue)) return NULL;
+  cqueue *q = lua_touserdata(L, idx);
+  return q->mark == CLUA_MARK_QUEUE ? q : NULL;
+}
+
+cqueue *clua_check_queue(lua_State *L, int idx) {
+  cqueue *q = clua_test_queue(L, idx);
+  if (!q) return clua_check(L, idx, T_QUEUE);  /* raises, as for any type */
+  if (q->released) clua_released(L, idx, T_QUEUE);
+  return q;
+}
+
 int clua_ctx_queue(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   int opts = 0;
@@ -87,6 +164,7 @@ int clua_ctx_queue(lua_State *L) {
   CLUA_CREATED(CNT_QUEUE);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
+  own_metatable(L, q);
   return 1;
 }
 
@@ -209,7 +287,7 @@ static int finish_by(cqueue *q, double deadline) {
 }
 
 static cqueue *check_queue(lua_State *L) {
-  cqueue *q = clua_check(L, 1, T_QUEUE);
+  cqueue *q = clua_check_queue(L, 1);
   if (q->npend) clua_queue_sweep(q);
   if (orphans.npend) clua_queue_sweep(&orphans);
   return q;
@@ -228,9 +306,17 @@ running keep their host arrays alive until they complete.
 @function queue:release
 */
 static int q_release(lua_State *L) {
-  cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
+  cqueue *q = clua_test_queue(L, 1);
+  if (!q) q = luaL_checkudata(L, 1, T_QUEUE);  /* raises */
   if (q->released) return 0;
   q->released = 1;
+  if (lua_getmetatable(L, 1) && lua_getfield(L, -1, "__index") == LUA_TTABLE) {  /* own_metatable's */
+    lua_pushnil(L);
+    lua_setfield(L, -2, "context");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "device");
+  }
+  lua_settop(L, 1);
   live_remove(q);
   clFlush(q->q);
   /* NVIDIA's clReleaseCommandQueue waits for the queue's commands, however
@@ -961,10 +1047,12 @@ the driver time: about 8 us a launch on an H100) and returns nothing
 @usage local e = q:launch(k, n, 256)
 print(e.duration, "ns")
 */
+/* The class metatable's __index (a queue has it only while ctx:queue makes
+   it; then own_metatable's table serves). */
 static int q_index(lua_State *L) {
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
-  cqueue *q = clua_check(L, 1, T_QUEUE);
+  cqueue *q = clua_check_queue(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (!strcmp(k, "context")) lua_getiuservalue(L, 1, 1);
   else if (!strcmp(k, "device")) clua_push_device(L, q->dev);
@@ -974,7 +1062,8 @@ static int q_index(lua_State *L) {
 }
 
 static int q_tostring(lua_State *L) {
-  cqueue *q = luaL_checkudata(L, 1, T_QUEUE);
+  cqueue *q = clua_test_queue(L, 1);
+  if (!q) q = luaL_checkudata(L, 1, T_QUEUE);  /* raises */
   if (q->released) {
     lua_pushstring(L, "cl.queue (released)");
     return 1;

@@ -13,7 +13,8 @@ describe("bench", function()
   end)
 
   describe("launch.lua", function()
-    -- Runs bench/launch.lua small with this many rounds; returns its four summary lines.
+    -- Runs bench/launch.lua small with this many rounds; returns its six summary
+    -- lines (enqueues, enqueues on a held queue, round trips; two of each).
     local function summaries(rounds)
       local out, code = shell.run(("%s bench/launch.lua --rounds %d --n 50 --batches 1"):format(clua, rounds))
       assert.are.equal(0, code, out)
@@ -21,7 +22,8 @@ describe("bench", function()
       for line in out:gmatch("[^\n]+") do
         if line:find("rounds' ratios", 1, true) then lines[#lines + 1] = line end
       end
-      assert.are.equal(4, #lines, out)
+      assert.are.equal(6, #lines, out)
+      assert.truthy(out:find("the same on a held queue", 1, true), out)
       return lines
     end
 

@@ -180,6 +180,24 @@ describe("cl.context and ctx:queue", function()
     assert.is_true(q.device == ctx.device)
     assert.equal(ctx, q.context)
     assert.equal(0, q.pending)
+    assert.is_nil(q.nothing_of_that_name)
+    assert.equal("function", type(q.launch))
+    -- each queue has a metatable of its own (host/queue.c), whose __index
+    -- table holds the methods and the queue's own context and device
+    local ctx2 = cl.context()
+    local q3 = ctx2:queue()
+    assert.equal(ctx2, q3.context)
+    assert.equal(ctx, q.context)
+    assert.are_not.equal(getmetatable(q), getmetatable(q3))
+    assert.equal(q.launch, q3.launch)
+    assert.equal("cl.queue", getmetatable(q3).__name)
+    assert.is_true(rawequal(q.device, q.device)) -- one device object, made with the queue
+    assert.same({ "q3.context", "q3.copy", "q3.copy_rect" }, (function()
+      _G.q3 = q3
+      local c = require("clua.complete").candidates("q3.c")
+      _G.q3 = nil
+      return c
+    end)())
     local q2 = ctx:queue(ctx.device, { profiling = false })
     assert.not_matches("profiling", tostring(q2))
     local e = q2:marker()
