@@ -4,6 +4,12 @@
 --   build/clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH]
 --   make bench-launch
 --
+-- Each figure comes from a process of its own, run the same way on both
+-- sides: the C program build/bench/launch and its clua twin
+-- bench/launch_clua.lua (same options, same loops, same output), so neither
+-- side measures on a driver already worn by the other's runs (on PoCL,
+-- enqueues after 200000 others in the same process cost 1.4× as much).
+--
 -- clua: N = 10000 `q:launch(k, 1)` of kernels/copy.cl `empty` (global 1, local
 -- nil) timed with cl.now(), then q:finish(); one warm-up batch, then the median
 -- of B = 5 batches, in µs per enqueue. q:launch always asks OpenCL for an event
@@ -23,8 +29,8 @@
 -- reads "met" only when the whole interval is below it, "not met" when it is
 -- all above, else "not settled".
 --
--- Then the same four on a held queue (--held to the C program): each batch
--- is enqueued behind a marker waiting for a user event, completed once the
+-- Then the same four on a held queue (--held on both sides): each batch is
+-- enqueued behind a marker waiting for a user event, completed once the
 -- batch is timed, so the device runs none of it meanwhile. On a CPU device
 -- the driver's threads otherwise run the kernels on the cores the enqueuing
 -- thread needs, and single rounds' ratios spread from 0.6× to 1.9× (PoCL on
@@ -33,8 +39,8 @@
 --
 -- Then round trips, where clua's waits (interruptible by ^C) are held
 -- against C's: N/10 times `q:launch(k, 1)` and `q:finish()`, against C's
--- clEnqueueNDRangeKernel + clFinish + clReleaseEvent (`launch --sync
--- finish`); and `q:launch(k, 1):wait()` against clEnqueueNDRangeKernel +
+-- clEnqueueNDRangeKernel + clFinish + clReleaseEvent (`--sync finish`);
+-- and `q:launch(k, 1):wait()` against clEnqueueNDRangeKernel +
 -- clWaitForEvents + clReleaseEvent (`--sync wait`); the loop timed, µs per
 -- round trip, R alternating rounds.
 local cl = require "cl"
@@ -62,13 +68,6 @@ if n < 1 or batches < 1 or rounds < 1 then
   os.exit(2)
 end
 
-local function median(xs)
-  local s = table.move(xs, 1, #xs, 1, {})
-  table.sort(s)
-  local m = #s // 2
-  return #s % 2 == 1 and s[m + 1] or (s[m] + s[m + 1]) / 2
-end
-
 -- The device's P:D indices, for the C program.
 local dev = cl.device()
 local where
@@ -78,66 +77,29 @@ for _, p in ipairs(cl.platforms()) do
   end
 end
 
-local ctx = cl.context(dev)
-local q = ctx:queue()
-local k = ctx:program_file("copy.cl"):build():kernel("empty")
+local cluaprog = here .. "/launch_clua.lua"
+local interpreter = arg and arg[-1] or "clua"
 
--- clua: one warm-up batch, then `batches`; the median µs per enqueue, and
--- the median CPU time of this thread per enqueue (cl.cputime) over the same
--- batches. held: each batch on a held queue, as the C program's --held.
-local function run_clua(opts, held)
-  q:finish()
-  local per, cpu = {}, {}
-  for b = 0, batches do
-    local hold = held and ctx:user_event()
-    if hold then q:marker { hold } end
-    local c0, t0 = cl.cputime(), cl.now()
-    if opts then
-      for _ = 1, n do q:launch(k, 1, nil, opts) end
-    else
-      for _ = 1, n do q:launch(k, 1) end
-    end
-    local t1, c1 = cl.now(), cl.cputime()
-    if hold then hold:complete() end
-    q:finish()
-    if b > 0 then per[b], cpu[b] = (t1 - t0) / n / 1e3, (c1 - c0) / n / 1e3 end
-  end
-  return median(per), median(cpu)
-end
-
--- clua round trips: launch, then q:finish() or e:wait(); the median µs per round trip.
-local function run_clua_sync(m, finish)
-  q:finish()
-  local per = {}
-  for b = 0, batches do
-    local t0 = cl.now()
-    if finish then
-      for _ = 1, m do
-        q:launch(k, 1)
-        q:finish()
-      end
-    else
-      for _ = 1, m do q:launch(k, 1):wait() end
-    end
-    if b > 0 then per[b] = (cl.now() - t0) / m / 1e3 end
-  end
-  return median(per)
-end
-
--- C, with or without --event (or --sync): its printed median.
-local function run_c(extra, m)
-  local cmd = ("'%s' --device %s --n %d --batches %d %s 2>&1"):format(cprog, where, m or n, batches, extra)
+-- One measurement, a process of its own: the C program or its clua twin with
+-- these options; returns its printed median and its CPU-time median.
+local function run(side, extra, m)
+  local head = side == "C" and ("'%s' --device %s"):format(cprog, where)
+    or ("'%s' '%s'"):format(interpreter, cluaprog)
+  local cmd = ("%s --n %d --batches %d %s 2>&1"):format(head, m or n, batches, extra)
   local f = io.popen(cmd)
   local out = f:read("a")
   local ok = f:close()
   local v = tonumber(out:match("^%a+_%a*_?us ([%d.]+)") or out:match("\n%a+_%a*_?us ([%d.]+)"))
   local c = tonumber(out:match("cpu_us ([%d.]+)"))
   if not ok or not v or not c then
-    io.stderr:write(("bench/launch.lua: %s failed (build it with `make -f bench/Makefile`):\n%s"):format(cmd, out))
+    io.stderr:write(("bench/launch.lua: %s failed%s:\n%s"):format(cmd,
+      side == "C" and " (build it with `make -f bench/Makefile`)" or "", out))
     os.exit(1)
   end
   return v, c
 end
+local function run_clua(extra, m) return run("clua", extra, m) end
+local function run_c(extra, m) return run("C", extra, m) end
 
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
@@ -155,8 +117,8 @@ local function rounds_table(head_fmt, heads, row_fmt, run)
   end
   local m, mc = {}, {}
   for j = 1, 4 do
-    m[j] = median(v[j])
-    mc[j] = #c[j] == rounds and median(c[j]) or nil
+    m[j] = stats.median(v[j])
+    mc[j] = #c[j] == rounds and stats.median(c[j]) or nil
   end
   print(row_fmt:format("median", m[1], m[2], m[1] / m[2], m[3], m[4], m[3] / m[4]))
   return m[1], m[2], m[3], m[4], mc, v
@@ -181,12 +143,11 @@ local function summary(label, clua, vs, c, rc, rs)
     lo, hi, GOAL, verdict))
 end
 
-local noevent = { event = false }
 local mcl, mce, mcn, mcp, cpu, v = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
   { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
   "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
-  { run_clua, function() return run_c("--event") end, function() return run_clua(noevent) end,
-    function() return run_c("") end })
+  { function() return run_clua("--event") end, function() return run_c("--event") end,
+    function() return run_clua("") end, function() return run_c("") end })
 print()
 summary("clua q:launch(k, 1)", mcl, "C --event", mce, v[1], v[2])
 summary("clua q:launch(k, 1, nil, {event = false})", mcn, "C", mcp, v[3], v[4])
@@ -206,8 +167,8 @@ print(("the same on a held queue (nothing runs while a batch is enqueued): µs p
 local hcl, hce, hcn, hcp, _, hv = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
   { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
   "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
-  { function() return run_clua(nil, true) end, function() return run_c("--event --held") end,
-    function() return run_clua(noevent, true) end, function() return run_c("--held") end })
+  { function() return run_clua("--event --held") end, function() return run_c("--event --held") end,
+    function() return run_clua("--held") end, function() return run_c("--held") end })
 print()
 summary("held: clua q:launch(k, 1)", hcl, "C --event", hce, hv[1], hv[2])
 summary("held: q:launch(k, 1, nil, {event = false})", hcn, "C", hcp, hv[3], hv[4])
@@ -218,8 +179,8 @@ print(("round trips: µs per launch + wait, median of %d batches of %d after a w
 local msf, mcf, msw, mcw, _, vs = rounds_table("%-7s %14s %10s %8s %14s %10s %8s",
   { "launch+finish", "C", "clua/C", "launch+wait", "C", "clua/C" },
   "%-7s %14.3f %10.3f %7.2f× %14.3f %10.3f %7.2f×",
-  { function() return run_clua_sync(m, true) end, function() return run_c("--sync finish", m) end,
-    function() return run_clua_sync(m, false) end, function() return run_c("--sync wait", m) end })
+  { function() return run_clua("--sync finish", m) end, function() return run_c("--sync finish", m) end,
+    function() return run_clua("--sync wait", m) end, function() return run_c("--sync wait", m) end })
 print()
 summary("clua q:launch(k, 1); q:finish()", msf, "C (clFinish)", mcf, vs[1], vs[2])
 summary("clua q:launch(k, 1):wait()", msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])

@@ -24,8 +24,8 @@ command -v valgrind >/dev/null || { echo "launch_ir: needs valgrind (apt-get ins
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The clua side: bench/launch_loop.lua (2 x N launches, as build/bench/launch makes).
-loop=$PWD/bench/launch_loop.lua
+# The clua side: bench/launch_clua.lua, the C program's twin (same options).
+twin=$PWD/bench/launch_clua.lua
 
 # Instructions of the run's first thread (the one that enqueues).
 ir() { # name command...
@@ -51,8 +51,8 @@ for mode in event noevent; do
 	[ "$mode" = event ] && copt=--event
 	c1=$(ir "c-$mode-$n1" "$cprog" --n "$n1" --batches 1 $copt)
 	c2=$(ir "c-$mode-$n2" "$cprog" --n "$n2" --batches 1 $copt)
-	l1=$(ir "clua-$mode-$n1" "$clua" "$loop" "$mode" "$n1")
-	l2=$(ir "clua-$mode-$n2" "$clua" "$loop" "$mode" "$n2")
+	l1=$(ir "clua-$mode-$n1" "$clua" "$twin" --n "$n1" --batches 1 $copt)
+	l2=$(ir "clua-$mode-$n2" "$clua" "$twin" --n "$n2" --batches 1 $copt)
 	declare "c_$mode=$(per "$c1" "$c2")" "l_$mode=$(per "$l1" "$l2")"
 done
 

@@ -21,8 +21,8 @@ command -v "$perf" >/dev/null || { echo "launch_perf: no perf (apt-get install l
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The clua side: bench/launch_loop.lua (2 x N launches, as build/bench/launch makes).
-loop=$PWD/bench/launch_loop.lua
+# The clua side: bench/launch_clua.lua, the C program's twin (same options).
+twin=$PWD/bench/launch_clua.lua
 name=$("$clua" -e 'print(require("cl").device().name)')
 echo "sampling profile of 2 x $n empty-kernel launches (perf record -e cpu-clock); device: $name"
 for mode in noevent event; do
@@ -30,7 +30,7 @@ for mode in noevent event; do
 	[ "$mode" = event ] && copt=--event
 	for side in clua C; do
 		if [ "$side" = clua ]; then
-			cmd=("$clua" "$loop" "$mode" "$n")
+			cmd=("$clua" "$twin" --n "$n" --batches 1 $copt)
 		else
 			cmd=("$cprog" --device "$name" --n "$n" --batches 1 --kernels "$PWD/kernels" $copt)
 		fi
