@@ -82,7 +82,7 @@ local interpreter = arg and arg[-1] or "clua"
 
 -- One measurement, a process of its own: the C program or its clua twin with
 -- these options; returns its printed median and its CPU-time median.
-local function run(side, extra, m)
+local function measure(side, extra, m)
   local head = side == "C" and ("'%s' --device %s"):format(cprog, where)
     or ("'%s' '%s'"):format(interpreter, cluaprog)
   local cmd = ("%s --n %d --batches %d %s 2>&1"):format(head, m or n, batches, extra)
@@ -98,21 +98,21 @@ local function run(side, extra, m)
   end
   return v, c
 end
-local function run_clua(extra, m) return run("clua", extra, m) end
-local function run_c(extra, m) return run("C", extra, m) end
+local function run_clua(extra, m) return measure("clua", extra, m) end
+local function run_c(extra, m) return measure("C", extra, m) end
 
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
 print()
--- Prints a table of `rounds` rows, each measuring the four functions of `run`
+-- Prints a table of `rounds` rows, each measuring the four functions of `fns`
 -- in turn (clua, C; clua, C) with the two clua/C ratios, then the medians;
 -- returns the four medians, then a list of the four medians of the second
 -- figure each function returns (the calling thread's CPU time), if any.
-local function rounds_table(head_fmt, heads, row_fmt, run)
+local function rounds_table(head_fmt, heads, row_fmt, fns)
   print(head_fmt:format("round", table.unpack(heads)))
   local v, c = { {}, {}, {}, {} }, { {}, {}, {}, {} }
   for r = 1, rounds do
-    for j = 1, 4 do v[j][r], c[j][r] = run[j]() end
+    for j = 1, 4 do v[j][r], c[j][r] = fns[j]() end
     print(row_fmt:format(r, v[1][r], v[2][r], v[1][r] / v[2][r], v[3][r], v[4][r], v[3][r] / v[4][r]))
   end
   local m, mc = {}, {}
