@@ -55,6 +55,30 @@ describe("bench", function()
     end)
   end)
 
+  describe("launch_inproc.lua", function()
+    it("holds q:launch against the C loop run in its own process, and both against the C program", function()
+      local out, code = shell.run(clua .. " bench/launch_inproc.lua --rounds 2 --n 50 --batches 1")
+      assert.are.equal(0, code, out)
+      local heads = { "q:launch", "C, in clua", "C, clua's q and k", "Lua loop of C.one", "C program",
+        "clua, own process" }
+      for _, h in ipairs(heads) do assert.truthy(out:find(h, 1, true), out) end
+      -- each ratio row gives 1.000 in the column it is a ratio to
+      local to_inproc = { out:match("/C in" .. ("%s+([%d.]+)"):rep(6)) }
+      local to_program = { out:match("/C prog" .. ("%s+([%d.]+)"):rep(6)) }
+      assert.are.equal(6, #to_inproc, out)
+      assert.are.equal(6, #to_program, out)
+      assert.are.equal("1.000", to_inproc[2], out)
+      assert.are.equal("1.000", to_program[5], out)
+      for j = 1, 6 do assert.is_true(tonumber(to_inproc[j]) > 0 and tonumber(to_program[j]) > 0, out) end
+    end)
+
+    it("refuses a bad option", function()
+      local out, code = shell.run(clua .. " bench/launch_inproc.lua --batches 65")
+      assert.are.equal(2, code, out)
+      assert.truthy(out:find("usage: clua bench/launch_inproc.lua", 1, true), out)
+    end)
+  end)
+
   describe("compare.lua", function()
     it("puts the range of the single rounds' ratios beside each median ratio", function()
       local out, code = shell.run(clua .. " bench/compare.lua --quick --rounds 2 --reps 3")
