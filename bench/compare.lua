@@ -1,8 +1,13 @@
 -- bench/compare.lua: clua against the plain C OpenCL baseline, same device,
 -- same run. Makes, from Lua, the very calls bench/baseline.c makes (same sizes,
--- kernels, warm-ups, repetitions, events; every output checked), runs the C
--- program before and after, and prints each figure with the ratio clua / C.
+-- kernels, warm-ups, repetitions, events; every output checked), and prints
+-- each figure with the ratio clua / C.
 --   clua bench/compare.lua [--device D] [--size BYTES] [--quick] [--rounds N]
+--
+-- Each round runs the C program, then clua's round, each in a process of its
+-- own (this script with --round-csv, which writes its figures as the C
+-- program's --csv does): neither side measures in a process that earlier
+-- rounds have worn (a driver's pools, caches and threads), and both start alike.
 local cl = require "cl"
 local argparse = require "argparse"
 local stats = require "clua.stats"
@@ -18,6 +23,8 @@ p:option("--reps", "Repetitions per figure.", "10"):convert(math.tointeger)
 p:option("--rounds", "Rounds of C then clua (medians over rounds).", "2"):convert(math.tointeger)
 p:flag("--quick", "Small sizes.")
 p:option("--md", "Also write the table as Markdown to FILE."):argname("FILE")
+p:option("--round-csv", "Measure one clua round here and write its figures as CSV to FILE (what each round runs).")
+  :argname("FILE")
 local args = p:parse()
 
 local SIZE = args.size or (args.quick and 4 * 2 ^ 20 or 256 * 2 ^ 20)
@@ -26,10 +33,8 @@ SIZE, OVERLAP = math.tointeger(SIZE), math.tointeger(OVERLAP)
 local REPS, WARM, LOCAL, ITER, LAUNCH_N, BATCHES = args.reps, 2, 256, 64, 10000, 5
 
 local dev = cl.device(args.device)
-local ctx = cl.context(dev)
-local q = ctx:queue()
-local copy_prog = ctx:program_file("copy.cl"):build()
-local hyp_prog = ctx:program_file("overlap.cl"):build()
+-- clua's objects, made only in a round's own process (--round-csv)
+local ctx, q, copy_prog, hyp_prog
 
 local function check(what, got, want)
   local ok, _, _, bad = got:compare(want, 0)
@@ -199,14 +204,35 @@ local function overlap(out)
   out.overlap_saved_pct = 100 * (1 - out.overlap_2queues_ms / out.overlap_1queue_ms)
 end
 
--- The C baseline, as a subprocess: {id = value} from its CSV.
+-- One clua round, in this process: its figures to the CSV file, then exit.
+if args.round_csv then
+  ctx = cl.context(dev)
+  q = ctx:queue()
+  copy_prog = ctx:program_file("copy.cl"):build()
+  hyp_prog = ctx:program_file("overlap.cl"):build()
+  local out = {}
+  transfers(out)
+  kernels(out)
+  launch(out)
+  overlap(out)
+  local f = assert(io.open(args.round_csv, "w"))
+  for id, v in pairs(out) do f:write(("%s,%.17g,clua\n"):format(id, v)) end
+  assert(f:close())
+  os.exit(0)
+end
+
+-- Runs one side's round, a process of its own writing a CSV: {id = value}.
 local baseline = (cl.root or ".") .. "/build/bench/baseline"
-local function run_c()
+local sizes = ("--device %s --size %d --overlap-size %d --reps %d"):format(device.index(dev), SIZE, OVERLAP, REPS)
+local function run_round(side)
   local csv = os.tmpname()
-  local cmd = ("%s --device %s --size %d --overlap-size %d --reps %d --csv %s > /dev/null"):format(baseline,
-    device.index(dev), SIZE, OVERLAP, REPS, csv)
+  local cmd = side == "C" and ("'%s' %s --csv '%s' > /dev/null"):format(baseline, sizes, csv)
+    or ("'%s' '%s' %s --round-csv '%s'"):format(arg[-1] or "clua", arg[0], sizes, csv)
   local ok = os.execute(cmd)
-  if not ok then error("build/bench/baseline failed: " .. cmd, 0) end
+  if not ok then
+    os.remove(csv)
+    error(("%s's round failed: %s"):format(side, cmd), 0)
+  end
   local out = {}
   for line in io.lines(csv) do
     local id, v = line:match("^([%w_]+),([-%d.eE+]+),")
@@ -219,15 +245,9 @@ end
 local rounds = { c = {}, clua = {} }
 for r = 1, args.rounds do
   io.stderr:write(("compare: round %d of %d: C\n"):format(r, args.rounds))
-  rounds.c[r] = run_c()
+  rounds.c[r] = run_round("C")
   io.stderr:write(("compare: round %d of %d: clua\n"):format(r, args.rounds))
-  local out = {}
-  transfers(out)
-  kernels(out)
-  launch(out)
-  overlap(out)
-  rounds.clua[r] = out
-  collectgarbage()
+  rounds.clua[r] = run_round("clua")
 end
 
 local function med(side, id)
@@ -276,7 +296,7 @@ for _, f in ipairs(FIGS) do
   t:add{ figure = f[2], unit = f[3], C = c, clua = l, ["clua / C"] = ratio,
     ["rounds' clua / C"] = ratio and round_range(f[1]), ["clua's cost"] = cost }
 end
-t:note(("medians over %d rounds (C, then clua, alternating); each figure the median of %d repetitions after %d warm-ups")
+t:note(("medians over %d rounds (C, then clua, alternating, each a process of its own); each figure the median of %d repetitions after %d warm-ups")
   :format(args.rounds, REPS, WARM))
 t:note("clua's cost: how much slower (or lower) clua's figure is than C's, in % (for the time saved, in points); "
   .. "negative: clua measured better")
