@@ -14,6 +14,7 @@ local stats = require "clua.stats"
 local units = require "clua.units"
 local report = require "clua.report"
 local device = require "clua.device"
+local proc = require "clua.proc"
 
 local p = argparse("compare", "clua beside build/bench/baseline (plain C OpenCL), same device, same run.")
 p:option("--device", "Device: a name or P:D (default: CLUA_DEVICE, else the first GPU).")
@@ -226,8 +227,9 @@ local baseline = (cl.root or ".") .. "/build/bench/baseline"
 local sizes = ("--device %s --size %d --overlap-size %d --reps %d"):format(device.index(dev), SIZE, OVERLAP, REPS)
 local function run_round(side)
   local csv = os.tmpname()
-  local cmd = side == "C" and ("'%s' %s --csv '%s' > /dev/null"):format(baseline, sizes, csv)
-    or ("'%s' '%s' %s --round-csv '%s'"):format(arg[-1] or "clua", arg[0], sizes, csv)
+  local quote = proc.quote
+  local cmd = side == "C" and ("%s %s --csv %s > /dev/null"):format(quote(baseline), sizes, quote(csv))
+    or ("%s %s %s --round-csv %s"):format(quote(proc.interpreter()), quote(arg[0]), sizes, quote(csv))
   local ok = os.execute(cmd)
   if not ok then
     os.remove(csv)

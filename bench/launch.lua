@@ -45,6 +45,7 @@
 -- round trip, R alternating rounds.
 local cl = require "cl"
 local stats = require "clua.stats"
+local proc = require "clua.proc"
 
 local n, batches, rounds = 10000, 5, 7
 local here = (arg and arg[0] or "bench/launch.lua"):match("^(.*)/[^/]*$") or "."
@@ -78,13 +79,13 @@ for _, p in ipairs(cl.platforms()) do
 end
 
 local cluaprog = here .. "/launch_clua.lua"
-local interpreter = arg and arg[-1] or "clua"
+local interpreter = proc.interpreter()
 
 -- One measurement, a process of its own: the C program or its clua twin with
 -- these options; returns its printed median and its CPU-time median.
 local function measure(side, extra, m)
-  local head = side == "C" and ("'%s' --device %s"):format(cprog, where)
-    or ("'%s' '%s'"):format(interpreter, cluaprog)
+  local head = side == "C" and ("%s --device %s"):format(proc.quote(cprog), where)
+    or ("%s %s"):format(proc.quote(interpreter), proc.quote(cluaprog))
   local cmd = ("%s --n %d --batches %d %s 2>&1"):format(head, m or n, batches, extra)
   local f = io.popen(cmd)
   local out = f:read("a")

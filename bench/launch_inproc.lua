@@ -25,6 +25,7 @@
 -- Needs `make -f bench/Makefile` (build/bench/launch and launch_inproc.so).
 local cl = require "cl"
 local stats = require "clua.stats"
+local proc = require "clua.proc"
 
 local rounds, n, batches, held = 7, 10000, 5, true
 local i = 1
@@ -111,8 +112,10 @@ local function process(cmd)
   end
   return v
 end
-local function c_program() return process(("'%s/launch' --device %s"):format(built, where)) end
-local function clua_program() return process(("'%s' '%s/launch_clua.lua'"):format(arg[-1] or "clua", here)) end
+local function c_program() return process(("%s --device %s"):format(proc.quote(built .. "/launch"), where)) end
+local function clua_program()
+  return process(("%s %s"):format(proc.quote(proc.interpreter()), proc.quote(here .. "/launch_clua.lua")))
+end
 
 local cols = {
   { "q:launch", lua_launch }, { "C, in clua", c_inproc }, { "C, clua's q and k", c_on_clua },

@@ -14,6 +14,7 @@ local json = require "dkjson"
 local report = require "clua.report"
 local gradebook = require "clua.gradebook"
 local recipe = require "clua.recipe"
+local proc = require "clua.proc"
 
 local p = argparse("grade", "Grade a folder of student kernels with a recipe's assignment mode: one gradebook.")
 p:option("--recipe", "The recipe (one with --kernel: see docs/assignments.md)."):argname("NAME"):count(1)
@@ -30,10 +31,10 @@ p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md; lo
 p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
 local args = p:parse()
 
-local clua = arg[-1] or "clua"
+local clua = proc.interpreter()
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
 local script = here .. "/" .. args.recipe .. ".lua"
-local function sh(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local sh = proc.quote
 local function fail(msg) io.stderr:write("grade: ", msg, "\n"); os.exit(2) end
 local function read(path)
   local f = io.open(path)

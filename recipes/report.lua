@@ -14,6 +14,7 @@ local report = require "clua.report"
 local devicemod = require "clua.device"
 local recipe = require "clua.recipe"
 local cluster = require "clua.cluster"
+local proc = require "clua.proc"
 
 -- The recipes of a report card, in order, with the seed's finding.
 local CARD = {
@@ -54,7 +55,7 @@ p:flag("--apart", "With --cluster: the ranks run each recipe one after another, 
 local args = p:parse()
 if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
 
-local clua = arg[-1] or "clua"
+local clua = proc.interpreter()
 local here = (arg[0]:match("^(.*)/[^/]*$") or ".")
 local stem = args.out:gsub("%.md$", "")
 
@@ -67,7 +68,7 @@ if args.cluster then
   args.out = stem .. ".md"
 end
 local dir = stem .. "-files"
-local function sh(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local sh = proc.quote
 os.execute("mkdir -p " .. sh(dir))
 
 local list = {}
@@ -105,7 +106,7 @@ local function run(name, finding)
   end
   local jpath, spath, log = dir .. "/" .. name .. ".json", dir .. "/" .. name .. ".svg", dir .. "/" .. name .. ".log"
   os.remove(jpath)
-  local cmd = { "timeout", tostring(args.timeout), clua, sh(script), "--json", sh(jpath), "--svg", sh(spath) }
+  local cmd = { "timeout", tostring(args.timeout), sh(clua), sh(script), "--json", sh(jpath), "--svg", sh(spath) }
   if args.quick then cmd[#cmd + 1] = "--quick" end
   if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
   io.stderr:write("report: running ", name, "\n")

@@ -48,6 +48,12 @@ describe("bench", function()
       end
     end)
 
+    it("runs its clua twin with the interpreter that runs it, whatever options came before the script", function()
+      local out, code = shell.run(("%s -W -e 'x = 1' bench/launch.lua --rounds 1 --n 20 --batches 1"):format(clua))
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("round trips", 1, true), out)
+    end)
+
     it("refuses a bad option", function()
       local out, code = shell.run(clua .. " bench/launch.lua --rounds 0")
       assert.are_not.equal(0, code)
