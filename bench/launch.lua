@@ -69,14 +69,9 @@ if n < 1 or batches < 1 or rounds < 1 then
   os.exit(2)
 end
 
--- The device's P:D indices, for the C program.
+-- The device, and its P:D indices for the C program.
 local dev = cl.device()
-local where
-for _, p in ipairs(cl.platforms()) do
-  for j, d in ipairs(p:devices()) do
-    if d == dev and not where then where = ("%d:%d"):format(p.index, j - 1) end
-  end
-end
+local where = require("clua.device").index(dev)
 
 local cluaprog = here .. "/launch_clua.lua"
 local interpreter = proc.interpreter()

@@ -53,12 +53,7 @@ end
 local C = open_module()
 
 local dev = cl.device()
-local where
-for _, p in ipairs(cl.platforms()) do
-  for j, d in ipairs(p:devices()) do
-    if d == dev and not where then where = ("%d:%d"):format(p.index, j - 1) end
-  end
-end
+local where = require("clua.device").index(dev)
 C.setup(where, here .. "/../kernels")
 local ctx = cl.context(dev)
 local q = ctx:queue()
