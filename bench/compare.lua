@@ -15,6 +15,7 @@ local units = require "clua.units"
 local report = require "clua.report"
 local device = require "clua.device"
 local proc = require "clua.proc"
+local noise = require "clua.noise"
 
 local p = argparse("compare", "clua beside build/bench/baseline (plain C OpenCL), same device, same run.")
 p:option("--device", "Device: a name or P:D (default: CLUA_DEVICE, else the first GPU).")
@@ -244,6 +245,7 @@ local function run_round(side)
   return out
 end
 
+local load0 = noise.loadavg() or "unknown"
 local rounds = { c = {}, clua = {} }
 for r = 1, args.rounds do
   io.stderr:write(("compare: round %d of %d: C\n"):format(r, args.rounds))
@@ -277,7 +279,8 @@ local t = report.new{ title = "clua against plain C OpenCL, same device, same ru
     { name = "clua", format = "%.2f", compare = true }, { name = "clua / C", format = "%.3f" },
     { name = "rounds' clua / C" }, { name = "clua's cost", unit = "%", format = "%+.1f" } },
   meta = { device = dev.name, driver = dev.info.driver_version, date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-    clua = cl.version, size = units.format_size(SIZE), rounds = args.rounds, reps = REPS } }
+    clua = cl.version, size = units.format_size(SIZE), rounds = args.rounds, reps = REPS,
+    load = ("%s at the start, %s at the end (1, 5, 15 min)"):format(load0, noise.loadavg() or "unknown") } }
 -- The lowest and highest ratio clua / C of single rounds: a difference of
 -- the medians inside that range is within what the rounds themselves spread.
 local function round_range(id)

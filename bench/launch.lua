@@ -46,6 +46,7 @@
 local cl = require "cl"
 local stats = require "clua.stats"
 local proc = require "clua.proc"
+local noise = require "clua.noise"
 
 local n, batches, rounds = 10000, 5, 7
 local here = (arg and arg[0] or "bench/launch.lua"):match("^(.*)/[^/]*$") or "."
@@ -99,6 +100,8 @@ local function run_c(extra, m) return measure("C", extra, m) end
 
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
+local load0 = noise.loadavg() or "unknown"
+print(("load average (1, 5, 15 min): %s"):format(load0))
 print()
 -- Prints a table of `rounds` rows, each measuring the four functions of `fns`
 -- in turn (clua, C; clua, C) with the two clua/C ratios, then the medians;
@@ -180,3 +183,5 @@ local msf, mcf, msw, mcw, _, vs = rounds_table("%-7s %14s %10s %8s %14s %10s %8s
 print()
 summary("clua q:launch(k, 1); q:finish()", msf, "C (clFinish)", mcf, vs[1], vs[2])
 summary("clua q:launch(k, 1):wait()", msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
+print()
+print(("load average (1, 5, 15 min): %s at the start, %s at the end"):format(load0, noise.loadavg() or "unknown"))

@@ -26,6 +26,7 @@
 local cl = require "cl"
 local stats = require "clua.stats"
 local proc = require "clua.proc"
+local noise = require "clua.noise"
 
 local rounds, n, batches, held = 7, 10000, 5, true
 local i = 1
@@ -125,6 +126,7 @@ local row = "%-7s" .. ("%19.3f"):rep(width)
 print(("empty-kernel launches without an event, %s queue: µs per launch, median of %d batches of %d after a warm-up batch")
   :format(held and "held" or "running", batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
+local load0 = noise.loadavg() or "unknown"
 print()
 print(head:format("round", table.unpack(names)))
 for r = 1, rounds do
@@ -151,3 +153,5 @@ local function ratios(to)
 end
 print(row:format("/C in", table.unpack(ratios(2))))
 print(row:format("/C prog", table.unpack(ratios(5))))
+print()
+print(("load average (1, 5, 15 min): %s at the start, %s at the end"):format(load0, noise.loadavg() or "unknown"))

@@ -24,6 +24,9 @@ describe("bench", function()
       end
       assert.are.equal(6, #lines, out)
       assert.truthy(out:find("the same on a held queue", 1, true), out)
+      -- the machine's load, before and after, where Linux gives it
+      assert.truthy(out:find("load average %(1, 5, 15 min%): [%d.]+ [%d.]+ [%d.]+ at the start, [%d.]+ [%d.]+ [%d.]+ at the end"),
+        out)
       return lines
     end
 
@@ -90,6 +93,7 @@ describe("bench", function()
       local out, code = shell.run(clua .. " bench/compare.lua --quick --rounds 2 --reps 3")
       assert.are.equal(0, code, out)
       assert.truthy(out:find("rounds' clua / C", 1, true), out)
+      assert.truthy(out:find("load [%d.]+ [%d.]+ [%d.]+ at the start, [%d.]+ [%d.]+ [%d.]+ at the end"), out)
       local rows = 0
       for ratio, lo, hi in out:gmatch("GB/s +[%d.]+ +[%d.]+ +([%d.]+) +([%d.]+)–([%d.]+)") do
         rows = rows + 1

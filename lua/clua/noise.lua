@@ -66,4 +66,20 @@ function noise.note(t)
     .. "not a finding; more --reps, or an idle machine, may tell"):format(flagged, total, noise.THRESHOLD)
 end
 
+--- The machine's load average, as the kernel gives it (`/proc/loadavg`): the
+-- number of threads running or waiting for a CPU, averaged over 1, 5 and 15
+-- minutes. A benchmark prints it beside its figures, because other work on
+-- the machine moves them more than most of what they compare.
+-- @string[opt="/proc/loadavg"] path the file to read
+-- @treturn string|nil the three averages, `"0.52 0.31 0.20"`; nil where the
+-- file cannot be read or holds no such line (not Linux)
+function noise.loadavg(path)
+  local f = io.open(path or "/proc/loadavg")
+  if not f then return nil end
+  local line = f:read("l")
+  f:close()
+  local a, b, c = (line or ""):match("^(%d+%.%d+) (%d+%.%d+) (%d+%.%d+)")
+  return a and ("%s %s %s"):format(a, b, c) or nil
+end
+
 return noise
