@@ -4,10 +4,12 @@
 -- each figure with the ratio clua / C.
 --   clua bench/compare.lua [--device D] [--size BYTES] [--quick] [--rounds N]
 --
--- Each round runs the C program, then clua's round, each in a process of its
+-- Each round runs the C program and clua's round, each in a process of its
 -- own (this script with --round-csv, which writes its figures as the C
 -- program's --csv does): neither side measures in a process that earlier
 -- rounds have worn (a driver's pools, caches and threads), and both start alike.
+-- Odd rounds run C first, even rounds clua first, so that whatever a process
+-- finds left by the one before it falls on both sides alike.
 local cl = require "cl"
 local argparse = require "argparse"
 local stats = require "clua.stats"
@@ -248,10 +250,10 @@ end
 local load0 = noise.loadavg() or "unknown"
 local rounds = { c = {}, clua = {} }
 for r = 1, args.rounds do
-  io.stderr:write(("compare: round %d of %d: C\n"):format(r, args.rounds))
-  rounds.c[r] = run_round("C")
-  io.stderr:write(("compare: round %d of %d: clua\n"):format(r, args.rounds))
-  rounds.clua[r] = run_round("clua")
+  for _, side in ipairs(r % 2 == 1 and { "C", "clua" } or { "clua", "C" }) do
+    io.stderr:write(("compare: round %d of %d: %s\n"):format(r, args.rounds, side))
+    rounds[side == "C" and "c" or "clua"][r] = run_round(side)
+  end
 end
 
 local function med(side, id)
@@ -301,8 +303,8 @@ for _, f in ipairs(FIGS) do
   t:add{ figure = f[2], unit = f[3], C = c, clua = l, ["clua / C"] = ratio,
     ["rounds' clua / C"] = ratio and round_range(f[1]), ["clua's cost"] = cost }
 end
-t:note(("medians over %d rounds (C, then clua, alternating, each a process of its own); each figure the median of %d repetitions after %d warm-ups")
-  :format(args.rounds, REPS, WARM))
+t:note(("medians over %d rounds (C then clua in odd rounds, clua then C in even ones, each a process of its own); "
+  .. "each figure the median of %d repetitions after %d warm-ups"):format(args.rounds, REPS, WARM))
 t:note("clua's cost: how much slower (or lower) clua's figure is than C's, in % (for the time saved, in points); "
   .. "negative: clua measured better")
 t:note("rounds' clua / C: the lowest and highest ratio of single rounds (C's round r beside clua's round r)")

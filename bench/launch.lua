@@ -21,7 +21,12 @@
 --
 -- One round is clua, C --event, clua without an event and C, one after the
 -- other; R rounds (default 7) alternate them so that a noisy machine (PoCL on a small CPU) hits all
--- three alike. Each round's figures are printed, then the median over rounds
+-- alike, and each pair swaps its order from round to round (odd rounds clua
+-- first, even rounds C first: the `first` column): a process started right
+-- after the other side's may find the machine in a state that one (the
+-- driver's teardown of the process before, the GPU's clocks), and with a
+-- fixed order that would fall on one side only. The summary gives the median
+-- ratio of each order's rounds beside the whole's. Each round's figures are printed, then the median over rounds
 -- and the ratio clua / C of those medians, and beside it the median of the
 -- rounds' own ratios with its 95% confidence interval (order statistics: 6
 -- to 8 rounds give [lowest, highest], 9 give [2nd, 8th], 13 [3rd, 11th]; 5 or
@@ -103,16 +108,24 @@ print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
 local load0 = noise.loadavg() or "unknown"
 print(("load average (1, 5, 15 min): %s"):format(load0))
 print()
+-- Which side runs first in round r: clua in odd rounds, C in even ones.
+local function first(r) return r % 2 == 1 and "clua" or "C" end
+
 -- Prints a table of `rounds` rows, each measuring the four functions of `fns`
--- in turn (clua, C; clua, C) with the two clua/C ratios, then the medians;
--- returns the four medians, then a list of the four medians of the second
--- figure each function returns (the calling thread's CPU time), if any.
+-- in turn (clua, C; clua, C, each pair swapped in even rounds) with the two
+-- clua/C ratios and which side went first, then the medians; returns the
+-- four medians, then a list of the four medians of the second figure each
+-- function returns (the calling thread's CPU time), if any, then the figures.
 local function rounds_table(head_fmt, heads, row_fmt, fns)
-  print(head_fmt:format("round", table.unpack(heads)))
+  local cols = { "round", table.unpack(heads) }
+  cols[#cols + 1] = "first"
+  print((head_fmt .. " %6s"):format(table.unpack(cols)))
   local v, c = { {}, {}, {}, {} }, { {}, {}, {}, {} }
   for r = 1, rounds do
-    for j = 1, 4 do v[j][r], c[j][r] = fns[j]() end
-    print(row_fmt:format(r, v[1][r], v[2][r], v[1][r] / v[2][r], v[3][r], v[4][r], v[3][r] / v[4][r]))
+    local order = first(r) == "clua" and { 1, 2, 3, 4 } or { 2, 1, 4, 3 }
+    for _, j in ipairs(order) do v[j][r], c[j][r] = fns[j]() end
+    print((row_fmt .. " %6s"):format(r, v[1][r], v[2][r], v[1][r] / v[2][r], v[3][r], v[4][r], v[3][r] / v[4][r],
+      first(r)))
   end
   local m, mc = {}, {}
   for j = 1, 4 do
@@ -130,16 +143,23 @@ local GOAL = dev.info.type == "CPU" and 1.25 or 1.05
 -- One summary line: the medians, their ratio, then how sure the rounds make
 -- it: the 95% confidence interval of the median of the rounds' own ratios
 -- (order statistics, clua.stats.median_ci) and what it says of the goal. A
--- goal is met only when the whole interval is below it.
+-- goal is met only when the whole interval is below it. Then the median
+-- ratio of the rounds that ran clua first and of those that ran C first: far
+-- apart, they say the order moves the figures (and the rounds' median, over
+-- both orders alike, is the one to read).
 local function summary(label, clua, vs, c, rc, rs)
-  local ratios = {}
-  for r = 1, #rc do ratios[r] = rc[r] / rs[r] end
+  local ratios, by = {}, { clua = {}, C = {} }
+  for r = 1, #rc do
+    ratios[r] = rc[r] / rs[r]
+    table.insert(by[first(r)], ratios[r])
+  end
   local lo, hi, cover = stats.median_ci(ratios)
   local verdict = cover < 0.95 and ("too few rounds for a 95%% interval (%d; 6 or more)"):format(#ratios)
     or hi <= GOAL and "met" or lo > GOAL and "not met" or "not settled by these rounds"
+  local function med(xs) return #xs > 0 and ("%.2f×"):format(stats.median(xs)) or "-" end
   print(("%-42s %7.3f µs   vs %-19s %7.3f µs: %.2f×   rounds' ratios: median %.2f×, %.0f%% CI %.2f–%.2f×; "
-    .. "goal ≤ %.2f×: %s"):format(label, clua, vs, c, clua / c, stats.median(ratios), cover * 100,
-    lo, hi, GOAL, verdict))
+    .. "goal ≤ %.2f×: %s; clua first %s, C first %s"):format(label, clua, vs, c, clua / c, stats.median(ratios),
+    cover * 100, lo, hi, GOAL, verdict, med(by.clua), med(by.C)))
 end
 
 local mcl, mce, mcn, mcp, cpu, v = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",

@@ -32,9 +32,12 @@ describe("bench", function()
 
     it("gives each ratio the median of its rounds' ratios, a 95% interval and what it says of the goal", function()
       for _, line in ipairs(summaries(6)) do
-        local med, cover, lo, hi, goal, verdict = line:match(
-          "median ([%d.]+)×, (%d+)%% CI ([%d.]+)–([%d.]+)×; goal ≤ ([%d.]+)×: (.*)$")
+        local med, cover, lo, hi, goal, verdict, cfirst, Cfirst = line:match(
+          "median ([%d.]+)×, (%d+)%% CI ([%d.]+)–([%d.]+)×; goal ≤ ([%d.]+)×: (.-); clua first ([%d.]+)×, C first ([%d.]+)×$")
         assert.truthy(med, line)
+        -- 6 rounds: 3 of each order, each median between the whole's bounds
+        assert.is_true(tonumber(lo) <= tonumber(cfirst) and tonumber(cfirst) <= tonumber(hi), line)
+        assert.is_true(tonumber(lo) <= tonumber(Cfirst) and tonumber(Cfirst) <= tonumber(hi), line)
         -- 6 rounds: the interval is [lowest, highest], 97% sure
         assert.are.equal("97", cover, line)
         lo, hi, med, goal = tonumber(lo), tonumber(hi), tonumber(med), tonumber(goal)
@@ -49,6 +52,39 @@ describe("bench", function()
       for _, line in ipairs(summaries(3)) do
         assert.truthy(line:find("too few rounds for a 95% interval (3; 6 or more)", 1, true), line)
       end
+    end)
+
+    it("swaps which side runs first from round to round", function()
+      -- The C program and clua's interpreter replaced by scripts that log each
+      -- start in one file: the processes' own order, not the table's.
+      local dir = os.tmpname()
+      os.remove(dir)
+      assert(os.execute("mkdir " .. dir))
+      local log = dir .. "/order"
+      local function script(name, body)
+        local f = assert(io.open(dir .. "/" .. name, "w"))
+        f:write("#!/bin/bash\n", body, "\n")
+        f:close()
+        assert(os.execute("chmod +x " .. dir .. "/" .. name))
+      end
+      script("c", ("echo C >> %s; printf 'launch_us 2.0\\ncpu_us 2.0\\n'"):format(log))
+      script("clua", ('[ "$1" = bench/launch.lua ] || echo clua >> %s; exec -a "$0" %s "$@"'):format(log,
+        io.popen("realpath " .. shell.quote(clua)):read("l")))
+      local out, code = shell.run(("%s/clua bench/launch.lua --rounds 2 --n 20 --batches 1 --c %s/c"):format(dir, dir))
+      local f = assert(io.open(log))
+      local order = f:read("a"):gsub("\n", " ")
+      f:close()
+      os.execute("rm -r " .. dir)
+      assert.are.equal(0, code, out)
+      -- three tables of two rounds, two pairs a round: clua first, then C first
+      local round1, round2 = "clua C clua C ", "C clua C clua "
+      assert.are.equal((round1 .. round2):rep(3), order)
+      local firsts = {}
+      for line in out:gmatch("[^\n]+") do
+        local r, side = line:match("^(%d) .* (%S+)$")
+        if r then firsts[#firsts + 1] = r .. side end
+      end
+      assert.are.same({ "1clua", "2C", "1clua", "2C", "1clua", "2C" }, firsts)
     end)
 
     it("runs its clua twin with the interpreter that runs it, whatever options came before the script", function()
@@ -93,6 +129,10 @@ describe("bench", function()
       local out, code = shell.run(clua .. " bench/compare.lua --quick --rounds 2 --reps 3")
       assert.are.equal(0, code, out)
       assert.truthy(out:find("rounds' clua / C", 1, true), out)
+      -- each side's process announced as it starts: C first in round 1, clua first in round 2
+      local order = {}
+      for r, side in out:gmatch("compare: round (%d) of 2: (%a+)") do order[#order + 1] = r .. side end
+      assert.are.same({ "1C", "1clua", "2clua", "2C" }, order)
       assert.truthy(out:find("load [%d.]+ [%d.]+ [%d.]+ at the start, [%d.]+ [%d.]+ [%d.]+ at the end"), out)
       local rows = 0
       for ratio, lo, hi in out:gmatch("GB/s +[%d.]+ +[%d.]+ +([%d.]+) +([%d.]+)–([%d.]+)") do
