@@ -2,6 +2,7 @@
 -- beside the plain C program build/bench/launch on the same device, same run.
 --
 --   build/clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH]
+--                               [--tables enqueue,held,sync]
 --   make bench-launch
 --
 -- Each figure comes from a process of its own, run the same way on both
@@ -48,12 +49,23 @@
 -- and `q:launch(k, 1):wait()` against clEnqueueNDRangeKernel +
 -- clWaitForEvents + clReleaseEvent (`--sync wait`); the loop timed, µs per
 -- round trip, R alternating rounds.
+--
+-- --tables picks some of the three tables (enqueue, held, sync; default all
+-- three), to spend more rounds on one: on the H100 a held enqueue moves by
+-- ±10% from one new process to the next, the same program's (docs/launch.md),
+-- so an interval of a few percent around a ratio takes 40 rounds or more.
 local cl = require "cl"
 local stats = require "clua.stats"
 local proc = require "clua.proc"
 local noise = require "clua.noise"
 
 local n, batches, rounds = 10000, 5, 7
+local TABLES = { "enqueue", "held", "sync" }
+local tables = { enqueue = true, held = true, sync = true }
+local function usage()
+  io.stderr:write("usage: clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH] [--tables enqueue,held,sync]\n")
+  os.exit(2)
+end
 local here = (arg and arg[0] or "bench/launch.lua"):match("^(.*)/[^/]*$") or "."
 local cprog = here .. "/../build/bench/launch"
 local i = 1
@@ -64,9 +76,19 @@ while arg and arg[i] do
   elseif a == "--batches" and num then batches = num
   elseif a == "--rounds" and num then rounds = num
   elseif a == "--c" and v then cprog = v
+  elseif a == "--tables" and v then
+    tables = {}
+    for name in (v .. ","):gmatch("([^,]*),") do
+      local known = false
+      for _, t in ipairs(TABLES) do known = known or t == name end
+      if not known then
+        io.stderr:write(("bench/launch.lua: --tables: no table '%s' (enqueue, held, sync)\n"):format(name))
+        os.exit(2)
+      end
+      tables[name] = true
+    end
   else
-    io.stderr:write("usage: clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH]\n")
-    os.exit(2)
+    usage()
   end
   i = i + 2
 end
@@ -162,46 +184,52 @@ local function summary(label, clua, vs, c, rc, rs)
     cover * 100, lo, hi, GOAL, verdict, med(by.clua), med(by.C)))
 end
 
-local mcl, mce, mcn, mcp, cpu, v = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
-  { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
-  "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
-  { function() return run_clua("--event") end, function() return run_c("--event") end,
-    function() return run_clua("") end, function() return run_c("") end })
-print()
-summary("clua q:launch(k, 1)", mcl, "C --event", mce, v[1], v[2])
-summary("clua q:launch(k, 1, nil, {event = false})", mcn, "C", mcp, v[3], v[4])
--- The same batches by the CPU time of the enqueuing thread: what each launch
--- costs the host, without the time that thread lost to the driver's own
--- threads (on a CPU device they share its cores) or waited.
-print()
-print("the same batches by the enqueuing thread's CPU time (cl.cputime, CLOCK_THREAD_CPUTIME_ID): µs per enqueue, "
-  .. "median of rounds")
-print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×"):format("clua q:launch(k, 1)", cpu[1], cpu[2], cpu[1] / cpu[2]))
-print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", cpu[3], cpu[4],
-  cpu[3] / cpu[4]))
+if tables.enqueue then
+  local mcl, mce, mcn, mcp, cpu, v = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
+    { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
+    "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
+    { function() return run_clua("--event") end, function() return run_c("--event") end,
+      function() return run_clua("") end, function() return run_c("") end })
+  print()
+  summary("clua q:launch(k, 1)", mcl, "C --event", mce, v[1], v[2])
+  summary("clua q:launch(k, 1, nil, {event = false})", mcn, "C", mcp, v[3], v[4])
+  -- The same batches by the CPU time of the enqueuing thread: what each launch
+  -- costs the host, without the time that thread lost to the driver's own
+  -- threads (on a CPU device they share its cores) or waited.
+  print()
+  print("the same batches by the enqueuing thread's CPU time (cl.cputime, CLOCK_THREAD_CPUTIME_ID): µs per enqueue, "
+    .. "median of rounds")
+  print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×"):format("clua q:launch(k, 1)", cpu[1], cpu[2], cpu[1] / cpu[2]))
+  print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", cpu[3], cpu[4],
+    cpu[3] / cpu[4]))
+  print()
+end
 
-print()
-print(("the same on a held queue (nothing runs while a batch is enqueued): µs per enqueue, median of %d batches of %d "
-  .. "after a warm-up batch"):format(batches, n))
-local hcl, hce, hcn, hcp, _, hv = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
-  { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
-  "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
-  { function() return run_clua("--event --held") end, function() return run_c("--event --held") end,
-    function() return run_clua("--held") end, function() return run_c("--held") end })
-print()
-summary("held: clua q:launch(k, 1)", hcl, "C --event", hce, hv[1], hv[2])
-summary("held: q:launch(k, 1, nil, {event = false})", hcn, "C", hcp, hv[3], hv[4])
+if tables.held then
+  print(("the same on a held queue (nothing runs while a batch is enqueued): µs per enqueue, median of %d batches of %d "
+    .. "after a warm-up batch"):format(batches, n))
+  local hcl, hce, hcn, hcp, _, hv = rounds_table("%-7s %10s %11s %15s %16s %10s %12s",
+    { "clua", "C --event", "clua/C --event", "clua, no event", "C", "clua/C" },
+    "%-7s %10.3f %11.3f %14.2f× %16.3f %10.3f %11.2f×",
+    { function() return run_clua("--event --held") end, function() return run_c("--event --held") end,
+      function() return run_clua("--held") end, function() return run_c("--held") end })
+  print()
+  summary("held: clua q:launch(k, 1)", hcl, "C --event", hce, hv[1], hv[2])
+  summary("held: q:launch(k, 1, nil, {event = false})", hcn, "C", hcp, hv[3], hv[4])
+  print()
+end
 
-local m = math.max(1, n // 10)
-print()
-print(("round trips: µs per launch + wait, median of %d batches of %d after a warm-up batch"):format(batches, m))
-local msf, mcf, msw, mcw, _, vs = rounds_table("%-7s %14s %10s %8s %14s %10s %8s",
-  { "launch+finish", "C", "clua/C", "launch+wait", "C", "clua/C" },
-  "%-7s %14.3f %10.3f %7.2f× %14.3f %10.3f %7.2f×",
-  { function() return run_clua("--sync finish", m) end, function() return run_c("--sync finish", m) end,
-    function() return run_clua("--sync wait", m) end, function() return run_c("--sync wait", m) end })
-print()
-summary("clua q:launch(k, 1); q:finish()", msf, "C (clFinish)", mcf, vs[1], vs[2])
-summary("clua q:launch(k, 1):wait()", msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
-print()
+if tables.sync then
+  local m = math.max(1, n // 10)
+  print(("round trips: µs per launch + wait, median of %d batches of %d after a warm-up batch"):format(batches, m))
+  local msf, mcf, msw, mcw, _, vs = rounds_table("%-7s %14s %10s %8s %14s %10s %8s",
+    { "launch+finish", "C", "clua/C", "launch+wait", "C", "clua/C" },
+    "%-7s %14.3f %10.3f %7.2f× %14.3f %10.3f %7.2f×",
+    { function() return run_clua("--sync finish", m) end, function() return run_c("--sync finish", m) end,
+      function() return run_clua("--sync wait", m) end, function() return run_c("--sync wait", m) end })
+  print()
+  summary("clua q:launch(k, 1); q:finish()", msf, "C (clFinish)", mcf, vs[1], vs[2])
+  summary("clua q:launch(k, 1):wait()", msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
+  print()
+end
 print(("load average (1, 5, 15 min): %s at the start, %s at the end"):format(load0, noise.loadavg() or "unknown"))
