@@ -64,8 +64,8 @@ printf '%-44s %8d %8d %6.2fx\n' "q:launch(k, 1) / with an event" "$l_event" "$c_
 printf '%-44s %8d %8d %6.2fx\n' "q:launch(k, 1, nil, {event = false}) / none" "$l_noevent" "$c_noevent" \
 	"$(echo "$l_noevent $c_noevent" | awk '{ print $1 / $2 }')"
 echo
-echo "where clua's go, per launch with an event (inclusive; the collector's step, and in it the sentinel's sweep of the event pool, falls in lua_newuserdatauv):"
-for f in clua_queue_launch clEnqueueNDRangeKernel clua_event_new lua_newuserdatauv luaC_step sentinel_gc clReleaseEvent; do
+echo "where clua's go, per launch with an event (inclusive; the collector's step falls in lua_newuserdatauv, and in it hook_alloc, which releases the events whose memory Lua frees):"
+for f in clua_queue_launch clEnqueueNDRangeKernel clua_event_new lua_newuserdatauv luaC_step hook_alloc clReleaseEvent; do
 	a=$(fn "$tmp/clua-event-$n1.out" "$f")
 	b=$(fn "$tmp/clua-event-$n2.out" "$f")
 	printf '  %-28s %6d\n' "$f" $(((${b:-0} - ${a:-0}) / (2 * (n2 - n1))))

@@ -147,7 +147,8 @@ typedef struct {
   int localcheck;         /* a __local argument was set: check the local memory at the next launch */
 } ckernel;
 /* An event's state lives in a pool in C (host/evpool.c), not in its userdata
-   (a ceventref), so that the event needs no finalizer. */
+   (a ceventref), so that the event needs no finalizer: it is released when
+   Lua frees its userdata's memory. */
 typedef struct cevent_s {
   int released;
   cl_event ev;
@@ -157,8 +158,14 @@ typedef struct cevent_s {
   int used;             /* the slot holds an event whose userdata may live */
   int next;             /* the next free slot, while free */
   unsigned gen;         /* bumped each time the slot is freed */
+  struct ceventref_s *ref; /* its userdata, while that is allocated */
 } cevent;
-typedef struct { cevent *e; unsigned gen; } ceventref;
+typedef struct ceventref_s {
+  cevent *e;
+  unsigned gen;
+  unsigned mark;  /* EVENT_MARK (evpool.c), once the slot is set */
+  int slot;
+} ceventref;
 typedef struct evpool evpool;
 
 /* Live OpenCL handles and host memory blocks, for cl.debug_counts(): how many
@@ -224,16 +231,15 @@ int clua_collect_for(lua_State *L, cl_int err);
 cevent *clua_push_event(lua_State *L, cl_event ev);
 /* The same for a user event (released by a finalizer of its own). */
 cevent *clua_push_user_event(lua_State *L, cl_event ev);
-/* The same with the event metatable and the pool's weak table at the given
-   indices (q:launch's upvalues). */
-cevent *clua_event_new(lua_State *L, evpool *p, int meta, int weak, cl_event ev);
-/* Pushes the pool (a light userdata) and its weak table, for clua_event_new. */
+/* The same with the event metatable at the given index (q:launch's upvalue). */
+cevent *clua_event_new(lua_State *L, evpool *p, int meta, cl_event ev);
+/* Pushes the pool (a light userdata), for clua_event_new. */
 void clua_push_evpool(lua_State *L);
 /* The event at idx: NULL when it is not one; test: a released one is
    returned (its `released` set); check: raises for a released one. */
 cevent *clua_test_event(lua_State *L, int idx);
 cevent *clua_check_event(lua_State *L, int idx);
-/* Releases the event's handle, once (e:release(), the sweep). */
+/* Releases the event's handle, once (e:release(), the collector). */
 void clua_event_drop(cevent *e);
 /* Converts an event-returning enqueue: pushes the event. */
 

@@ -1,27 +1,35 @@
-/* Events' lifetimes: handles held in C, released once their Lua values are
-   collected, without a finalizer per event.
+/* Events' lifetimes: handles held in C, released when the memory of their
+   Lua values is freed, without a finalizer or a weak table per event.
 
    Every enqueue returns a cl.event, so a loop of launches makes one event a
    launch. With a __gc each, the collector moved every one to its list of
    objects to finalize and called its __gc through a protected call: on PoCL
    about 900 instructions a launch, a quarter of the driver's whole enqueue
-   (docs/launch.md). Here an event's userdata (a ceventref) carries no
-   finalizer; it points to a cevent in a pool of this Lua state, and a table
-   with weak values maps each pool slot to its userdata. Once per collection
-   cycle a sentinel (an unreferenced table with a __gc, made anew each cycle)
-   sweeps the pool: a slot whose userdata the collector has cleared from the
-   weak table has its handle released (clua_event_drop: exactly once, as
-   e:release() does) and is free again. At the state's end the pool's own
-   finalizer releases what is left.
+   (docs/launch.md). A table with weak values, swept once a cycle, cost 150
+   more and touched every slot and every userdata again each cycle.
+
+   Here an event's userdata (a ceventref: its slot, a mark) carries no
+   finalizer; it points to a cevent in a pool of this Lua state (blocks of
+   256 that never move), and the cevent points back to it. The state's
+   allocator is wrapped (lua_setallocf): when Lua frees a block of an event
+   userdata's size, and the block holds the mark and a slot whose cevent
+   points back to that very block, the block is that event's userdata and the
+   collector has found it dead: its handle is released (clua_event_drop:
+   exactly once, as e:release() does) and the slot is free again. No other
+   block can pass the test: a cevent points to its userdata only while that
+   userdata's memory is allocated, and no other object shares that address
+   meanwhile. An event is released when the collector frees it, after every
+   finalizer that could still reach it has run.
+
+   At the state's end the pool's own finalizer releases what is left and puts
+   the state's allocator back (Lua frees the pool's memory itself after it).
 
    User events keep a finalizer of their own (a metatable of the same name
    with __gc): one dropped while commands wait for it is failed at once, and
    at the state's end before the queues those commands are in are released
-   (NVIDIA's clReleaseCommandQueue waits for them).
-
-   A userdata that outlives its slot (an event reached only from an object
-   being finalized: weak values drop such objects before their finalizers
-   run) finds the slot's generation changed and reads as released. */
+   (NVIDIA's clReleaseCommandQueue waits for them). A user event's userdata
+   that outlives its finalizer (reached from another object being finalized)
+   finds the slot's generation changed and reads as released. */
 #include "check.h"
 #include "clua.h"
 
@@ -29,14 +37,30 @@
 
 #define CHUNK 256 /* cevents per block: blocks never move, so a cevent's address is stable */
 
+#define EVENT_MARK 0x746e7665u /* "evnt" */
+
+/* The allocator around the state's own: malloc'd, since it may outlive the
+   pool where another library wrapped the allocator after this one. */
+typedef struct evhook {
+  lua_Alloc base; /* the allocator wrapped */
+  void *base_ud;
+  evpool *pool;   /* NULL once the pool has gone */
+  void *newest;   /* the newest userdata's block, its size, and how many were made */
+  size_t newest_size;
+  unsigned long nud;
+  size_t udsize;  /* the block size of an event's userdata: 0 until known */
+  size_t udoff;   /* where its ceventref starts in the block */
+} evhook;
+
 struct evpool {
   cevent **chunks;
   int nchunks;
   int hi;   /* slots handed out so far */
   int free; /* the first free slot below hi, -1 when none */
+  evhook *hook;
 };
 
-static char pool_key, weak_key, user_key, sentinel_key;
+static char pool_key, user_key;
 
 static cevent *slot(evpool *p, int i) { return &p->chunks[i / CHUNK][i % CHUNK]; }
 
@@ -60,6 +84,7 @@ void clua_event_drop(cevent *e) {
 
 static void put_back(evpool *p, cevent *e) {
   e->used = 0;
+  e->ref = NULL;
   e->gen++;
   e->next = p->free;
   p->free = e->slot;
@@ -86,9 +111,43 @@ static cevent *take(evpool *p) {
   return e;
 }
 
-cevent *clua_event_new(lua_State *L, evpool *p, int meta, int weak, cl_event ev) {
-  ceventref *r = lua_newuserdatauv(L, sizeof *r, 0); /* may run a collection, and a sweep */
+/* A block Lua frees, of an event userdata's size: if it is an event's
+   userdata (the mark, a slot in range, and that slot pointing back to it),
+   the event is released and its slot freed. A user event's slot was freed
+   by its finalizer before. */
+static void reclaim(evpool *p, ceventref *r) {
+  if (r->mark != EVENT_MARK || r->slot < 0 || r->slot >= p->hi) return;
+  cevent *e = slot(p, r->slot);
+  if (!e->used || e->ref != r) return;
+  clua_event_drop(e);
+  put_back(p, e);
+}
+
+static void *hook_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  evhook *h = ud;
+  if (ptr && nsize == 0 && osize == h->udsize && h->pool) reclaim(h->pool, (ceventref *)((char *)ptr + h->udoff));
+  void *b = h->base(h->base_ud, ptr, osize, nsize);
+  if (!ptr && osize == LUA_TUSERDATA) { /* a new userdata (osize is the kind of object) */
+    h->newest = b;
+    h->newest_size = nsize;
+    h->nud++;
+  }
+  return b;
+}
+
+cevent *clua_event_new(lua_State *L, evpool *p, int meta, cl_event ev) {
+  evhook *h = p->hook;
+  unsigned long nud = h ? h->nud : 0;
+  ceventref *r = lua_newuserdatauv(L, sizeof *r, 0); /* may run a collection */
   r->e = NULL;
+  r->mark = 0;
+  /* The first event shows where a ceventref lies in its block, unless the
+     collection made another userdata after it (a finalizer may). */
+  if (h && !h->udsize && h->nud == nud + 1 && (char *)r > (char *)h->newest &&
+      (char *)r + sizeof *r == (char *)h->newest + h->newest_size) {
+    h->udoff = (size_t)((char *)r - (char *)h->newest);
+    h->udsize = h->newest_size;
+  }
   lua_pushvalue(L, meta);
   lua_setmetatable(L, -2);
   cevent *e = take(p);
@@ -100,11 +159,12 @@ cevent *clua_event_new(lua_State *L, evpool *p, int meta, int weak, cl_event ev)
   e->ev = ev;
   e->user = 0;
   e->newest_of = NULL;
+  e->ref = r;
   r->e = e;
   r->gen = e->gen;
+  r->slot = e->slot;
+  r->mark = EVENT_MARK;
   CLUA_CREATED(CNT_EVENT);
-  lua_pushvalue(L, -1);
-  lua_rawseti(L, weak, (lua_Integer)e->slot + 1); /* no collection step in a raw set */
   return e;
 }
 
@@ -122,11 +182,8 @@ cevent *clua_push_event(lua_State *L, cl_event ev) {
   }
   evpool *p = pool_of(L);
   luaL_getmetatable(L, T_EVENT);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &weak_key);
-  int top = lua_gettop(L);
-  cevent *e = clua_event_new(L, p, top - 1, top, ev);
-  lua_replace(L, top - 1);
-  lua_settop(L, top - 1);
+  cevent *e = clua_event_new(L, p, lua_gettop(L), ev);
+  lua_replace(L, -2);
   return e;
 }
 
@@ -144,10 +201,6 @@ static int user_gc(lua_State *L) {
 cevent *clua_push_user_event(lua_State *L, cl_event ev) {
   cevent *e = clua_push_event(L, ev);
   e->user = 1;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &weak_key);
-  lua_pushnil(L);
-  lua_rawseti(L, -2, (lua_Integer)e->slot + 1); /* the sweep leaves it to user_gc */
-  lua_pop(L, 1);
   lua_rawgetp(L, LUA_REGISTRYINDEX, &user_key);
   lua_setmetatable(L, -2);
   return e;
@@ -181,46 +234,23 @@ cevent *clua_check_event(lua_State *L, int idx) {
   return e;
 }
 
-/* The slots whose userdata the collector has cleared from the weak table. */
-static void sweep(lua_State *L, evpool *p, int weak) {
-  for (int i = 0; i < p->hi; i++) {
-    cevent *e = slot(p, i);
-    if (!e->used || e->user) continue;
-    if (lua_rawgeti(L, weak, (lua_Integer)i + 1) == LUA_TNIL) {
-      clua_event_drop(e);
-      put_back(p, e);
-    }
-    lua_pop(L, 1);
-  }
-}
-
-/* A new sentinel: unreferenced, so the next cycle finalizes it. */
-static void arm(lua_State *L) {
-  lua_newtable(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &sentinel_key);
-  lua_setmetatable(L, -2);
-  lua_pop(L, 1);
-}
-
-/* The sentinel's __gc: sweeps, and leaves a sentinel for the next cycle (at
-   the state's end, Lua marks no new object for finalization). */
-static int sentinel_gc(lua_State *L) {
-  evpool *p = pool_of(L);
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &weak_key);
-  if (p && lua_istable(L, -1)) sweep(L, p, lua_gettop(L));
-  lua_pop(L, 1);
-  arm(L);
-  return 0;
-}
-
-/* The pool's __gc, at the state's end: every handle still held, then the
-   pool's memory. */
+/* The pool's __gc, at the state's end: every handle still held, the
+   state's allocator put back, then the pool's memory. */
 static int pool_gc(lua_State *L) {
   evpool *p = lua_touserdata(L, 1);
   for (int i = 0; i < p->hi; i++) {
     cevent *e = slot(p, i);
     if (e->used) clua_event_drop(e);
   }
+  evhook *h = p->hook;
+  void *ud;
+  if (h && lua_getallocf(L, &ud) == hook_alloc && ud == h) {
+    lua_setallocf(L, h->base, h->base_ud);
+    free(h);
+  } else if (h) {
+    h->pool = NULL; /* wrapped again since: it stays, passing everything on */
+  }
+  p->hook = NULL;
   for (int i = 0; i < p->nchunks; i++) free(p->chunks[i]);
   free(p->chunks);
   p->chunks = NULL;
@@ -258,33 +288,28 @@ void clua_open_evpool(lua_State *L) {
   p->chunks = NULL;
   p->nchunks = p->hi = 0;
   p->free = -1;
+  p->hook = malloc(sizeof *p->hook);
+  if (p->hook) { /* else events are released at the state's end only */
+    evhook *h = p->hook;
+    h->base = lua_getallocf(L, &h->base_ud);
+    h->pool = p;
+    h->newest = NULL;
+    h->newest_size = 0;
+    h->nud = 0;
+    h->udsize = h->udoff = 0;
+    lua_setallocf(L, hook_alloc, h);
+  }
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, pool_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &pool_key);
 
-  lua_newtable(L);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "v");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &weak_key);
-
   /* user events: a copy of cl.event's metatable, with a __gc */
   lua_createtable(L, 0, 8);
   copy_event_meta(L);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &user_key);
-
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, sentinel_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &sentinel_key);
-  arm(L);
 }
 
-/* For q:launch, which holds them as upvalues. */
-void clua_push_evpool(lua_State *L) {
-  lua_pushlightuserdata(L, pool_of(L));
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &weak_key);
-}
+/* For q:launch, which holds it as an upvalue. */
+void clua_push_evpool(lua_State *L) { lua_pushlightuserdata(L, pool_of(L)); }

@@ -441,7 +441,7 @@ static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what,
 }
 
 /* q:launch is the hot path: it is a closure holding the event metatable,
-   the option names, and the event pool with its weak table (upvalues 1 to 6,
+   the option names, and the event pool (upvalues 1 to 5,
    see clua_open_kernel), so it makes its event without looking types up by
    name, and it knows its kernel, as every queue method knows its queue
    (clua_test_queue), by the userdata's size and mark (a Lua script cannot
@@ -588,8 +588,8 @@ int clua_queue_launch(lua_State *L) {
     clua_queue_launched(q, NULL);
     return 0;
   }
-  /* clua_push_event, with the metatable, the pool and its weak table at hand */
-  cevent *e = clua_event_new(L, lua_touserdata(L, lua_upvalueindex(6)), lua_upvalueindex(1), lua_upvalueindex(5), ev);
+  /* clua_push_event, with the metatable and the pool at hand */
+  cevent *e = clua_event_new(L, lua_touserdata(L, lua_upvalueindex(5)), lua_upvalueindex(1), ev);
   clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
   return 1;
 }
@@ -647,9 +647,8 @@ void clua_open_kernel(lua_State *L) {
   lua_pushliteral(L, "event");
   lua_pushliteral(L, "offset");
   lua_pushliteral(L, "wait");
-  clua_push_evpool(L);
-  lua_rotate(L, -2, 1);  /* upvalue 5: the pool's weak table; 6: the pool */
-  lua_pushcclosure(L, clua_queue_launch, 6);
+  clua_push_evpool(L);  /* upvalue 5 */
+  lua_pushcclosure(L, clua_queue_launch, 5);
   lua_setfield(L, -2, "launch");
   lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};
