@@ -1,7 +1,7 @@
 /* launch: the host-side cost of one clEnqueueNDRangeKernel of an empty kernel.
  *
  *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR] [--event]
- *                      [--release now|ring|retain] [--sync finish|wait] [--held]
+ *                      [--release now|ring|retain|tail] [--sync finish|wait] [--held]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
  * event) on an in-order queue with profiling enabled, timing the N calls with
@@ -26,7 +26,10 @@
  * release is the last one and frees the event on the calling thread, as
  * clua's garbage collector does); `retain`, at once, plus a clRetainEvent of
  * it and a clReleaseEvent of the one retained at the launch before (clua's
- * bookkeeping of the queue's newest command). It prints launch_event_us.
+ * bookkeeping of the queue's newest command); `tail`, at once except the last
+ * N (--ring N) of each batch, released together at the first launch of the
+ * next batch, their commands ended by then (as the collector leaves the
+ * events dropped since its last cycle). It prints launch_event_us.
  *
  * --held enqueues each batch on a held queue: behind a marker waiting for a
  * user event, completed once the batch is timed (common.h: hold), so the
@@ -48,7 +51,7 @@
 static void usage(void)
 {
     fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event]\n"
-          "              [--release now|ring|retain] [--ring N] [--sync finish|wait] [--held] [--list]\n",
+          "              [--release now|ring|retain|tail] [--ring N] [--sync finish|wait] [--held] [--list]\n",
           stderr);
     exit(2);
 }
@@ -57,7 +60,7 @@ static void usage(void)
    sync 0: the queue finished after each batch (not timed), 1: clFinish after
    each enqueue, 2: clWaitForEvents on its event (round trips, timed). */
 enum { NO_SYNC, SYNC_FINISH, SYNC_WAIT };
-enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN };
+enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN, RELEASE_TAIL };
 #define RING_MAX 100000
 static int ring_n = 1000;  /* --ring N: how many launches later a ring release happens */
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
@@ -65,6 +68,7 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
 {
     const size_t global = 1;
     static cl_event ring[RING_MAX];
+    int ntail = 0;
     cl_event last = NULL;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
@@ -77,6 +81,15 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
                 CHECK(clFinish(q));
             else if (sync == SYNC_WAIT)
                 CHECK(clWaitForEvents(1, &ev));
+            if (release == RELEASE_TAIL) {
+                if (i == 0) /* the previous batch's last ones, ended since */
+                    for (; ntail > 0; ntail--)
+                        CHECK(clReleaseEvent(ring[ntail - 1]));
+                if (i >= n - ring_n) {
+                    ring[ntail++] = ev;
+                    continue;
+                }
+            }
             if (release == RELEASE_RING) {
                 if (ring[i % ring_n])
                     CHECK(clReleaseEvent(ring[i % ring_n]));
@@ -101,7 +114,9 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
             cpu_us[b] = (c1 - c0) / n / 1e3;
         }
     }
-    for (int i = 0; i < ring_n; i++)
+    for (; ntail > 0; ntail--)
+        CHECK(clReleaseEvent(ring[ntail - 1]));
+    for (int i = 0; i < ring_n && release == RELEASE_RING; i++)
         if (ring[i]) {
             CHECK(clReleaseEvent(ring[i]));
             ring[i] = NULL;
@@ -138,6 +153,8 @@ int main(int argc, char **argv)
             release = RELEASE_RING, event = 1, i++;
         else if (i + 1 < argc && !strcmp(a, "--ring") && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= RING_MAX)
             ring_n = atoi(argv[++i]);
+        else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "tail"))
+            release = RELEASE_TAIL, event = 1, i++;
         else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "retain"))
             release = RELEASE_RETAIN, event = 1, i++;
         else if (i + 1 < argc && !strcmp(a, "--sync") &&

@@ -12,6 +12,19 @@ describe("bench", function()
     assert(code == 0, out)
   end)
 
+  describe("the C program build/bench/launch", function()
+    it("releases each event at once, later, retained, or the last N of a batch at the next batch's start", function()
+      for _, mode in ipairs { "now", "ring", "retain", "tail" } do
+        for _, held in ipairs { "", " --held" } do
+          local cmd = ("build/bench/launch --n 30 --batches 2 --event --release %s --ring 10%s"):format(mode, held)
+          local out, code = shell.run(cmd)
+          assert.are.equal(0, code, cmd .. "\n" .. out)
+          assert.truthy(out:match("launch_event_us [%d.]+"), cmd .. "\n" .. out)
+        end
+      end
+    end)
+  end)
+
   describe("launch.lua", function()
     -- Runs bench/launch.lua small with this many rounds; returns its six summary
     -- lines (enqueues, enqueues on a held queue, round trips; two of each).
