@@ -241,6 +241,9 @@ cevent *clua_test_event(lua_State *L, int idx);
 cevent *clua_check_event(lua_State *L, int idx);
 /* Releases the event's handle, once (e:release(), the collector). */
 void clua_event_drop(cevent *e);
+/* After q:finish(): a collection step, where many events were made since
+   the last one, so that those dropped are released now (evpool.c). */
+void clua_events_settled(lua_State *L);
 /* Converts an event-returning enqueue: pushes the event. */
 
 /* Registration of each type (defined in its own file). */

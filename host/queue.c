@@ -404,7 +404,10 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
 }
 
 /***
-Waits until every command of the queue is done (`clFinish`).
+Waits until every command of the queue is done (`clFinish`). Once 256 events
+or more were made since it last did, it then runs one step of the garbage
+collector, so that the events dropped meanwhile are released while the
+program waits, not during its next loop of enqueues.
 @function queue:finish
 @raise `queue:finish: clFinish failed: ...` (e.g. a kernel that faulted)
 */
@@ -427,6 +430,7 @@ static int q_finish(lua_State *L) {
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:finish", "clFinish", err, NULL);
   clua_queue_enqueued(q, 0, NULL);  /* nothing runs any more */
   drain(q);
+  clua_events_settled(L);
   return 0;
 }
 

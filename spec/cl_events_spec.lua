@@ -141,13 +141,34 @@ describe("cl events", function()
         collectgarbage()
         local before = live()
         for _ = 1, 5000 do q:launch(empty, 1) end
-        q:marker()
-        q:finish()
+        q:marker():wait() -- not q:finish(), which may step the collector
         assert.is_true(live() > before, "the dropped events are not released before a collection")
+        q:finish() -- the queue lets its newest command's handle go
         collectgarbage()
         assert.are.equal(before, live(), mode)
         collectgarbage(old)
       end
+    end)
+
+    it("are released by q:finish() once many were made since it last collected", function()
+      local old = collectgarbage("generational")
+      q:finish()
+      collectgarbage()
+      local before = live()
+      for _ = 1, 100 do q:launch(empty, 1) end
+      q:marker():wait()
+      local kept = {}
+      for i = 1, 300 do
+        q:launch(empty, 1)
+        kept[i % 3] = q:launch(empty, 1) -- three of the last ones stay reachable
+      end
+      q:finish() -- 700 events made: a young collection frees the dropped ones, which releases them
+      assert.is_true(live() - before <= 3 + 2, ("%d events live after q:finish()"):format(live() - before))
+      for i = 0, 2 do assert.are.equal("complete", kept[i].status) end
+      kept = nil -- luacheck: ignore
+      collectgarbage()
+      assert.are.equal(before, live())
+      collectgarbage(old)
     end)
 
     it("stay held while reachable, however many collections pass", function()
