@@ -242,7 +242,8 @@ cevent *clua_check_event(lua_State *L, int idx) {
    cycle are released now, while it waits anyway, not in the middle of its
    next loop of enqueues. On PoCL the release of a loop's last event, its
    command ended, takes about 1 ms after 10000 launches (0.07 ms after 1000):
-   left to the collector, it fell in the next loop (docs/launch.md). */
+   left to the collector, it fell in the next loop (docs/launch.md). From a
+   finalizer (q:finish() in a __gc) lua_gc does nothing (Lua 5.4.4). */
 #define SETTLE_AFTER 256
 
 void clua_events_settled(lua_State *L) {

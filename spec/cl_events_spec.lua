@@ -171,6 +171,26 @@ describe("cl events", function()
       collectgarbage(old)
     end)
 
+    it("are all released when q:finish() runs in a finalizer", function()
+      q:finish()
+      collectgarbage()
+      local before, done = live(), 0
+      for _ = 1, 5 do
+        setmetatable({}, { __gc = function()
+          for _ = 1, 300 do q:launch(empty, 1) end
+          q:finish()
+          done = done + 1
+        end })
+        for _ = 1, 300 do q:launch(empty, 1) end
+        collectgarbage()
+      end
+      q:finish()
+      collectgarbage()
+      collectgarbage()
+      assert.are.equal(5, done)
+      assert.are.equal(before, live())
+    end)
+
     it("stay held while reachable, however many collections pass", function()
       local kept = {}
       for i = 1, 600 do kept[i] = q:launch(empty, 1) end
