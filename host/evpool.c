@@ -241,8 +241,10 @@ cevent *clua_check_event(lua_State *L, int idx) {
    mode), so that the events the program dropped since the collector's last
    cycle are released now, while it waits anyway, not in the middle of its
    next loop of enqueues. On PoCL the release of a loop's last event, its
-   command ended, takes about 1 ms after 10000 launches (0.07 ms after 1000):
-   left to the collector, it fell in the next loop (docs/launch.md). From a
+   command ended, takes about 1 ms after 10000 launches (0.07 ms after 1000:
+   the block it frees makes glibc consolidate the small blocks the loop's
+   ended commands left): left to the collector, it fell in the next loop
+   (docs/launch.md). From a
    finalizer (q:finish() in a __gc) lua_gc does nothing (Lua 5.4.4). */
 #define SETTLE_AFTER 256
 
