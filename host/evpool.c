@@ -45,10 +45,9 @@ typedef struct evhook {
   lua_Alloc base; /* the allocator wrapped */
   void *base_ud;
   evpool *pool;   /* NULL once the pool has gone */
-  void *newest;   /* the newest userdata's block, its size, and how many were made */
+  void *newest;   /* the newest userdata's block and its size, until udsize is known */
   size_t newest_size;
-  unsigned long nud;
-  size_t udsize;  /* the block size of an event's userdata: 0 until known */
+  size_t udsize;  /* the block size of an event's userdata (0: none is) */
   size_t udoff;   /* where its ceventref starts in the block */
 } evhook;
 
@@ -128,27 +127,17 @@ static void *hook_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   evhook *h = ud;
   if (ptr && nsize == 0 && osize == h->udsize && h->pool) reclaim(h->pool, (ceventref *)((char *)ptr + h->udoff));
   void *b = h->base(h->base_ud, ptr, osize, nsize);
-  if (!ptr && osize == LUA_TUSERDATA) { /* a new userdata (osize is the kind of object) */
+  if (!ptr && osize == LUA_TUSERDATA && !h->udsize) { /* a new userdata (osize is the kind of object) */
     h->newest = b;
     h->newest_size = nsize;
-    h->nud++;
   }
   return b;
 }
 
 cevent *clua_event_new(lua_State *L, evpool *p, int meta, cl_event ev) {
-  evhook *h = p->hook;
-  unsigned long nud = h ? h->nud : 0;
   ceventref *r = lua_newuserdatauv(L, sizeof *r, 0); /* may run a collection */
   r->e = NULL;
   r->mark = 0;
-  /* The first event shows where a ceventref lies in its block, unless the
-     collection made another userdata after it (a finalizer may). */
-  if (h && !h->udsize && h->nud == nud + 1 && (char *)r > (char *)h->newest &&
-      (char *)r + sizeof *r == (char *)h->newest + h->newest_size) {
-    h->udoff = (size_t)((char *)r - (char *)h->newest);
-    h->udsize = h->newest_size;
-  }
   lua_pushvalue(L, meta);
   lua_setmetatable(L, -2);
   cevent *e = take(p);
@@ -317,9 +306,21 @@ void clua_open_evpool(lua_State *L) {
     h->pool = p;
     h->newest = NULL;
     h->newest_size = 0;
-    h->nud = 0;
     h->udsize = h->udoff = 0;
     lua_setallocf(L, hook_alloc, h);
+    /* Where a ceventref lies in its block: a probe made with the collector
+       stopped, so that no finalizer makes another userdata meanwhile. */
+    int running = lua_gc(L, LUA_GCISRUNNING);
+    lua_gc(L, LUA_GCSTOP);
+    ceventref *probe = lua_newuserdatauv(L, sizeof *probe, 0);
+    probe->mark = 0;
+    if (h->newest && (char *)probe > (char *)h->newest &&
+        (char *)probe + sizeof *probe == (char *)h->newest + h->newest_size) {
+      h->udoff = (size_t)((char *)probe - (char *)h->newest);
+      h->udsize = h->newest_size;
+    }
+    lua_pop(L, 1);
+    if (running) lua_gc(L, LUA_GCRESTART);
   }
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, pool_gc);
