@@ -7,6 +7,10 @@
 #
 #   bench/launch_perf.sh [CLUA] [N]        (default build/clua, 100000 launches twice)
 #
+# BATCHES=B runs B batches of N on each side instead of one (the twin and the
+# C program time each batch apart; a held batch is N commands queued behind
+# a user event, so keep N at what the driver queues: 10000 on NVIDIA).
+#
 # PERF names the perf binary (default: perf on the PATH; Debian: linux-perf;
 # on a machine with none, make bundle-perf and PERF=$PWD/perf-run in bundle/).
 # HELD=1 enqueues each batch on a held queue on both sides (--held: the
@@ -28,16 +32,16 @@ trap 'rm -rf "$tmp"' EXIT
 # The clua side: bench/launch_clua.lua, the C program's twin (same options).
 twin=$PWD/bench/launch_clua.lua
 name=$("$clua" -e 'print(require("cl").device().name)')
-echo "sampling profile of 2 x $n empty-kernel launches$([ "${HELD:-0}" = 1 ] && echo " on a held queue") (perf record -e cpu-clock); device: $name"
+echo "sampling profile of 2 x ${BATCHES:-1} x $n empty-kernel launches$([ "${HELD:-0}" = 1 ] && echo " on a held queue") (perf record -e cpu-clock); device: $name"
 for mode in noevent event; do
 	copt=()
 	[ "$mode" = event ] && copt+=(--event)
 	[ "${HELD:-0}" = 1 ] && copt+=(--held)
 	for side in clua C; do
 		if [ "$side" = clua ]; then
-			cmd=("$clua" "$twin" --n "$n" --batches 1 "${copt[@]}")
+			cmd=("$clua" "$twin" --n "$n" --batches "${BATCHES:-1}" "${copt[@]}")
 		else
-			cmd=("$cprog" --device "$name" --n "$n" --batches 1 --kernels "$PWD/kernels" "${copt[@]}")
+			cmd=("$cprog" --device "$name" --n "$n" --batches "${BATCHES:-1}" --kernels "$PWD/kernels" "${copt[@]}")
 		fi
 		(cd "$tmp" && "$perf" record -q -e cpu-clock -F 20000 -o "$tmp/perf.data" -- "${cmd[@]}" >"$tmp/out.txt" 2>&1) ||
 			{ cat "$tmp/out.txt" >&2; exit 1; }
