@@ -238,7 +238,8 @@ cevent *clua_check_event(lua_State *L, int idx) {
 #define SETTLE_AFTER 256
 
 void clua_events_settled(lua_State *L) {
-  evpool *p = pool_of(L);
+  void *ud; /* the pool from the allocator's hook: no registry lookup per q:finish() */
+  evpool *p = lua_getallocf(L, &ud) == hook_alloc ? ((evhook *)ud)->pool : pool_of(L);
   if (!p || p->made < SETTLE_AFTER) return;
   p->made = 0;
   lua_gc(L, LUA_GCSTEP, 0);
