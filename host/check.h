@@ -93,6 +93,7 @@ typedef struct cqueue_s {
   cl_event last;        /* the newest command, when busy and in order (what settling waits for): retained,
                            or borrowed from last_ev */
   struct cevent_s *last_ev;  /* a launch's event that owns `last` (no retain/release pair per launch) */
+  struct evpool *pool;  /* the state's event pool (registry, kept to the state's end), for q:launch */
   struct cqueue_s *live_prev, *live_next;  /* the queues not released yet (clua_settle_all) */
 } cqueue;
 typedef struct {

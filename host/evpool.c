@@ -39,6 +39,17 @@
 
 #define EVENT_MARK 0x746e7665u /* "evnt" */
 
+#define KEEP_MAX 65536 /* freed blocks of an event's size kept for the next events */
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* The allocator around the state's own: malloc'd, since it may outlive the
    pool where another library wrapped the allocator after this one. */
 typedef struct evhook {
@@ -49,6 +60,8 @@ typedef struct evhook {
   size_t newest_size;
   size_t udsize;  /* the block size of an event's userdata (0: none is) */
   size_t udoff;   /* where its ceventref starts in the block */
+  void *kept;     /* freed blocks of udsize bytes, a list through their first word */
+  int nkept;
 } evhook;
 
 struct evpool {
@@ -123,9 +136,30 @@ static void reclaim(evpool *p, ceventref *r) {
   put_back(p, e);
 }
 
+/* A launch makes an event's block and the collector frees one: blocks of
+   that size wait on a list of the hook's own and are handed out again in a
+   few instructions, not through the allocator wrapped (glibc's malloc, or
+   the clua program's size classes behind malloc_usable_size: some 100
+   instructions a launch). Every block on the list came from that allocator
+   with at least udsize bytes, and goes back to it at the pool's end. */
 static void *hook_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   evhook *h = ud;
-  if (ptr && nsize == 0 && osize == h->udsize && h->pool) reclaim(h->pool, (ceventref *)((char *)ptr + h->udoff));
+  if (ptr && nsize == 0 && osize == h->udsize && h->pool) {
+    reclaim(h->pool, (ceventref *)((char *)ptr + h->udoff));
+    if (h->nkept < KEEP_MAX) {
+      *(void **)ptr = h->kept;
+      h->kept = ptr;
+      h->nkept++;
+      POISON(ptr, osize);
+      return NULL;
+    }
+  } else if (!ptr && nsize == h->udsize && h->kept) { /* osize: the kind of object, any of this size */
+    void *b = h->kept;
+    UNPOISON(b, nsize);
+    h->kept = *(void **)b;
+    h->nkept--;
+    return b;
+  }
   void *b = h->base(h->base_ud, ptr, osize, nsize);
   if (!ptr && osize == LUA_TUSERDATA && !h->udsize) { /* a new userdata (osize is the kind of object) */
     h->newest = b;
@@ -254,6 +288,13 @@ static int pool_gc(lua_State *L) {
     if (e->used) clua_event_drop(e);
   }
   evhook *h = p->hook;
+  while (h && h->kept) { /* the blocks kept, back to the allocator they came from */
+    void *b = h->kept;
+    UNPOISON(b, h->udsize);
+    h->kept = *(void **)b;
+    h->base(h->base_ud, b, h->udsize, 0);
+  }
+  if (h) h->nkept = 0;
   void *ud;
   if (h && lua_getallocf(L, &ud) == hook_alloc && ud == h) {
     lua_setallocf(L, h->base, h->base_ud);
@@ -308,6 +349,8 @@ void clua_open_evpool(lua_State *L) {
     h->newest = NULL;
     h->newest_size = 0;
     h->udsize = h->udoff = 0;
+    h->kept = NULL;
+    h->nkept = 0;
     lua_setallocf(L, hook_alloc, h);
     /* Where a ceventref lies in its block: a probe made with the collector
        stopped, so that no finalizer makes another userdata meanwhile. */
@@ -335,5 +378,5 @@ void clua_open_evpool(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &user_key);
 }
 
-/* For q:launch, which holds it as an upvalue. */
+/* For a new queue, which keeps it for q:launch. */
 void clua_push_evpool(lua_State *L) { lua_pushlightuserdata(L, pool_of(L)); }

@@ -440,18 +440,16 @@ static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what,
   return (cl_uint)n;
 }
 
-/* q:launch is the hot path: it is a closure holding the event metatable,
-   the option names, and the event pool (upvalues 1 to 5,
-   see clua_open_kernel), so it makes its event without looking types up by
-   name, and it knows its kernel, as every queue method knows its queue
-   (clua_test_queue), by the userdata's size and mark (a Lua script cannot
-   write a userdata's bytes), not by its metatable: three API calls instead
-   of five. */
+/* q:launch is the hot path: it is a closure holding the event metatable
+   and the option names (upvalues 1 to 4, see clua_open_kernel), and its
+   queue holds the event pool, so it makes its event without looking types
+   up by name, and it knows its kernel, as every queue method knows its
+   queue (clua_test_queue), by the userdata's size and mark (a Lua script
+   cannot write a userdata's bytes), not by its metatable: two API calls
+   instead of five. */
 static ckernel *launch_kernel(lua_State *L, int idx) {
-  if (lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == sizeof(ckernel)) {
-    ckernel *k = lua_touserdata(L, idx);
-    if (k->mark == CLUA_MARK_KERNEL && !k->released) return k;
-  }
+  ckernel *k = lua_touserdata(L, idx);  /* NULL unless a userdata; a light one's length is 0 */
+  if (k && lua_rawlen(L, idx) == sizeof(ckernel) && k->mark == CLUA_MARK_KERNEL && !k->released) return k;
   return clua_check(L, idx, T_KERNEL);  /* raises the usual argument errors */
 }
 
@@ -589,7 +587,7 @@ int clua_queue_launch(lua_State *L) {
     return 0;
   }
   /* clua_push_event, with the metatable and the pool at hand */
-  cevent *e = clua_event_new(L, lua_touserdata(L, lua_upvalueindex(5)), lua_upvalueindex(1), ev);
+  cevent *e = clua_event_new(L, q->pool, lua_upvalueindex(1), ev);
   clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
   return 1;
 }
@@ -647,8 +645,7 @@ void clua_open_kernel(lua_State *L) {
   lua_pushliteral(L, "event");
   lua_pushliteral(L, "offset");
   lua_pushliteral(L, "wait");
-  clua_push_evpool(L);  /* upvalue 5 */
-  lua_pushcclosure(L, clua_queue_launch, 5);
+  lua_pushcclosure(L, clua_queue_launch, 4);
   lua_setfield(L, -2, "launch");
   lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};

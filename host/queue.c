@@ -111,8 +111,8 @@ static void own_metatable(lua_State *L, cqueue *q) {
 
 /* The queue at idx (known by its userdata's size and mark), or NULL. */
 cqueue *clua_test_queue(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(cqueue)) return NULL;
-  cqueue *q = lua_touserdata(L, idx);
+  cqueue *q = lua_touserdata(L, idx);  /* NULL unless a userdata; a light one's length is 0 */
+  if (!q || lua_rawlen(L, idx) != sizeof(cqueue)) return NULL;
   return q->mark == CLUA_MARK_QUEUE ? q : NULL;
 }
 
@@ -142,6 +142,9 @@ int clua_ctx_queue(lua_State *L) {
   cqueue *q = clua_new(L, sizeof *q, T_QUEUE, 1);
   q->released = 1;
   q->mark = CLUA_MARK_QUEUE;
+  clua_push_evpool(L);
+  q->pool = lua_touserdata(L, -1);
+  lua_pop(L, 1);
   cl_int err;
   cl_command_queue cq = clCreateCommandQueue(c->ctx, dev, props, &err);
   if (err != CL_SUCCESS && clua_collect_for(L, err)) cq = clCreateCommandQueue(c->ctx, dev, props, &err);

@@ -207,6 +207,31 @@ describe("cl events", function()
       assert.are.equal(before - 600, live())
     end)
 
+    it("leave their memory to new objects of any kind, which it serves intact", function()
+      -- The blocks of collected events wait on the allocator hook's list and
+      -- serve the next blocks of their size, events or not (host/evpool.c).
+      local function text(i) return string.rep(string.char(65 + i % 26), i % 97) end
+      local made = {}
+      for round = 1, 3 do
+        for _ = 1, 3000 do q:launch(empty, 1) end
+        q:finish()
+        collectgarbage()
+        for i = 1, 1500 do made[#made + 1] = { text(i), { i, i * 2 }, function() return i end } end
+        for _ = 1, 500 do q:launch(empty, 1) end
+        collectgarbage()
+        for j, m in ipairs(made) do
+          local i = (j - 1) % 1500 + 1
+          assert.are.equal(text(i), m[1], ("round %d, object %d"):format(round, j))
+          assert.are.same({ i, i * 2 }, m[2])
+          assert.are.equal(i, m[3]())
+        end
+      end
+      local kept = {}
+      for i = 1, 200 do kept[i] = q:launch(empty, 1) end -- events from those blocks again
+      cl.wait(kept)
+      for i = 1, 200, 13 do assert.are.equal("ndrange_kernel", kept[i].command) end
+    end)
+
     it("once released explicitly, are not released again by the collector", function()
       q:finish()
       collectgarbage()
