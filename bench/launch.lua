@@ -127,6 +127,18 @@ local function run_c(extra, m) return measure("C", extra, m) end
 
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
+-- On a CPU device the driver's threads run the kernels on the host's own
+-- cores, beside the enqueuing thread: with PoCL's default (a thread a core)
+-- a running enqueue's figure includes how the scheduler shares them, and on
+-- a 2-core machine its rounds spread from 0.9 to 2x (docs/launch.md).
+if dev.info.type == "CPU" then
+  local set, cu = os.getenv("POCL_MAX_PTHREAD_COUNT"), dev.info.compute_units
+  print(("note: a CPU device: its %d compute thread%s run%s the kernels on the host's cores beside the enqueuing "
+    .. "thread, so the running enqueues (not the held ones) time the scheduler's sharing of them too; %s"):format(
+    cu, cu == 1 and "" or "s", cu == 1 and "s" or "",
+    set and ("POCL_MAX_PTHREAD_COUNT=%s here, on both sides"):format(set)
+      or "with PoCL, POCL_MAX_PTHREAD_COUNT below the host's cores leaves that thread a core"))
+end
 local load0 = noise.loadavg() or "unknown"
 print(("load average (1, 5, 15 min): %s"):format(load0))
 print()

@@ -122,6 +122,23 @@ describe("bench", function()
       assert.truthy(out:find("--tables: no table 'sinc' (enqueue, held, sync)", 1, true), out)
     end)
 
+    it("says on a CPU device that its compute threads share the cores with the enqueuing thread", function()
+      local ty, cu = shell.run(clua .. [[ -e 'local d = require("cl").device(); io.write(d.info.type, " ", d.info.compute_units)']])
+        :match("^(%S+) (%d+)$")
+      if ty ~= "CPU" then return pending("the default device is not a CPU device") end
+      local out, code = shell.run(clua .. " bench/launch.lua --tables held --rounds 1 --n 20 --batches 1")
+      assert.are.equal(0, code, out)
+      local n = cu == "1" and "1 compute thread runs" or cu .. " compute threads run"
+      assert.truthy(out:find("note: a CPU device: its " .. n .. " the kernels on the host's cores beside the enqueuing thread",
+        1, true), out)
+      assert.truthy(out:find("POCL_MAX_PTHREAD_COUNT below the host's cores leaves that thread a core", 1, true), out)
+      -- PoCL's setting, inherited by both sides' processes, is named
+      out, code = shell.run("POCL_MAX_PTHREAD_COUNT=1 " .. clua .. " bench/launch.lua --tables held --rounds 1 --n 20 --batches 1")
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("its 1 compute thread runs the kernels", 1, true), out)
+      assert.truthy(out:find("POCL_MAX_PTHREAD_COUNT=1 here, on both sides", 1, true), out)
+    end)
+
     it("runs only the tables --tables names", function()
       local out, code = shell.run(clua .. " bench/launch.lua --tables held --rounds 1 --n 20 --batches 1")
       assert.are.equal(0, code, out)
