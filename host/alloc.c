@@ -21,15 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 #define GRAIN 16
 #define MAXSMALL 128                /* the largest size served from the lists */
 #define NCLASS (MAXSMALL / GRAIN)   /* class c: blocks of (c + 1) * GRAIN bytes */

@@ -71,6 +71,18 @@ typedef struct clua_alloc clua_alloc;
 clua_alloc *clua_alloc_use(lua_State *L);
 void clua_alloc_end(clua_alloc *a);
 
+/* Blocks kept for reuse (alloc.c, and evpool.c's freed event blocks) are
+   poisoned under AddressSanitizer while they wait, so that a use after
+   free is still reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

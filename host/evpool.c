@@ -41,15 +41,6 @@
 
 #define KEEP_MAX 65536 /* freed blocks of an event's size kept for the next events */
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 /* The allocator around the state's own: malloc'd, since it may outlive the
    pool where another library wrapped the allocator after this one. */
 typedef struct evhook {
