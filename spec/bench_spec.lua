@@ -151,6 +151,32 @@ describe("bench", function()
     end)
   end)
 
+  describe("launch_pairs.sh", function()
+    it("runs the twin and the C program in pairs of new processes and gives each kind's median ratio an interval", function()
+      local out, code = shell.run("bench/launch_pairs.sh --rounds 6 --held --n 50 --batches 1 --clua " .. clua)
+      assert.are.equal(0, code, out)
+      local pairs_seen = { event = 0, without = 0 }
+      for kind, c, C, ratio, first in out:gmatch("\n%d+ +(%a+)[ a-z]- +([%d.]+) +([%d.]+) +([%d.]+)× +(%a+)") do
+        local key = kind == "with" and "event" or kind
+        pairs_seen[key] = pairs_seen[key] + 1
+        assert.is_true(math.abs(tonumber(c) / tonumber(C) - tonumber(ratio)) < 0.001, out)
+        assert.truthy(first == "clua" or first == "C", out)
+      end
+      assert.are.same({ event = 6, without = 6 }, pairs_seen)
+      for _, kind in ipairs { "with an event", "without" } do
+        local lo, hi = out:match(kind .. " +clua / C: median [%d.]+× over 6 rounds, 95%% CI ([%d.]+)–([%d.]+)× %(coverage 97%%%)")
+        assert.truthy(lo and tonumber(lo) <= tonumber(hi), out)
+      end
+    end)
+
+    it("refuses a bad option", function()
+      for _, opts in ipairs { "--rounds 0", "--n x", "--bogus" } do
+        local out, code = shell.run("bench/launch_pairs.sh " .. opts)
+        assert.are.equal(2, code, opts .. ": " .. out)
+      end
+    end)
+  end)
+
   describe("launch_inproc.lua", function()
     it("holds q:launch against the C loop run in its own process, and both against the C program", function()
       local out, code = shell.run(clua .. " bench/launch_inproc.lua --rounds 2 --n 50 --batches 1")

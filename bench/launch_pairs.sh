@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# bench/launch_pairs.sh: q:launch beside plain C in pairs of new processes
+# started by this shell, so that no clua process is alive while they run
+# (bench/launch.lua's own process waits on each of its measurements). Each
+# round, for a launch with an event and one without, clua's twin
+# (bench/launch_clua.lua) and the C program (build/bench/launch) run in an
+# order drawn anew; then, for each, the median of the rounds' clua / C
+# ratios with its 95% interval (clua.stats.median_ci), and the medians of
+# each side's figures. docs/launch.md pools such pairs on the H100.
+#
+#   bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH]
+#
+# Default: 20 rounds, running, each process's own default of 5 batches of
+# 10000 after a warm-up one, build/clua. --held enqueues each batch on a held
+# queue on both sides; --n and --batches go to both. The device is the
+# default one (CLUA_DEVICE), given to the C program by name. A line per pair
+# as it ends, the summary last.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=20 held="" clua=build/clua size=()
+usage() { echo "usage: bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
+	--held) held=--held; shift ;;
+	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
+	--n | --batches) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; size+=("$1" "$2"); shift 2 ;;
+	*) usage ;;
+	esac
+done
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench/launch_pairs.sh: --rounds takes a positive integer" >&2; exit 2; }
+cprog=build/bench/launch
+[ -x "$cprog" ] || { echo "bench/launch_pairs.sh: build $cprog first: make -f bench/Makefile" >&2; exit 1; }
+name=$("$clua" -e 'print(require("cl").device().name)')
+csv=$(mktemp)
+trap 'rm -f "$csv"' EXIT
+
+# One process: its median µs per launch.
+one() { # side kind
+	local extra=$held out
+	[ "$2" = event ] && extra="--event $held"
+	# shellcheck disable=SC2086 # $extra: the options, split on purpose
+	if [ "$1" = clua ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }
+	else out=$("$cprog" --device "$name" --kernels "$PWD/kernels" "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }; fi
+	awk '/^launch[a-z_]*_us / { print $2 }' <<<"$out"
+}
+
+echo "empty-kernel launches, clua's twin and the C program in pairs of new processes, the order drawn each round$([ -n "$held" ] && echo ", on a held queue"): µs per launch"
+echo "device: $name"
+printf '%-6s %-14s %10s %10s %8s  %s\n' round launch clua C clua/C first
+for r in $(seq 1 "$rounds"); do
+	for kind in event none; do
+		if [ $((RANDOM % 2)) = 0 ]; then order="clua C"; else order="C clua"; fi
+		declare -A v=()
+		for side in $order; do
+			v[$side]=$(one "$side" "$kind")
+			[ -n "${v[$side]}" ] || { echo "bench/launch_pairs.sh: $side gave no figure" >&2; exit 1; }
+			echo "$kind,$side,${v[$side]}" >>"$csv"
+		done
+		printf '%-6s %-14s %10s %10s %7.3f×  %s\n' "$r" "$([ $kind = event ] && echo "with an event" || echo "without")" \
+			"${v[clua]}" "${v[C]}" "$(awk -v a="${v[clua]}" -v b="${v[C]}" 'BEGIN { print a / b }')" "${order%% *}"
+		unset v
+	done
+done
+
+# The summary, by clua.stats, once every measurement has ended.
+CSV=$csv "$clua" -e '
+local stats = require "clua.stats"
+local fig = { event = { clua = {}, C = {} }, none = { clua = {}, C = {} } }
+for line in io.lines(os.getenv("CSV")) do
+  local kind, side, v = line:match("^(%a+),(%a+),([%d.]+)$")
+  table.insert(fig[kind][side], tonumber(v))
+end
+print()
+for _, kind in ipairs { "event", "none" } do
+  local f, ratios = fig[kind], {}
+  for i = 1, #f.clua do ratios[i] = f.clua[i] / f.C[i] end
+  local lo, hi, cover = stats.median_ci(ratios)
+  print(("%-14s clua / C: median %.3f× over %d rounds, %s; medians clua %.3f µs, C %.3f µs"):format(
+    kind == "event" and "with an event" or "without", stats.median(ratios), #ratios,
+    cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
+      or ("too few rounds for a 95%% interval (%d; 6 or more)"):format(#ratios),
+    stats.median(f.clua), stats.median(f.C)))
+end'
