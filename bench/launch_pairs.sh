@@ -24,7 +24,11 @@ while [ $# -gt 0 ]; do
 	--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
 	--held) held=--held; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
-	--n | --batches) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; size+=("$1" "$2"); shift 2 ;;
+	--n | --batches)
+		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then usage; fi
+		size+=("$1" "$2")
+		shift 2
+		;;
 	*) usage ;;
 	esac
 done
