@@ -302,22 +302,24 @@ double event_ns(cl_event ev)
                     event_time(ev, CL_PROFILING_COMMAND_START));
 }
 
-cl_event hold(cl_command_queue q)
+held_queue hold(cl_command_queue q)
 {
     cl_context ctx;
     cl_int err;
+    held_queue h;
     CHECK(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, NULL));
-    cl_event ue = clCreateUserEvent(ctx, &err);
+    h.user = clCreateUserEvent(ctx, &err);
     CHECK(err);
-    CHECK(clEnqueueMarkerWithWaitList(q, 1, &ue, NULL));
-    return ue;
+    CHECK(clEnqueueMarkerWithWaitList(q, 1, &h.user, &h.marker));
+    return h;
 }
 
-void unhold(cl_command_queue q, cl_event ue)
+void unhold(cl_command_queue q, held_queue h)
 {
-    CHECK(clSetUserEventStatus(ue, CL_COMPLETE));
-    CHECK(clReleaseEvent(ue));
+    CHECK(clSetUserEventStatus(h.user, CL_COMPLETE));
+    CHECK(clReleaseEvent(h.user));
     CHECK(clFinish(q));
+    CHECK(clReleaseEvent(h.marker));
 }
 
 double launch_enqueue_us(cl_command_queue q, cl_kernel k, int n, int warm,
@@ -326,13 +328,15 @@ double launch_enqueue_us(cl_command_queue q, cl_kernel k, int n, int warm,
     const size_t global = 1;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
-        cl_event ue = held ? hold(q) : NULL;
+        held_queue h = {NULL, NULL};
+        if (held)
+            h = hold(q);
         double c0 = thread_cpu_ns(), t0 = now_ns();
         for (int i = 0; i < n; i++)
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
         double t1 = now_ns(), c1 = thread_cpu_ns();
-        if (ue)
-            unhold(q, ue);
+        if (held)
+            unhold(q, h);
         CHECK(clFinish(q));
         if (b >= 0) {
             per_us[b] = (t1 - t0) / n / 1e3;

@@ -51,10 +51,14 @@ double event_ns(cl_event ev);
 cl_ulong event_time(cl_event ev, cl_profiling_info what);
 
 /* A held queue: hold(q) enqueues a marker that waits for a new user event,
- * so nothing enqueued after it starts before unhold(q, ue) completes that
- * event (and finishes the queue). */
-cl_event hold(cl_command_queue q);
-void unhold(cl_command_queue q, cl_event ue);
+ * so nothing enqueued after it starts before unhold(q, h) completes that
+ * event (and finishes the queue). The marker's event is asked for and
+ * released there, as clua's q:marker returns one: the same calls. */
+typedef struct {
+    cl_event user, marker;
+} held_queue;
+held_queue hold(cl_command_queue q);
+void unhold(cl_command_queue q, held_queue h);
 
 /* Host-side enqueue cost of an empty kernel: `warm` + `batches` batches of
  * n clEnqueueNDRangeKernel(global 1, local NULL, no event) each; a batch is

@@ -72,7 +72,9 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
     cl_event last = NULL;
     CHECK(clFinish(q));
     for (int b = -warm; b < batches; b++) {
-        cl_event ue = held ? hold(q) : NULL;
+        held_queue h = {NULL, NULL};
+        if (held)
+            h = hold(q);
         double c0 = thread_cpu_ns(), t0 = now_ns();
         for (int i = 0; i < n; i++) {
             cl_event ev;
@@ -105,8 +107,8 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
             CHECK(clReleaseEvent(ev));
         }
         double t1 = now_ns(), c1 = thread_cpu_ns();
-        if (ue)
-            unhold(q, ue);
+        if (held)
+            unhold(q, h);
         if (sync == NO_SYNC)
             CHECK(clFinish(q));
         if (b >= 0) {

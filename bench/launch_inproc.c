@@ -90,17 +90,23 @@ static int l_finish(lua_State *L)
     return 0;
 }
 
+static held_queue holding; /* the batch's held queue, between l_hold and l_unhold */
+
 static int l_hold(lua_State *L)
 {
     own_objects(L);
-    lua_pushlightuserdata(L, hold(queue));
+    holding = hold(queue);
+    lua_pushlightuserdata(L, holding.user);
     return 1;
 }
 
 static int l_unhold(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TLIGHTUSERDATA);
-    unhold(queue, lua_touserdata(L, 1));
+    if (lua_touserdata(L, 1) != holding.user)
+        return luaL_error(L, "launch_inproc.unhold: not the queue's hold");
+    unhold(queue, holding);
+    holding.user = holding.marker = NULL;
     return 0;
 }
 
