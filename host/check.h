@@ -93,7 +93,7 @@ typedef struct cqueue_s {
   cl_event last;        /* the newest command, when busy and in order (what settling waits for): retained,
                            or borrowed from last_ev */
   struct cevent_s *last_ev;  /* a launch's event that owns `last` (no retain/release pair per launch) */
-  struct evpool *pool;  /* the state's event pool (registry, kept to the state's end), for q:launch */
+  struct evpool *pool;  /* the state's event pool (registry, kept to the state's end), for q:launch, q:finish */
   struct cqueue_s *live_prev, *live_next;  /* the queues not released yet (clua_settle_all) */
 } cqueue;
 typedef struct {
@@ -234,8 +234,8 @@ cevent *clua_push_event(lua_State *L, cl_event ev);
 cevent *clua_push_user_event(lua_State *L, cl_event ev);
 /* The same with the event metatable at the given index (q:launch's upvalue). */
 cevent *clua_event_new(lua_State *L, evpool *p, int meta, cl_event ev);
-/* Pushes the pool (a light userdata), for clua_event_new. */
-void clua_push_evpool(lua_State *L);
+/* The state's event pool, for clua_event_new (a queue keeps it). */
+evpool *clua_evpool(lua_State *L);
 /* The event at idx: NULL when it is not one; test: a released one is
    returned (its `released` set); check: raises for a released one. */
 cevent *clua_test_event(lua_State *L, int idx);
@@ -244,7 +244,7 @@ cevent *clua_check_event(lua_State *L, int idx);
 void clua_event_drop(cevent *e);
 /* After q:finish(): a collection step, where many events were made since
    the last one, so that those dropped are released now (evpool.c). */
-void clua_events_settled(lua_State *L);
+void clua_events_settled(lua_State *L, evpool *p);
 /* Converts an event-returning enqueue: pushes the event. */
 
 /* Registration of each type (defined in its own file). */

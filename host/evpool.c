@@ -262,9 +262,7 @@ cevent *clua_check_event(lua_State *L, int idx) {
    finalizer (q:finish() in a __gc) lua_gc does nothing (Lua 5.4.4). */
 #define SETTLE_AFTER 256
 
-void clua_events_settled(lua_State *L) {
-  void *ud; /* the pool from the allocator's hook: no registry lookup per q:finish() */
-  evpool *p = lua_getallocf(L, &ud) == hook_alloc ? ((evhook *)ud)->pool : pool_of(L);
+void clua_events_settled(lua_State *L, evpool *p) {
   if (!p || p->made < SETTLE_AFTER) return;
   p->made = 0;
   lua_gc(L, LUA_GCSTEP, 0);
@@ -369,5 +367,5 @@ void clua_open_evpool(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &user_key);
 }
 
-/* For a new queue, which keeps it for q:launch. */
-void clua_push_evpool(lua_State *L) { lua_pushlightuserdata(L, pool_of(L)); }
+/* For a new queue, which keeps it for q:launch and q:finish. */
+evpool *clua_evpool(lua_State *L) { return pool_of(L); }

@@ -142,9 +142,7 @@ int clua_ctx_queue(lua_State *L) {
   cqueue *q = clua_new(L, sizeof *q, T_QUEUE, 1);
   q->released = 1;
   q->mark = CLUA_MARK_QUEUE;
-  clua_push_evpool(L);
-  q->pool = lua_touserdata(L, -1);
-  lua_pop(L, 1);
+  q->pool = clua_evpool(L);
   cl_int err;
   cl_command_queue cq = clCreateCommandQueue(c->ctx, dev, props, &err);
   if (err != CL_SUCCESS && clua_collect_for(L, err)) cq = clCreateCommandQueue(c->ctx, dev, props, &err);
@@ -433,7 +431,7 @@ static int q_finish(lua_State *L) {
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:finish", "clFinish", err, NULL);
   clua_queue_enqueued(q, 0, NULL);  /* nothing runs any more */
   drain(q);
-  clua_events_settled(L);
+  clua_events_settled(L, q->pool);
   return 0;
 }
 
