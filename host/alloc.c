@@ -68,7 +68,7 @@ static void *take(clua_alloc *a, size_t n) {
 
 /* lua_Alloc: osize is the block's size when p is not NULL (a kind of
    object otherwise); nsize 0 frees. */
-static void *clua_allocf(void *ud, void *p, size_t osize, size_t nsize) {
+static CLUA_HOT void *clua_allocf(void *ud, void *p, size_t osize, size_t nsize) {
   clua_alloc *a = ud;
   if (nsize == 0) {
     if (p) release(a, p);

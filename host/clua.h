@@ -83,6 +83,13 @@ void clua_alloc_end(clua_alloc *a);
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
+/* The code a launch runs through, laid out together: GCC puts CLUA_HOT
+   functions in .text.hot, which the linker groups, and CLUA_COLD ones (a
+   rare path taken out of a hot function) in .text.unlikely (docs/launch.md,
+   sixth part). */
+#define CLUA_HOT __attribute__((hot))
+#define CLUA_COLD __attribute__((cold, noinline))
+
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
 

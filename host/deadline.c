@@ -26,7 +26,7 @@ static struct { cl_event ev; cl_kernel k; } launched[LAUNCHED];
 static unsigned nlaunched;
 static cl_kernel newest;
 
-void clua_note_launch(cl_event ev, cl_kernel k) {
+CLUA_HOT void clua_note_launch(cl_event ev, cl_kernel k) {
   unsigned at = nlaunched++ % LAUNCHED;
   launched[at].ev = ev;
   launched[at].k = k;

@@ -68,7 +68,7 @@ static char pool_key, user_key;
 
 static cevent *slot(evpool *p, int i) { return &p->chunks[i / CHUNK][i % CHUNK]; }
 
-void clua_event_drop(cevent *e) {
+CLUA_HOT void clua_event_drop(cevent *e) {
   if (e->released) return;
   e->released = 1;
   /* a user event dropped while commands wait on it would hold them forever */
@@ -133,7 +133,7 @@ static void reclaim(evpool *p, ceventref *r) {
    the clua program's size classes behind malloc_usable_size: some 100
    instructions a launch). Every block on the list came from that allocator
    with at least udsize bytes, and goes back to it at the pool's end. */
-static void *hook_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+static CLUA_HOT void *hook_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   evhook *h = ud;
   if (ptr && nsize == 0 && osize == h->udsize && h->pool) {
     reclaim(h->pool, (ceventref *)((char *)ptr + h->udoff));
@@ -159,7 +159,7 @@ static void *hook_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return b;
 }
 
-cevent *clua_event_new(lua_State *L, evpool *p, int meta, cl_event ev) {
+CLUA_HOT cevent *clua_event_new(lua_State *L, evpool *p, int meta, cl_event ev) {
   ceventref *r = lua_newuserdatauv(L, sizeof *r, 0); /* may run a collection */
   r->e = NULL;
   r->mark = 0;

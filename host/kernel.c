@@ -8,6 +8,7 @@ Kernels: arguments and work-group facts (launched by `queue:launch`).
 print(k.name, k.nargs, k:info().work_group_size)
 */
 #include "check.h"
+#include "clua.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -453,62 +454,44 @@ static ckernel *launch_kernel(lua_State *L, int idx) {
   return clua_check(L, idx, T_KERNEL);  /* raises the usual argument errors */
 }
 
-int clua_queue_launch(lua_State *L) {
-  cqueue *q = clua_check_queue(L, 1);
-  if (q->npend) clua_queue_sweep(q);
-  ckernel *k = launch_kernel(L, 2);
-  clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
-                    "the queue");
+/* q:launch's rarer paths, each a function of its own, so that the common
+   launch runs through fewer instructions and cache lines (docs/launch.md,
+   sixth part): the cold ones (CLUA_COLD) are laid out apart. */
+
+/* A kernel's arguments not set, or its local memory not checked yet. */
+static CLUA_COLD void launch_kernel_checks(lua_State *L, cqueue *q, ckernel *k) {
   char kn[128], dn[128];
-  size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
-  cl_uint dims = work_size(L, 3, g, "global size", 0);
-  int top = lua_gettop(L);  /* q:launch(k, n) asks no more of the stack */
-  int haslocal = top >= 4 && !lua_isnil(L, 4);
-  if (haslocal) {
-    cl_uint ld = work_size(L, 4, l, "local size", 0);
-    if (ld != dims)
-      luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
-  }
-  int opts = top >= 5 && !lua_isnil(L, 5) ? 5 : 0;
-  /* One pass over the options, keys compared with the interned names held as
-     upvalues 2-4: no lua_getfield (which hashes its key) on the hot path. */
-  int want_event = 1, has_offset = 0, has_wait = 0;
-  if (opts) {
-    luaL_checktype(L, 5, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, 5)) {
-      if (lua_rawequal(L, -2, lua_upvalueindex(2))) want_event = lua_toboolean(L, -1);
-      else if (lua_rawequal(L, -2, lua_upvalueindex(3))) has_offset = 1;
-      else if (lua_rawequal(L, -2, lua_upvalueindex(4))) has_wait = 1;
-      else {
-        static const char *const valid[] = {"offset", "wait", "event", NULL};
-        clua_check_options(L, 5, valid);  /* raises, naming the key */
-      }
-      lua_pop(L, 1);
-    }
-  }
   if (k->unset) {
     for (cl_uint i = 0; i < k->nargs; i++)
       if (!k->argset[i])
         luaL_error(L, "queue:launch: %s of kernel '%s' is not set", argdesc(L, k, i), kname(k, kn, sizeof kn));
   }
-  for (cl_uint i = 0; i < k->nargs; i++)  /* an explicitly released object's handle is gone */
-    if (k->argbuf[i] && *(int *)k->argbuf[i]) {
-      lua_getiuservalue(L, 2, 2);
-      lua_rawgeti(L, -1, (lua_Integer)i + 1);
-      luaL_error(L, "queue:launch: %s of kernel '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn),
-                 luaL_getmetafield(L, -1, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "object");
-    }
   if (k->localcheck) {  /* past the device's local memory, PoCL 3.1 aborts (an assertion) instead of failing */
     cl_ulong used = 0, have = 0;
     clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof used, &used, NULL);
     clGetDeviceInfo(q->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof have, &have, NULL);
     if (have && used > have)
-      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES,
-                          "kernel '%s' needs %I bytes of local memory, %s has %I", kname(k, kn, sizeof kn),
-                          (lua_Integer)used, clua_device_name(q->dev, dn, sizeof dn), (lua_Integer)have);
+      clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES,
+                   "kernel '%s' needs %I bytes of local memory, %s has %I", kname(k, kn, sizeof kn), (lua_Integer)used,
+                   clua_device_name(q->dev, dn, sizeof dn), (lua_Integer)have);
     k->localcheck = 0;
   }
+}
+
+/* An argument whose object was released explicitly: its handle is gone. */
+static CLUA_COLD void launch_released_arg(lua_State *L, ckernel *k, cl_uint i) {
+  char kn[128];
+  lua_getiuservalue(L, 2, 2);
+  lua_rawgeti(L, -1, (lua_Integer)i + 1);
+  luaL_error(L, "queue:launch: %s of kernel '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn),
+             luaL_getmetafield(L, -1, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "object");
+}
+
+/* The geometry beyond one dimension of a size below 2^32 and no local size:
+   sizes of 0, 2^32 work-groups or more, a local size and its limits. */
+static __attribute__((noinline)) void launch_geometry(lua_State *L, cqueue *q, ckernel *k, cl_uint dims, const size_t g[3], const size_t l[3],
+                                                    int haslocal) {
+  char dn[128];
   size_t total = 1;
   for (cl_uint i = 0; i < dims; i++) {
     if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);
@@ -518,37 +501,107 @@ int clua_queue_launch(lua_State *L) {
       size_t most = haslocal ? l[i] : 0;
       if (!haslocal) clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof most, &most, NULL);
       if (most && g[i] / most > 0xFFFFFFFFu)
-        return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_GLOBAL_WORK_SIZE,
-                            "global size %I in dimension %d makes 2^32 or more work-groups", (lua_Integer)g[i], (int)i + 1);
+        clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_GLOBAL_WORK_SIZE,
+                     "global size %I in dimension %d makes 2^32 or more work-groups", (lua_Integer)g[i], (int)i + 1);
     }
     total *= l[i];
   }
-  if (haslocal) {
-    /* The device's limit is a hard one. The kernel's CL_KERNEL_WORK_GROUP_SIZE
-       is not always: NVIDIA's driver reports 256 for most kernels and runs them
-       with 1024, so a larger local size is left to the driver, and its refusal
-       is explained below. */
-    if (k->wgdev != q->dev) {
-      size_t wg = 0, dmax = 0;
-      cl_int err = clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-      if (err != CL_SUCCESS) return clua_clerror(L, "queue:launch", "clGetKernelWorkGroupInfo", err, NULL);
-      clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dmax, &dmax, NULL);
-      k->wgdev = q->dev;
-      k->wgsize = wg;
-      k->wgdevmax = dmax ? dmax : wg;
-    }
-    for (cl_uint i = 0; i < dims; i++)
-      if (l[i] == 0) luaL_error(L, "queue:launch: local size %d is 0", (int)i + 1);
-    if (total > k->wgdevmax)
-      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
-                          "local size %I exceeds the device's maximum %I on %s", (lua_Integer)total,
-                          (lua_Integer)k->wgdevmax, clua_device_name(q->dev, dn, sizeof dn));
-    for (cl_uint i = 0; i < dims; i++)
-      if (g[i] % l[i])
-        return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
-                            "global size %I in dimension %d is not a multiple of the local size %I",
-                            (lua_Integer)g[i], (int)i + 1, (lua_Integer)l[i]);
+  if (!haslocal) return;
+  /* The device's limit is a hard one. The kernel's CL_KERNEL_WORK_GROUP_SIZE
+     is not always: NVIDIA's driver reports 256 for most kernels and runs them
+     with 1024, so a larger local size is left to the driver, and its refusal
+     is explained by launch_failed. */
+  if (k->wgdev != q->dev) {
+    size_t wg = 0, dmax = 0;
+    cl_int err = clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    if (err != CL_SUCCESS) clua_clerror(L, "queue:launch", "clGetKernelWorkGroupInfo", err, NULL);
+    clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dmax, &dmax, NULL);
+    k->wgdev = q->dev;
+    k->wgsize = wg;
+    k->wgdevmax = dmax ? dmax : wg;
   }
+  for (cl_uint i = 0; i < dims; i++)
+    if (l[i] == 0) luaL_error(L, "queue:launch: local size %d is 0", (int)i + 1);
+  if (total > k->wgdevmax)
+    clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
+                 "local size %I exceeds the device's maximum %I on %s", (lua_Integer)total, (lua_Integer)k->wgdevmax,
+                 clua_device_name(q->dev, dn, sizeof dn));
+  for (cl_uint i = 0; i < dims; i++)
+    if (g[i] % l[i])
+      clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
+                   "global size %I in dimension %d is not a multiple of the local size %I", (lua_Integer)g[i],
+                   (int)i + 1, (lua_Integer)l[i]);
+}
+
+/* The options table at 5, in one pass: keys compared with the interned
+   names held as upvalues 2-4, no lua_getfield (which hashes its key). */
+static CLUA_HOT __attribute__((noinline)) int launch_options(lua_State *L, int *has_offset, int *has_wait) {
+  int want_event = 1;
+  luaL_checktype(L, 5, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, 5)) {
+    if (lua_rawequal(L, -2, lua_upvalueindex(2))) want_event = lua_toboolean(L, -1);
+    else if (lua_rawequal(L, -2, lua_upvalueindex(3))) *has_offset = 1;
+    else if (lua_rawequal(L, -2, lua_upvalueindex(4))) *has_wait = 1;
+    else {
+      static const char *const valid[] = {"offset", "wait", "event", NULL};
+      clua_check_options(L, 5, valid);  /* raises, naming the key */
+    }
+    lua_pop(L, 1);
+  }
+  return want_event;
+}
+
+/* The driver refused the launch: why, where clua can tell. */
+static CLUA_COLD int launch_failed(lua_State *L, cqueue *q, ckernel *k, cl_int err, cl_uint dims, const size_t l[3],
+                                                           int haslocal) {
+  char kn[128], dn[128];
+  clua_queue_enqueued(q, 1, NULL);
+  size_t total = 1, req[3] = {0, 0, 0};
+  for (cl_uint i = 0; i < dims; i++) total *= l[i];
+  if (err == CL_INVALID_WORK_GROUP_SIZE &&
+      clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof req, req, NULL) == CL_SUCCESS &&
+      req[0] && (!haslocal || req[0] != l[0] || (dims > 1 && req[1] != l[1]) || (dims > 2 && req[2] != l[2])))
+    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
+                        "kernel '%s' declares reqd_work_group_size(%I, %I, %I); launch it with that local size",
+                        kname(k, kn, sizeof kn), (lua_Integer)req[0], (lua_Integer)req[1], (lua_Integer)req[2]);
+  if ((err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES) && haslocal && total > k->wgsize)
+    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "local size %I exceeds the kernel's maximum %I on %s",
+                        (lua_Integer)total, (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
+  if (err == CL_INVALID_WORK_ITEM_SIZE)
+    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
+                        "a local size exceeds the device's max work-item size on %s", clua_device_name(q->dev, dn, sizeof dn));
+  if (err == CL_INVALID_KERNEL_ARGS)
+    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid",
+                        kname(k, kn, sizeof kn));
+  return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
+}
+
+CLUA_HOT int clua_queue_launch(lua_State *L) {
+  cqueue *q = clua_check_queue(L, 1);
+  if (q->npend) clua_queue_sweep(q);
+  ckernel *k = launch_kernel(L, 2);
+  if (k->ctx != q->ctx)
+    clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
+                      "the queue");
+  size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
+  cl_uint dims = 1;
+  lua_Integer g1;
+  if (lua_isinteger(L, 3) && (g1 = lua_tointeger(L, 3)) >= 0) g[0] = (size_t)g1;  /* work_size's usual case, inline */
+  else dims = work_size(L, 3, g, "global size", 0);
+  int top = lua_gettop(L);  /* q:launch(k, n) asks no more of the stack */
+  int haslocal = top >= 4 && !lua_isnil(L, 4);
+  if (haslocal) {
+    cl_uint ld = work_size(L, 4, l, "local size", 0);
+    if (ld != dims)
+      luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
+  }
+  int want_event = 1, has_offset = 0, has_wait = 0;
+  if (top >= 5 && !lua_isnil(L, 5)) want_event = launch_options(L, &has_offset, &has_wait);
+  if (k->unset || k->localcheck) launch_kernel_checks(L, q, k);
+  for (cl_uint i = 0; i < k->nargs; i++)  /* an explicitly released object's handle is gone */
+    if (k->argbuf[i] && *(int *)k->argbuf[i]) launch_released_arg(L, k, i);
+  if (haslocal || dims > 1 || g[0] - 1 >= 0xFFFFFFFFu) launch_geometry(L, q, k, dims, g, l, haslocal);
   cl_event *wl = NULL;
   cl_uint nw = 0;
   if (has_offset) {
@@ -561,26 +614,7 @@ int clua_queue_launch(lua_State *L) {
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, has_offset ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
-  if (err != CL_SUCCESS) {
-    clua_queue_enqueued(q, 1, NULL);
-    size_t req[3] = {0, 0, 0};
-    if (err == CL_INVALID_WORK_GROUP_SIZE &&
-        clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof req, req, NULL) == CL_SUCCESS &&
-        req[0] && (!haslocal || req[0] != l[0] || (dims > 1 && req[1] != l[1]) || (dims > 2 && req[2] != l[2])))
-      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
-                          "kernel '%s' declares reqd_work_group_size(%I, %I, %I); launch it with that local size",
-                          kname(k, kn, sizeof kn), (lua_Integer)req[0], (lua_Integer)req[1], (lua_Integer)req[2]);
-    if ((err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES) && haslocal && total > k->wgsize)
-      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
-                          "local size %I exceeds the kernel's maximum %I on %s", (lua_Integer)total,
-                          (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
-    if (err == CL_INVALID_WORK_ITEM_SIZE)
-      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
-                          "a local size exceeds the device's max work-item size on %s", clua_device_name(q->dev, dn, sizeof dn));
-    if (err == CL_INVALID_KERNEL_ARGS)
-      return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid", kname(k, kn, sizeof kn));
-    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
-  }
+  if (err != CL_SUCCESS) return launch_failed(L, q, k, err, dims, l, haslocal);
   clua_note_launch(want_event ? ev : NULL, k->k);
   if (!want_event) {
     clua_queue_launched(q, NULL);

@@ -110,13 +110,13 @@ static void own_metatable(lua_State *L, cqueue *q) {
 }
 
 /* The queue at idx (known by its userdata's size and mark), or NULL. */
-cqueue *clua_test_queue(lua_State *L, int idx) {
+CLUA_HOT cqueue *clua_test_queue(lua_State *L, int idx) {
   cqueue *q = lua_touserdata(L, idx);  /* NULL unless a userdata; a light one's length is 0 */
   if (!q || lua_rawlen(L, idx) != sizeof(cqueue)) return NULL;
   return q->mark == CLUA_MARK_QUEUE ? q : NULL;
 }
 
-cqueue *clua_check_queue(lua_State *L, int idx) {
+CLUA_HOT cqueue *clua_check_queue(lua_State *L, int idx) {
   cqueue *q = clua_test_queue(L, idx);
   if (!q) return clua_check(L, idx, T_QUEUE);  /* raises, as for any type */
   if (q->released) clua_released(L, idx, T_QUEUE);
@@ -364,7 +364,7 @@ static void drop_last(cqueue *q) {
   q->last = NULL;
 }
 
-void clua_queue_launched(cqueue *q, cevent *e) {
+CLUA_HOT void clua_queue_launched(cqueue *q, cevent *e) {
   drop_last(q);
   q->busy = 1;
   if (e && !q->ooo) {
