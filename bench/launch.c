@@ -2,6 +2,7 @@
  *
  *   build/bench/launch [--device SUBSTR] [--n N] [--batches B] [--kernels DIR] [--event]
  *                      [--release now|ring|retain|tail] [--sync finish|wait] [--held]
+ *                      [--between near|far|data|far+data]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
  * event) on an in-order queue with profiling enabled, timing the N calls with
@@ -37,11 +38,18 @@
  * thread has the CPU to itself (on a CPU device the driver's threads
  * otherwise run the kernels on the same cores): the enqueue's own cost.
  *
+ * --between NAME (with --event) runs some work after each enqueue, in the
+ * timed loop: 1100-1400 instructions in 7 cache lines (near) or in 115 over
+ * 16 pages (far), 64 loads far apart (data), or both (far+data)
+ * (between.c): what a layer between the loop and the driver costs a launch
+ * by its instructions, and by where they sit (docs/launch.md, sixth part).
+ *
  * With --sync each of the N is a round trip: an enqueue with an event, then
  * clFinish(q) (finish) or clWaitForEvents on the event (wait), then its
  * release; the whole loop is timed. It prints sync_finish_us or sync_wait_us,
  * the median µs per round trip. */
 #define _POSIX_C_SOURCE 200809L
+#include "between.h"
 #include "common.h"
 
 #include <stdio.h>
@@ -51,7 +59,8 @@
 static void usage(void)
 {
     fputs("usage: launch [--device SUBSTR|P:D] [--n N] [--batches B] [--kernels DIR] [--event]\n"
-          "              [--release now|ring|retain|tail] [--ring N] [--sync finish|wait] [--held] [--list]\n",
+          "              [--release now|ring|retain|tail] [--ring N] [--sync finish|wait] [--held] [--list]\n"
+          "              [--between near|far|data|far+data]\n",
           stderr);
     exit(2);
 }
@@ -63,6 +72,8 @@ enum { NO_SYNC, SYNC_FINISH, SYNC_WAIT };
 enum { RELEASE_NOW, RELEASE_RING, RELEASE_RETAIN, RELEASE_TAIL };
 #define RING_MAX 100000
 static int ring_n = 1000;  /* --ring N: how many launches later a ring release happens */
+static between_fn between; /* --between NAME: work after each enqueue, or NULL */
+static const char *between_name = "";
 static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
                               int batches, double *per_us, double *cpu_us, int sync, int release, int held)
 {
@@ -79,6 +90,8 @@ static double launch_event_us(cl_command_queue q, cl_kernel k, int n, int warm,
         for (int i = 0; i < n; i++) {
             cl_event ev;
             CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, &ev));
+            if (between)
+                between();
             if (sync == SYNC_FINISH)
                 CHECK(clFinish(q));
             else if (sync == SYNC_WAIT)
@@ -159,13 +172,15 @@ int main(int argc, char **argv)
             release = RELEASE_TAIL, event = 1, i++;
         else if (i + 1 < argc && !strcmp(a, "--release") && !strcmp(argv[i + 1], "retain"))
             release = RELEASE_RETAIN, event = 1, i++;
+        else if (i + 1 < argc && !strcmp(a, "--between") && between_named(argv[i + 1]))
+            between = between_named(between_name = argv[++i]);
         else if (i + 1 < argc && !strcmp(a, "--sync") &&
                  (!strcmp(argv[i + 1], "finish") || !strcmp(argv[i + 1], "wait")))
             sync = argv[++i];
         else
             usage();
     }
-    if (n < 1 || batches < 1 || (held && sync)) /* a held round trip would never end */
+    if (n < 1 || batches < 1 || (held && sync) || (between && !event)) /* a held round trip would never end */
         usage();
 
     cl_device_id dev = pick_device(sel);
@@ -187,11 +202,12 @@ int main(int argc, char **argv)
                  : launch_enqueue_us(q, k, n, 1, batches, per, cpu, held);
 
     char name[256];
-    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel %s%s%s: min %.3f, max %.3f us\n",
+    fprintf(stderr, "# device: %s; %d batches of %d empty-kernel %s%s%s%s%s: min %.3f, max %.3f us\n",
             device_string(dev, CL_DEVICE_NAME, name, sizeof name), batches, n,
             sync ? "round trips, each waited for with " : "enqueues",
             sync ? (!strcmp(sync, "finish") ? "clFinish" : "clWaitForEvents") : event ? " with an event each" : "",
-            held ? " on a held queue" : "", min_of(per, batches), max_of(per, batches));
+            held ? " on a held queue" : "", between ? ", then work: " : "", between_name, min_of(per, batches),
+            max_of(per, batches));
     if (sync)
         printf("sync_%s_us %.3f\n", sync, med);
     else

@@ -23,6 +23,21 @@ describe("bench", function()
         end
       end
     end)
+
+    it("does the work --between names after each enqueue with an event, and refuses it otherwise", function()
+      for _, name in ipairs { "near", "far", "data", "far+data" } do
+        local cmd = "build/bench/launch --n 30 --batches 2 --event --held --between " .. name
+        local out, code = shell.run(cmd)
+        assert.are.equal(0, code, cmd .. "\n" .. out)
+        assert.truthy(out:match("launch_event_us [%d.]+"), cmd .. "\n" .. out)
+        assert.truthy(out:find(", then work: " .. name .. ":", 1, true), cmd .. "\n" .. out)
+      end
+      for _, cmd in ipairs { "build/bench/launch --n 30 --between far", "build/bench/launch --n 30 --event --between nope" } do
+        local out, code = shell.run(cmd)
+        assert.are.equal(2, code, cmd .. "\n" .. out)
+        assert.truthy(out:find("[--between near|far|data|far+data]", 1, true), cmd .. "\n" .. out)
+      end
+    end)
   end)
 
   describe("launch.lua", function()
