@@ -8,19 +8,33 @@
 # ratios with its 95% interval (clua.stats.median_ci), and the medians of
 # each side's figures. docs/launch.md pools such pairs on the H100.
 #
-#   bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH]
+#   bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]
+#   bench/launch_pairs.sh --pool FILE... [--clua PATH]
 #
 # Default: 20 rounds, running, each process's own default of 5 batches of
 # 10000 after a warm-up one, build/clua. --held enqueues each batch on a held
 # queue on both sides; --n and --batches go to both. The device is the
 # default one (CLUA_DEVICE), given to the C program by name. A line per pair
-# as it ends, the summary last.
+# as it ends, the summary last. --csv appends each pair to FILE as it ends
+# (`held|running,event|none,clua µs,C µs`); --pool measures nothing and
+# gives the same summary of the pairs of such files together, for each kind
+# of launch they hold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=20 held="" clua=build/clua size=()
-usage() { echo "usage: bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH]" >&2; exit 2; }
+rounds=20 held="" clua=build/clua size=() keep="" pool=()
+usage() {
+	echo "usage: bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
+	echo "       bench/launch_pairs.sh --pool FILE... [--clua PATH]" >&2
+	exit 2
+}
 while [ $# -gt 0 ]; do
 	case $1 in
+	--csv) [ $# -ge 2 ] || usage; keep=$2; shift 2 ;;
+	--pool)
+		shift
+		while [ $# -gt 0 ] && [[ $1 != --* ]]; do pool+=("$1"); shift; done
+		[ ${#pool[@]} -gt 0 ] || usage
+		;;
 	--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
 	--held) held=--held; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
@@ -33,11 +47,51 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench/launch_pairs.sh: --rounds takes a positive integer" >&2; exit 2; }
+csv=$(mktemp)
+trap 'rm -f "$csv"' EXIT
+
+# The summary, by clua.stats, of the pairs in $csv: for each kind of launch,
+# the median of the pairs' clua / C ratios and its 95% interval.
+summary() {
+	CSV=$csv "$clua" -e '
+local stats = require "clua.stats"
+local fig, n = {}, 0
+for line in io.lines(os.getenv("CSV")) do
+  local mode, kind, c, C = line:match("^(%a+),(%a+),([%d.]+),([%d.]+)$")
+  if not mode then io.stderr:write("bench/launch_pairs.sh: not a pair: ", line, "\n") os.exit(1) end
+  local f = fig[mode .. "," .. kind] or { clua = {}, C = {} }
+  fig[mode .. "," .. kind] = f
+  f.clua[#f.clua + 1], f.C[#f.C + 1], n = tonumber(c), tonumber(C), n + 1
+end
+if n == 0 then io.stderr:write("bench/launch_pairs.sh: no pairs\n") os.exit(1) end
+print()
+for _, mode in ipairs { "running", "held" } do
+  for _, kind in ipairs { "event", "none" } do
+    local f, ratios = fig[mode .. "," .. kind], {}
+    if f then
+      for i = 1, #f.clua do ratios[i] = f.clua[i] / f.C[i] end
+      local lo, hi, cover = stats.median_ci(ratios)
+      print(("%-22s clua / C: median %.3f× over %d pairs, %s; medians clua %.3f µs, C %.3f µs"):format(
+        (mode == "held" and "held, " or "") .. (kind == "event" and "with an event" or "without"),
+        stats.median(ratios), #ratios,
+        cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
+          or ("too few pairs for a 95%% interval (%d; 6 or more)"):format(#ratios),
+        stats.median(f.clua), stats.median(f.C)))
+    end
+  end
+end'
+}
+
+if [ ${#pool[@]} -gt 0 ]; then
+	cat -- "${pool[@]}" >"$csv"
+	echo "empty-kernel launches, clua's twin and the C program in pairs of new processes: the pairs of ${#pool[@]} file(s) together"
+	summary
+	exit
+fi
+
 cprog=build/bench/launch
 [ -x "$cprog" ] || { echo "bench/launch_pairs.sh: build $cprog first: make -f bench/Makefile" >&2; exit 1; }
 name=$("$clua" -e 'print(require("cl").device().name)')
-csv=$(mktemp)
-trap 'rm -f "$csv"' EXIT
 
 # One process: its median µs per launch.
 one() { # side kind
@@ -59,30 +113,14 @@ for r in $(seq 1 "$rounds"); do
 		for side in $order; do
 			v[$side]=$(one "$side" "$kind")
 			[ -n "${v[$side]}" ] || { echo "bench/launch_pairs.sh: $side gave no figure" >&2; exit 1; }
-			echo "$kind,$side,${v[$side]}" >>"$csv"
 		done
+		echo "$([ -n "$held" ] && echo held || echo running),$kind,${v[clua]},${v[C]}" >>"$csv"
+		[ -z "$keep" ] || tail -n 1 "$csv" >>"$keep"
 		printf '%-6s %-14s %10s %10s %7.3f×  %s\n' "$r" "$([ $kind = event ] && echo "with an event" || echo "without")" \
 			"${v[clua]}" "${v[C]}" "$(awk -v a="${v[clua]}" -v b="${v[C]}" 'BEGIN { print a / b }')" "${order%% *}"
 		unset v
 	done
 done
 
-# The summary, by clua.stats, once every measurement has ended.
-CSV=$csv "$clua" -e '
-local stats = require "clua.stats"
-local fig = { event = { clua = {}, C = {} }, none = { clua = {}, C = {} } }
-for line in io.lines(os.getenv("CSV")) do
-  local kind, side, v = line:match("^(%a+),(%a+),([%d.]+)$")
-  table.insert(fig[kind][side], tonumber(v))
-end
-print()
-for _, kind in ipairs { "event", "none" } do
-  local f, ratios = fig[kind], {}
-  for i = 1, #f.clua do ratios[i] = f.clua[i] / f.C[i] end
-  local lo, hi, cover = stats.median_ci(ratios)
-  print(("%-14s clua / C: median %.3f× over %d rounds, %s; medians clua %.3f µs, C %.3f µs"):format(
-    kind == "event" and "with an event" or "without", stats.median(ratios), #ratios,
-    cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
-      or ("too few rounds for a 95%% interval (%d; 6 or more)"):format(#ratios),
-    stats.median(f.clua), stats.median(f.C)))
-end'
+# The summary, once every measurement has ended.
+summary

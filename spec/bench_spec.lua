@@ -179,8 +179,42 @@ describe("bench", function()
       end
       assert.are.same({ event = 6, without = 6 }, pairs_seen)
       for _, kind in ipairs { "with an event", "without" } do
-        local lo, hi = out:match(kind .. " +clua / C: median [%d.]+× over 6 rounds, 95%% CI ([%d.]+)–([%d.]+)× %(coverage 97%%%)")
+        local lo, hi = out:match(kind .. " +clua / C: median [%d.]+× over 6 pairs, 95%% CI ([%d.]+)–([%d.]+)× %(coverage 97%%%)")
         assert.truthy(lo and tonumber(lo) <= tonumber(hi), out)
+      end
+    end)
+
+    it("keeps each pair in a CSV file and pools the pairs of several such files by kind", function()
+      local keep = os.tmpname()
+      os.remove(keep)
+      local runs = { "--rounds 3 --held", "--rounds 4 --held", "--rounds 6" }
+      for _, opts in ipairs(runs) do
+        local out, code = shell.run(("bench/launch_pairs.sh %s --n 50 --batches 1 --csv %s --clua %s"):format(opts, keep, clua))
+        assert.are.equal(0, code, out)
+      end
+      local lines, ratios = {}, { ["held,event"] = {}, ["running,none"] = {} }
+      for line in io.lines(keep) do
+        lines[#lines + 1] = line
+        local key, c, C = line:match("^(%a+,%a+),([%d.]+),([%d.]+)$")
+        assert.truthy(key, line)
+        if ratios[key] then table.insert(ratios[key], tonumber(c) / tonumber(C)) end
+      end
+      assert.are.equal(2 * (3 + 4 + 6), #lines)
+      local out, code = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
+      assert.are.equal(0, code, out)
+      -- the held pairs of both runs together, the running ones apart
+      local stats = require "clua.stats"
+      for _, t in ipairs { { "held, with an event", "held,event", 7 }, { "\nwithout", "running,none", 6 } } do
+        local label, key, n = t[1], t[2], t[3]
+        local med = out:match(label .. " +clua / C: median ([%d.]+)× over " .. n .. " pairs, 95%% CI")
+        assert.truthy(med, label .. "\n" .. out)
+        assert.is_true(math.abs(tonumber(med) - stats.median(ratios[key])) < 0.0006, out)
+      end
+      os.remove(keep)
+      for _, f in ipairs { "/nonexistent/pairs.csv", "spec/bench_spec.lua" } do
+        local bad, bcode = shell.run("bench/launch_pairs.sh --pool " .. f .. " --clua " .. clua)
+        assert.are.equal(1, bcode, bad)
+        assert.falsy(bad:find("traceback", 1, true), bad)
       end
     end)
 
