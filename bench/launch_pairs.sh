@@ -21,7 +21,7 @@
 # of launch they hold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=20 held="" clua=build/clua size=() keep="" pool=()
+rounds=20 held="" clua=build/clua size=() keep="" pool=() measure=""
 usage() {
 	echo "usage: bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
 	echo "       bench/launch_pairs.sh --pool FILE... [--clua PATH]" >&2
@@ -29,23 +29,25 @@ usage() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--csv) [ $# -ge 2 ] || usage; keep=$2; shift 2 ;;
+	--csv) [ $# -ge 2 ] || usage; keep=$2 measure=1; shift 2 ;;
 	--pool)
 		shift
 		while [ $# -gt 0 ] && [[ $1 != --* ]]; do pool+=("$1"); shift; done
 		[ ${#pool[@]} -gt 0 ] || usage
 		;;
-	--rounds) [ $# -ge 2 ] || usage; rounds=$2; shift 2 ;;
-	--held) held=--held; shift ;;
+	--rounds) [ $# -ge 2 ] || usage; rounds=$2 measure=1; shift 2 ;;
+	--held) held=--held measure=1; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
 	--n | --batches)
 		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then usage; fi
 		size+=("$1" "$2")
+		measure=1
 		shift 2
 		;;
 	*) usage ;;
 	esac
 done
+[ ${#pool[@]} -eq 0 ] || [ -z "$measure" ] || usage # --pool measures nothing
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench/launch_pairs.sh: --rounds takes a positive integer" >&2; exit 2; }
 csv=$(mktemp)
 trap 'rm -f "$csv"' EXIT

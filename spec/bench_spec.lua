@@ -219,7 +219,7 @@ describe("bench", function()
     end)
 
     it("refuses a bad option", function()
-      for _, opts in ipairs { "--rounds 0", "--n x", "--bogus" } do
+      for _, opts in ipairs { "--rounds 0", "--n x", "--bogus", "--pool", "--pool x.csv --held", "--pool x.csv --rounds 3" } do
         local out, code = shell.run("bench/launch_pairs.sh " .. opts)
         assert.are.equal(2, code, opts .. ": " .. out)
       end
