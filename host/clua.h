@@ -89,6 +89,7 @@ void clua_alloc_end(clua_alloc *a);
    sixth part). */
 #define CLUA_HOT __attribute__((hot))
 #define CLUA_COLD __attribute__((cold, noinline))
+#define CLUA_NOINLINE __attribute__((noinline))
 
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);

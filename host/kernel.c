@@ -397,7 +397,6 @@ static int k_tostring(lua_State *L) {
 
 /* ---- launch ---- */
 
-/* Reads a work size (number or list of 1..3) at idx into out; returns dims. */
 /* A work size: a number or a list of 1 to 3. Errors name argument idx, or,
    for an option (opt: idx is the option's value on the stack), the option. */
 static void size_error(lua_State *L, int idx, int opt, const char *msg) {
@@ -405,14 +404,8 @@ static void size_error(lua_State *L, int idx, int opt, const char *msg) {
   luaL_argerror(L, idx, msg);
 }
 
-static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
-  if (!opt && lua_isinteger(L, idx)) {  /* the usual case, in two calls */
-    lua_Integer v = lua_tointeger(L, idx);
-    if (v >= 0) {
-      out[0] = (size_t)v;
-      return 1;
-    }
-  }
+/* Any work size but work_size's usual case. */
+static CLUA_NOINLINE cl_uint work_size_any(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
   if (lua_type(L, idx) == LUA_TNUMBER) {
     if (!opt) {
       out[0] = clua_checksize(L, idx, what);
@@ -439,6 +432,16 @@ static cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what,
     lua_pop(L, 1);
   }
   return (cl_uint)n;
+}
+
+/* The usual case, a non-negative integer, inline in q:launch in two calls. */
+static inline cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
+  lua_Integer v;
+  if (!opt && lua_isinteger(L, idx) && (v = lua_tointeger(L, idx)) >= 0) {
+    out[0] = (size_t)v;
+    return 1;
+  }
+  return work_size_any(L, idx, out, what, opt);
 }
 
 /* q:launch is the hot path: it is a closure holding the event metatable
@@ -489,8 +492,8 @@ static CLUA_COLD void launch_released_arg(lua_State *L, ckernel *k, cl_uint i) {
 
 /* The geometry beyond one dimension of a size below 2^32 and no local size:
    sizes of 0, 2^32 work-groups or more, a local size and its limits. */
-static __attribute__((noinline)) void launch_geometry(lua_State *L, cqueue *q, ckernel *k, cl_uint dims, const size_t g[3], const size_t l[3],
-                                                    int haslocal) {
+static CLUA_NOINLINE void launch_geometry(lua_State *L, cqueue *q, ckernel *k, cl_uint dims, const size_t g[3],
+                                          const size_t l[3], int haslocal) {
   char dn[128];
   size_t total = 1;
   for (cl_uint i = 0; i < dims; i++) {
@@ -535,7 +538,7 @@ static __attribute__((noinline)) void launch_geometry(lua_State *L, cqueue *q, c
 
 /* The options table at 5, in one pass: keys compared with the interned
    names held as upvalues 2-4, no lua_getfield (which hashes its key). */
-static CLUA_HOT __attribute__((noinline)) int launch_options(lua_State *L, int *has_offset, int *has_wait) {
+static CLUA_HOT CLUA_NOINLINE int launch_options(lua_State *L, int *has_offset, int *has_wait) {
   int want_event = 1;
   luaL_checktype(L, 5, LUA_TTABLE);
   lua_pushnil(L);
@@ -554,7 +557,7 @@ static CLUA_HOT __attribute__((noinline)) int launch_options(lua_State *L, int *
 
 /* The driver refused the launch: why, where clua can tell. */
 static CLUA_COLD int launch_failed(lua_State *L, cqueue *q, ckernel *k, cl_int err, cl_uint dims, const size_t l[3],
-                                                           int haslocal) {
+                                   int haslocal) {
   char kn[128], dn[128];
   clua_queue_enqueued(q, 1, NULL);
   size_t total = 1, req[3] = {0, 0, 0};
@@ -585,10 +588,7 @@ CLUA_HOT int clua_queue_launch(lua_State *L) {
     clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
                       "the queue");
   size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
-  cl_uint dims = 1;
-  lua_Integer g1;
-  if (lua_isinteger(L, 3) && (g1 = lua_tointeger(L, 3)) >= 0) g[0] = (size_t)g1;  /* work_size's usual case, inline */
-  else dims = work_size(L, 3, g, "global size", 0);
+  cl_uint dims = work_size(L, 3, g, "global size", 0);
   int top = lua_gettop(L);  /* q:launch(k, n) asks no more of the stack */
   int haslocal = top >= 4 && !lua_isnil(L, 4);
   if (haslocal) {
