@@ -8,7 +8,7 @@
 # ratios with its 95% interval (clua.stats.median_ci), and the medians of
 # each side's figures. docs/launch.md pools such pairs on the H100.
 #
-#   bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]
+#   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]
 #   bench/launch_pairs.sh --pool FILE... [--clua PATH]
 #
 # Default: 20 rounds, running, each process's own default of 5 batches of
@@ -18,12 +18,15 @@
 # as it ends, the summary last. --csv appends each pair to FILE as it ends
 # (`held|running,event|none,clua µs,C µs`); --pool measures nothing and
 # gives the same summary of the pairs of such files together, for each kind
-# of launch they hold.
+# of launch they hold. --seconds starts no round after the first once S
+# seconds have passed since the start, says so, and sums up the rounds done:
+# a run that must end within a time limit (a lent machine's) still ends with
+# its summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=20 held="" clua=build/clua size=() keep="" pool=() measure=""
+rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds=""
 usage() {
-	echo "usage: bench/launch_pairs.sh [--rounds R] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
+	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
 	echo "       bench/launch_pairs.sh --pool FILE... [--clua PATH]" >&2
 	exit 2
 }
@@ -36,6 +39,11 @@ while [ $# -gt 0 ]; do
 		[ ${#pool[@]} -gt 0 ] || usage
 		;;
 	--rounds) [ $# -ge 2 ] || usage; rounds=$2 measure=1; shift 2 ;;
+	--seconds)
+		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then usage; fi
+		seconds=$2 measure=1
+		shift 2
+		;;
 	--held) held=--held measure=1; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
 	--n | --batches)
@@ -109,6 +117,10 @@ echo "empty-kernel launches, clua's twin and the C program in pairs of new proce
 echo "device: $name"
 printf '%-6s %-14s %10s %10s %8s  %s\n' round launch clua C clua/C first
 for r in $(seq 1 "$rounds"); do
+	if [ -n "$seconds" ] && [ "$r" -gt 1 ] && [ "$SECONDS" -ge "$seconds" ]; then
+		echo "--seconds $seconds: stopped after $((r - 1)) of $rounds rounds"
+		break
+	fi
 	for kind in event none; do
 		if [ $((RANDOM % 2)) = 0 ]; then order="clua C"; else order="C clua"; fi
 		declare -A v=()

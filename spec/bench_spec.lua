@@ -218,8 +218,18 @@ describe("bench", function()
       end
     end)
 
+    it("with --seconds, starts no round after its time and still sums up the rounds done", function()
+      local out, code = shell.run("bench/launch_pairs.sh --rounds 100000 --seconds 1 --n 50 --batches 1 --clua " .. clua)
+      assert.are.equal(0, code, out)
+      local done = tonumber(out:match("%-%-seconds 1: stopped after (%d+) of 100000 rounds"))
+      assert.truthy(done and done >= 1 and done < 100000, out)
+      assert.truthy(out:find("\nwith an event +clua / C: median [%d.]+× over " .. done .. " pairs"), out)
+      assert.truthy(out:find("\nwithout +clua / C: median [%d.]+× over " .. done .. " pairs"), out)
+    end)
+
     it("refuses a bad option", function()
-      for _, opts in ipairs { "--rounds 0", "--n x", "--bogus", "--pool", "--pool x.csv --held", "--pool x.csv --rounds 3" } do
+      for _, opts in ipairs { "--rounds 0", "--n x", "--bogus", "--pool", "--pool x.csv --held", "--pool x.csv --rounds 3",
+        "--seconds 0", "--seconds x", "--seconds", "--pool x.csv --seconds 5" } do
         local out, code = shell.run("bench/launch_pairs.sh " .. opts)
         assert.are.equal(2, code, opts .. ": " .. out)
       end
