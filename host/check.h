@@ -147,6 +147,10 @@ typedef struct {
                              kernel; each starts with `released`), else NULL */
   int localcheck;         /* a __local argument was set: check the local memory at the next launch */
 } ckernel;
+/* The kernel's name into buf ("" when the driver does not say). */
+const char *clua_kernel_name(ckernel *k, char *buf, size_t len);
+/* "argument 2 (uint n)", pushed on the stack. */
+const char *clua_kernel_argdesc(lua_State *L, ckernel *k, cl_uint i);
 /* An event's state lives in a pool in C (host/evpool.c), not in its userdata
    (a ceventref), so that the event needs no finalizer: it is released when
    Lua frees its userdata's memory. */
@@ -254,6 +258,7 @@ void clua_open_queue(lua_State *L);
 void clua_open_buffer(lua_State *L);
 void clua_open_program(lua_State *L);
 void clua_open_kernel(lua_State *L);
+void clua_open_launch(lua_State *L);  /* after kernel: q:launch and q:launcher (launch.c) */
 void clua_open_event(lua_State *L);
 void clua_open_evpool(lua_State *L);  /* from clua_open_event, once cl.event's metatable is made */
 void clua_open_array(lua_State *L);

@@ -142,7 +142,8 @@ int luaopen_cl(lua_State *L) {
   clua_open_buffer(L);
   clua_open_program(L);
   clua_open_event(L);
-  clua_open_kernel(L);  /* after queue and event: q:launch holds their metatables */
+  clua_open_kernel(L);
+  clua_open_launch(L);  /* after queue and event: q:launch holds their metatables */
   clua_open_array(L);
   clua_open_image(L);
   /* The module functions implemented in the other files, documented here. */

@@ -1,5 +1,5 @@
 /* Kernels: arguments typed from the kernel's argument info, typed wrappers
-   (cl.float(x), cl.localmem(bytes)), kernel info, and queue:launch. */
+   (cl.float(x), cl.localmem(bytes)) and kernel info; launch.c launches them. */
 
 /***
 Kernels: arguments and work-group facts (launched by `queue:launch`).
@@ -114,14 +114,14 @@ int clua_program_kernel(lua_State *L) {
 
 static ckernel *check_kernel(lua_State *L, int idx) { return clua_check(L, idx, T_KERNEL); }
 
-static const char *kname(ckernel *k, char *buf, size_t len) {
+const char *clua_kernel_name(ckernel *k, char *buf, size_t len) {
   if (clGetKernelInfo(k->k, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS) buf[0] = 0;
   buf[len - 1] = 0;
   return buf;
 }
 
 /* "argument 2 (n, uint)" */
-static const char *argdesc(lua_State *L, ckernel *k, cl_uint i) {
+const char *clua_kernel_argdesc(lua_State *L, ckernel *k, cl_uint i) {
   if (k->argname[i] && k->argtype[i]) return lua_pushfstring(L, "argument %d (%s %s)", (int)i, k->argtype[i], k->argname[i]);
   return lua_pushfstring(L, "argument %d", (int)i);
 }
@@ -144,7 +144,7 @@ static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_u
   char kn[128];
   const char *call = "clSetKernelArg";
   if (i >= k->nargs)
-    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d), no argument %d", method, kname(k, kn, sizeof kn),
+    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d), no argument %d", method, clua_kernel_name(k, kn, sizeof kn),
                (int)k->nargs, (int)k->nargs - 1, (int)i);
   char kind = k->argkind[i];
   cbuffer *b;
@@ -158,62 +158,62 @@ static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_u
     if (!p) {
       const char *got = luaL_typename(L, idx);
       if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
-      luaL_error(L, "%s: %s of '%s' takes a %s, got %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), want, got);
+      luaL_error(L, "%s: %s of '%s' takes a %s, got %s", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), want, got);
     }
-    if (*(int *)p) luaL_error(L, "%s: %s of '%s' is a released %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), want);
+    if (*(int *)p) luaL_error(L, "%s: %s of '%s' is a released %s", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), want);
   }
   if ((b = luaL_testudata(L, idx, T_BUFFER))) {
-    if (b->released) luaL_error(L, "%s: %s of '%s' is a released cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (b->released) luaL_error(L, "%s: %s of '%s' is a released cl.buffer", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
     if (kind == 's' || kind == 'l')
-      luaL_error(L, "%s: %s of '%s' takes %s, got a cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn),
+      luaL_error(L, "%s: %s of '%s' takes %s, got a cl.buffer", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn),
                  kind == 'l' ? "cl.localmem(bytes)" : "a number");
     clua_same_context(L, method, call, CL_INVALID_MEM_OBJECT, k->ctx, b->ctx, "the buffer", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
   } else if ((img = luaL_testudata(L, idx, T_IMAGE))) {
-    if (img->released) luaL_error(L, "%s: %s of '%s' is a released cl.image", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (img->released) luaL_error(L, "%s: %s of '%s' is a released cl.image", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
     if (kind != 'i' && kind != '?')
-      luaL_error(L, "%s: %s of '%s' is not an image; a cl.image does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not an image; a cl.image does not fit it", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
     clua_same_context(L, method, call, CL_INVALID_MEM_OBJECT, k->ctx, img->ctx, "the image", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &img->mem);
   } else if ((smp = luaL_testudata(L, idx, T_SAMPLER))) {
-    if (smp->released) luaL_error(L, "%s: %s of '%s' is a released cl.sampler", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+    if (smp->released) luaL_error(L, "%s: %s of '%s' is a released cl.sampler", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
     if (kind != 'S' && kind != '?')
-      luaL_error(L, "%s: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
     clua_same_context(L, method, call, CL_INVALID_SAMPLER, k->ctx, smp->ctx, "the sampler", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_sampler), &smp->s);
   } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
     if (kind == 's' || kind == 'g')
-      luaL_error(L, "%s: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", method, argdesc(L, k, i),
-                 kname(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", method, clua_kernel_argdesc(L, k, i),
+                 clua_kernel_name(k, kn, sizeof kn));
     err = clSetKernelArg(k->k, i, loc->size, NULL);
     k->localcheck = 1;
   } else if ((s = luaL_testudata(L, idx, T_SCALAR))) {
     if (kind == 'g' || kind == 'l')
-      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a cl.%s", method, argdesc(L, k, i),
-                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer", s->type->name);
+      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a cl.%s", method, clua_kernel_argdesc(L, k, i),
+                 clua_kernel_name(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer", s->type->name);
     const ctype *want = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (want && want->size != s->type->size)
-      luaL_error(L, "%s: %s of '%s' takes %d bytes, got a cl.%s of %d", method, argdesc(L, k, i),
-                 kname(k, kn, sizeof kn), want->size, s->type->name, s->type->size);
+      luaL_error(L, "%s: %s of '%s' takes %d bytes, got a cl.%s of %d", method, clua_kernel_argdesc(L, k, i),
+                 clua_kernel_name(k, kn, sizeof kn), want->size, s->type->name, s->type->size);
     err = clSetKernelArg(k->k, i, (size_t)s->type->size, s->bytes);
   } else if (lua_type(L, idx) == LUA_TNUMBER) {
     if (kind == 'g' || kind == 'l')
-      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a number", method, argdesc(L, k, i),
-                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer");
+      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a number", method, clua_kernel_argdesc(L, k, i),
+                 clua_kernel_name(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer");
     const ctype *t = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (!t)
       luaL_error(L, "%s: %s of '%s': its type is unknown here; pass a typed value such as cl.int(x) or cl.float(x)", method,
-                 argdesc(L, k, i), kname(k, kn, sizeof kn));
+                 clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
     unsigned char bytes[8];
     const char *why = clua_store(L, t, idx, bytes);
-    if (why) luaL_error(L, "%s: %s of '%s': %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), why);
+    if (why) luaL_error(L, "%s: %s of '%s': %s", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), why);
     err = clSetKernelArg(k->k, i, (size_t)t->size, bytes);
   } else {
     luaL_error(L, "%s: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got %s", method,
-               argdesc(L, k, i), kname(k, kn, sizeof kn), luaL_typename(L, idx));
+               clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), luaL_typename(L, idx));
     return;
   }
-  if (err != CL_SUCCESS) clua_clerror(L, method, call, err, "%s of '%s'", argdesc(L, k, i), kname(k, kn, sizeof kn));
+  if (err != CL_SUCCESS) clua_clerror(L, method, call, err, "%s of '%s'", clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
   if (!k->argset[i]) {
     k->argset[i] = 1;
     k->unset--;
@@ -270,7 +270,7 @@ static int k_args(lua_State *L) {
   int n = lua_gettop(L) - 1;
   char kn[128];
   if ((cl_uint)n != k->nargs)
-    luaL_error(L, "kernel:args: kernel '%s' takes %d arguments, got %d", kname(k, kn, sizeof kn), (int)k->nargs, n);
+    luaL_error(L, "kernel:args: kernel '%s' takes %d arguments, got %d", clua_kernel_name(k, kn, sizeof kn), (int)k->nargs, n);
   for (int i = 0; i < n; i++) set_arg(L, "kernel:args", 1, k, (cl_uint)i, i + 2);
   lua_settop(L, 1);
   return 1;
@@ -377,7 +377,7 @@ static int k_index(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   const char *key = luaL_checkstring(L, 2);
   char kn[128];
-  if (!strcmp(key, "name")) lua_pushstring(L, kname(k, kn, sizeof kn));
+  if (!strcmp(key, "name")) lua_pushstring(L, clua_kernel_name(k, kn, sizeof kn));
   else if (!strcmp(key, "nargs")) lua_pushinteger(L, k->nargs);
   else if (!strcmp(key, "program")) lua_getiuservalue(L, 1, 1);
   else {
@@ -391,240 +391,11 @@ static int k_tostring(lua_State *L) {
   ckernel *k = luaL_checkudata(L, 1, T_KERNEL);
   char kn[128];
   if (k->released) lua_pushstring(L, "cl.kernel (released)");
-  else lua_pushfstring(L, "cl.kernel: %s, %d arguments (%p)", kname(k, kn, sizeof kn), (int)k->nargs, (void *)k->k);
+  else lua_pushfstring(L, "cl.kernel: %s, %d arguments (%p)", clua_kernel_name(k, kn, sizeof kn), (int)k->nargs, (void *)k->k);
   return 1;
 }
 
 /* ---- launch ---- */
-
-/* A work size: a number or a list of 1 to 3. Errors name argument idx, or,
-   for an option (opt: idx is the option's value on the stack), the option. */
-static void size_error(lua_State *L, int idx, int opt, const char *msg) {
-  if (opt) luaL_error(L, "queue:launch: option 'offset': %s", msg);
-  luaL_argerror(L, idx, msg);
-}
-
-/* Any work size but work_size's usual case. */
-static CLUA_NOINLINE cl_uint work_size_any(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
-  if (lua_type(L, idx) == LUA_TNUMBER) {
-    if (!opt) {
-      out[0] = clua_checksize(L, idx, what);
-      return 1;
-    }
-    lua_createtable(L, 1, 0);  /* an option's number: checked as a list of one */
-    lua_pushvalue(L, idx);
-    lua_rawseti(L, -2, 1);
-    lua_replace(L, idx);
-  }
-  if (!lua_istable(L, idx)) {
-    if (opt) size_error(L, idx, opt, lua_pushfstring(L, "an integer or a list of 1 to 3 integers expected, got %s",
-                                                     luaL_typename(L, idx)));
-    luaL_typeerror(L, idx, "number or list of 1 to 3 numbers");
-  }
-  lua_Integer n = luaL_len(L, idx);
-  if (n < 1 || n > 3) size_error(L, idx, opt, lua_pushfstring(L, "%s must have 1 to 3 dimensions, got %I", what, n));
-  for (lua_Integer i = 0; i < n; i++) {
-    lua_geti(L, idx, i + 1);
-    int ok;
-    lua_Integer v = lua_tointegerx(L, -1, &ok);
-    if (!ok || v < 0) size_error(L, idx, opt, lua_pushfstring(L, "%s[%I] must be a non-negative integer", what, i + 1));
-    out[i] = (size_t)v;
-    lua_pop(L, 1);
-  }
-  return (cl_uint)n;
-}
-
-/* The usual case, a non-negative integer, inline in q:launch in two calls. */
-static inline cl_uint work_size(lua_State *L, int idx, size_t out[3], const char *what, int opt) {
-  lua_Integer v;
-  if (!opt && lua_isinteger(L, idx) && (v = lua_tointeger(L, idx)) >= 0) {
-    out[0] = (size_t)v;
-    return 1;
-  }
-  return work_size_any(L, idx, out, what, opt);
-}
-
-/* q:launch is the hot path: it is a closure holding the event metatable
-   and the option names (upvalues 1 to 4, see clua_open_kernel), and its
-   queue holds the event pool, so it makes its event without looking types
-   up by name, and it knows its kernel, as every queue method knows its
-   queue (clua_test_queue), by the userdata's size and mark (a Lua script
-   cannot write a userdata's bytes), not by its metatable: two API calls
-   instead of five. */
-static ckernel *launch_kernel(lua_State *L, int idx) {
-  ckernel *k = lua_touserdata(L, idx);  /* NULL unless a userdata; a light one's length is 0 */
-  if (k && lua_rawlen(L, idx) == sizeof(ckernel) && k->mark == CLUA_MARK_KERNEL && !k->released) return k;
-  return clua_check(L, idx, T_KERNEL);  /* raises the usual argument errors */
-}
-
-/* q:launch's rarer paths, each a function of its own, so that the common
-   launch runs through fewer instructions and cache lines (docs/launch.md,
-   sixth part): the cold ones (CLUA_COLD) are laid out apart. */
-
-/* A kernel's arguments not set, or its local memory not checked yet. */
-static CLUA_COLD void launch_kernel_checks(lua_State *L, cqueue *q, ckernel *k) {
-  char kn[128], dn[128];
-  if (k->unset) {
-    for (cl_uint i = 0; i < k->nargs; i++)
-      if (!k->argset[i])
-        luaL_error(L, "queue:launch: %s of kernel '%s' is not set", argdesc(L, k, i), kname(k, kn, sizeof kn));
-  }
-  if (k->localcheck) {  /* past the device's local memory, PoCL 3.1 aborts (an assertion) instead of failing */
-    cl_ulong used = 0, have = 0;
-    clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof used, &used, NULL);
-    clGetDeviceInfo(q->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof have, &have, NULL);
-    if (have && used > have)
-      clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_OUT_OF_RESOURCES,
-                   "kernel '%s' needs %I bytes of local memory, %s has %I", kname(k, kn, sizeof kn), (lua_Integer)used,
-                   clua_device_name(q->dev, dn, sizeof dn), (lua_Integer)have);
-    k->localcheck = 0;
-  }
-}
-
-/* An argument whose object was released explicitly: its handle is gone. */
-static CLUA_COLD void launch_released_arg(lua_State *L, ckernel *k, cl_uint i) {
-  char kn[128];
-  lua_getiuservalue(L, 2, 2);
-  lua_rawgeti(L, -1, (lua_Integer)i + 1);
-  luaL_error(L, "queue:launch: %s of kernel '%s' is a released %s", argdesc(L, k, i), kname(k, kn, sizeof kn),
-             luaL_getmetafield(L, -1, "__name") == LUA_TSTRING ? lua_tostring(L, -1) : "object");
-}
-
-/* The geometry beyond one dimension of a size below 2^32 and no local size:
-   sizes of 0, 2^32 work-groups or more, a local size and its limits. */
-static CLUA_NOINLINE void launch_geometry(lua_State *L, cqueue *q, ckernel *k, cl_uint dims, const size_t g[3],
-                                          const size_t l[3], int haslocal) {
-  char dn[128];
-  size_t total = 1;
-  for (cl_uint i = 0; i < dims; i++) {
-    if (g[i] == 0) luaL_error(L, "queue:launch: global size %d is 0", (int)i + 1);
-    /* 2^32 work-groups or more in a dimension: PoCL 3.1 aborts or traps, and no
-       GPU runs that many (without a local size: even with the largest one) */
-    if (g[i] > 0xFFFFFFFFu) {
-      size_t most = haslocal ? l[i] : 0;
-      if (!haslocal) clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof most, &most, NULL);
-      if (most && g[i] / most > 0xFFFFFFFFu)
-        clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_GLOBAL_WORK_SIZE,
-                     "global size %I in dimension %d makes 2^32 or more work-groups", (lua_Integer)g[i], (int)i + 1);
-    }
-    total *= l[i];
-  }
-  if (!haslocal) return;
-  /* The device's limit is a hard one. The kernel's CL_KERNEL_WORK_GROUP_SIZE
-     is not always: NVIDIA's driver reports 256 for most kernels and runs them
-     with 1024, so a larger local size is left to the driver, and its refusal
-     is explained by launch_failed. */
-  if (k->wgdev != q->dev) {
-    size_t wg = 0, dmax = 0;
-    cl_int err = clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-    if (err != CL_SUCCESS) clua_clerror(L, "queue:launch", "clGetKernelWorkGroupInfo", err, NULL);
-    clGetDeviceInfo(q->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof dmax, &dmax, NULL);
-    k->wgdev = q->dev;
-    k->wgsize = wg;
-    k->wgdevmax = dmax ? dmax : wg;
-  }
-  for (cl_uint i = 0; i < dims; i++)
-    if (l[i] == 0) luaL_error(L, "queue:launch: local size %d is 0", (int)i + 1);
-  if (total > k->wgdevmax)
-    clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
-                 "local size %I exceeds the device's maximum %I on %s", (lua_Integer)total, (lua_Integer)k->wgdevmax,
-                 clua_device_name(q->dev, dn, sizeof dn));
-  for (cl_uint i = 0; i < dims; i++)
-    if (g[i] % l[i])
-      clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_WORK_GROUP_SIZE,
-                   "global size %I in dimension %d is not a multiple of the local size %I", (lua_Integer)g[i],
-                   (int)i + 1, (lua_Integer)l[i]);
-}
-
-/* The options table at 5, in one pass: keys compared with the interned
-   names held as upvalues 2-4, no lua_getfield (which hashes its key). */
-static CLUA_HOT CLUA_NOINLINE int launch_options(lua_State *L, int *has_offset, int *has_wait) {
-  int want_event = 1;
-  luaL_checktype(L, 5, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, 5)) {
-    if (lua_rawequal(L, -2, lua_upvalueindex(2))) want_event = lua_toboolean(L, -1);
-    else if (lua_rawequal(L, -2, lua_upvalueindex(3))) *has_offset = 1;
-    else if (lua_rawequal(L, -2, lua_upvalueindex(4))) *has_wait = 1;
-    else {
-      static const char *const valid[] = {"offset", "wait", "event", NULL};
-      clua_check_options(L, 5, valid);  /* raises, naming the key */
-    }
-    lua_pop(L, 1);
-  }
-  return want_event;
-}
-
-/* The driver refused the launch: why, where clua can tell. */
-static CLUA_COLD int launch_failed(lua_State *L, cqueue *q, ckernel *k, cl_int err, cl_uint dims, const size_t l[3],
-                                   int haslocal) {
-  char kn[128], dn[128];
-  clua_queue_enqueued(q, 1, NULL);
-  size_t total = 1, req[3] = {0, 0, 0};
-  for (cl_uint i = 0; i < dims; i++) total *= l[i];
-  if (err == CL_INVALID_WORK_GROUP_SIZE &&
-      clGetKernelWorkGroupInfo(k->k, q->dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof req, req, NULL) == CL_SUCCESS &&
-      req[0] && (!haslocal || req[0] != l[0] || (dims > 1 && req[1] != l[1]) || (dims > 2 && req[2] != l[2])))
-    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
-                        "kernel '%s' declares reqd_work_group_size(%I, %I, %I); launch it with that local size",
-                        kname(k, kn, sizeof kn), (lua_Integer)req[0], (lua_Integer)req[1], (lua_Integer)req[2]);
-  if ((err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES) && haslocal && total > k->wgsize)
-    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "local size %I exceeds the kernel's maximum %I on %s",
-                        (lua_Integer)total, (lua_Integer)k->wgsize, clua_device_name(q->dev, dn, sizeof dn));
-  if (err == CL_INVALID_WORK_ITEM_SIZE)
-    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err,
-                        "a local size exceeds the device's max work-item size on %s", clua_device_name(q->dev, dn, sizeof dn));
-  if (err == CL_INVALID_KERNEL_ARGS)
-    return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "an argument of '%s' is not set or not valid",
-                        kname(k, kn, sizeof kn));
-  return clua_clerror(L, "queue:launch", "clEnqueueNDRangeKernel", err, "kernel '%s'", kname(k, kn, sizeof kn));
-}
-
-CLUA_HOT int clua_queue_launch(lua_State *L) {
-  cqueue *q = clua_check_queue(L, 1);
-  if (q->npend) clua_queue_sweep(q);
-  ckernel *k = launch_kernel(L, 2);
-  if (k->ctx != q->ctx)
-    clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
-                      "the queue");
-  size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
-  cl_uint dims = work_size(L, 3, g, "global size", 0);
-  int top = lua_gettop(L);  /* q:launch(k, n) asks no more of the stack */
-  int haslocal = top >= 4 && !lua_isnil(L, 4);
-  if (haslocal) {
-    cl_uint ld = work_size(L, 4, l, "local size", 0);
-    if (ld != dims)
-      luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
-  }
-  int want_event = 1, has_offset = 0, has_wait = 0;
-  if (top >= 5 && !lua_isnil(L, 5)) want_event = launch_options(L, &has_offset, &has_wait);
-  if (k->unset || k->localcheck) launch_kernel_checks(L, q, k);
-  for (cl_uint i = 0; i < k->nargs; i++)  /* an explicitly released object's handle is gone */
-    if (k->argbuf[i] && *(int *)k->argbuf[i]) launch_released_arg(L, k, i);
-  if (haslocal || dims > 1 || g[0] - 1 >= 0xFFFFFFFFu) launch_geometry(L, q, k, dims, g, l, haslocal);
-  cl_event *wl = NULL;
-  cl_uint nw = 0;
-  if (has_offset) {
-    lua_getfield(L, 5, "offset");
-    cl_uint od = work_size(L, lua_gettop(L), off, "offset", 1);
-    if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
-    lua_pop(L, 1);
-  }
-  if (has_wait) nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
-  cl_event ev;
-  cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, has_offset ? off : NULL, g, haslocal ? l : NULL, nw, wl,
-                                      want_event ? &ev : NULL);
-  if (err != CL_SUCCESS) return launch_failed(L, q, k, err, dims, l, haslocal);
-  clua_note_launch(want_event ? ev : NULL, k->k);
-  if (!want_event) {
-    clua_queue_launched(q, NULL);
-    return 0;
-  }
-  /* clua_push_event, with the metatable and the pool at hand */
-  cevent *e = clua_event_new(L, q->pool, lua_upvalueindex(1), ev);
-  clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
-  return 1;
-}
 
 /* ---- typed values ---- */
 
@@ -673,15 +444,6 @@ void clua_open_kernel(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", k_index}, {"__gc", k_release}, {"__close", k_release}, {"__tostring", k_tostring}, {NULL, NULL}};
   clua_newtype(L, T_KERNEL, methods, meta);
-  luaL_getmetatable(L, T_QUEUE);  /* q:launch, with what it makes its event with */
-  lua_getfield(L, -1, "methods");
-  luaL_getmetatable(L, T_EVENT);
-  lua_pushliteral(L, "event");
-  lua_pushliteral(L, "offset");
-  lua_pushliteral(L, "wait");
-  lua_pushcclosure(L, clua_queue_launch, 4);
-  lua_setfield(L, -2, "launch");
-  lua_pop(L, 2);
   static const luaL_Reg smeta[] = {{"__tostring", scalar_tostring}, {NULL, NULL}};
   clua_newtype(L, T_SCALAR, NULL, smeta);
   static const luaL_Reg lmeta[] = {{"__tostring", local_tostring}, {NULL, NULL}};

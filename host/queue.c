@@ -1,5 +1,5 @@
 /* Command queues: transfers, copies, fills, rectangular copies, maps, markers,
-   barriers; kernels are launched by clua_queue_launch (kernel.c). */
+   barriers; kernels are launched by clua_queue_launch (launch.c). */
 
 /***
 Command queues: transfers, copies, fills, maps, kernel launches, markers.
@@ -1034,7 +1034,7 @@ The number of non-blocking transfers still holding a host array.
 
 /***
 Launches a kernel over an NDRange (`clEnqueueNDRangeKernel`; implemented in
-kernel.c). Every argument of the kernel must be set (`kernel:args`).
+launch.c). Every argument of the kernel must be set (`kernel:args`).
 @function queue:launch
 @tparam cl.kernel kernel the kernel
 @tparam int|{int,...} global the global size: a number or a list of 1-3 numbers
