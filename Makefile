@@ -151,7 +151,7 @@ fuzz: setup
 # through spec/check_fuzz_spec.lua.
 CLANG              ?= $(shell command -v clang-15 || command -v clang)
 CHECK_FUZZ_SECONDS ?= 20
-CHECK_FUZZ_SRC     := $(filter-out host/main.c host/kernel.c host/launch.c host/program.c host/queue.c host/mpi.c,$(SRC))
+CHECK_FUZZ_SRC     := $(filter-out host/main.c host/kernel.c host/program.c host/queue.c host/mpi.c,$(SRC))
 
 $(BUILD)/check_fuzz: spec/fuzz/check_fuzz.c $(SRC) $(wildcard host/*.h) | check-lua
 	@test -n "$(CLANG)" || { echo "check-fuzz: clang not found: apt-get install clang" >&2; exit 1; }

@@ -1052,6 +1052,36 @@ the driver time: about 8 us a launch on an H100) and returns nothing
 @usage local e = q:launch(k, n, 256)
 print(e.duration, "ns")
 */
+/***
+Makes a launch ready once and returns a function that makes it (implemented
+in launch.c): `q:launcher(k, global, local, opts)` checks once what
+`q:launch` checks at each call and cannot change between launches (the
+queue, the kernel, their context, the sizes and the options); each call of
+the function checks what can (the queue or the kernel released, every
+argument of the kernel set and not released) and enqueues the launch with
+the kernel's arguments as they are then. For loops of many launches: no
+method lookup, argument parsing or options table per launch (about 300
+instructions a launch without an event where `q:launch` takes some 1170;
+docs/launch.md).
+@function queue:launcher
+@tparam cl.kernel kernel the kernel
+@tparam int|{int,...} global the global size: a number or a list of 1-3 numbers
+@tparam[opt] int|{int,...} local the work-group size, of the same dimensions;
+nil lets the driver choose
+@tab[opt] opts options
+@tparam[opt] int|{int,...} opts.offset the global offset
+@bool[opt=true] opts.event false: each launch asks OpenCL for no event and
+returns nothing
+@treturn function `go()`, which launches and returns the launch's
+`cl.event` (unless `opts.event` is false); it takes no arguments
+@raise `queue:launcher: global size 1 is 0`; `queue:launcher: option 'wait' is
+queue:launch's: ...` (a launcher has no wait list); from `go()`:
+`launcher: argument 2 (float a) of kernel 'axpy' is not set`,
+`launcher: attempt to use a released cl.queue`
+@usage local go = q:launcher(k, n, 256, {event = false})
+for _ = 1, 10000 do go() end
+q:finish()
+*/
 /* The class metatable's __index (a queue has it only while ctx:queue makes
    it; then own_metatable's table serves). */
 static int q_index(lua_State *L) {

@@ -1,7 +1,7 @@
--- cl kernels and q:launch: arguments (buffers, typed values, plain numbers
--- converted from the kernel's argument info, local memory), kernel info,
--- 1-3 dimensional launches with offsets and wait lists, and every argument and
--- launch error.
+-- cl kernels, q:launch and q:launcher: arguments (buffers, typed values, plain
+-- numbers converted from the kernel's argument info, local memory), kernel
+-- info, 1-3 dimensional launches with offsets and wait lists, launches made
+-- ready once, and every argument and launch error.
 local cl = require "cl"
 local LOCAL = cl.localmem -- also cl["local"]: `local` is a Lua keyword
 
@@ -309,7 +309,7 @@ describe("cl kernels", function()
     end)
 
     -- q:launch knows its queue and kernel by their userdata's size and mark
-    -- (kernel.c): anything else, of any size, is refused with the usual message.
+    -- (launch.c): anything else, of any size, is refused with the usual message.
     it("refuses objects that are not its queue and kernel, and released ones", function()
       local k = prog:kernel("nothing")
       assert.matches("cl.kernel expected, got cl.buffer", err_of(q.launch, q, ctx:buffer(64), 4), 1, true)
@@ -325,6 +325,129 @@ describe("cl kernels", function()
       q2:release()
       assert.matches("released cl.queue", err_of(q.launch, q2, k, 4), 1, true)
       q:finish()
+    end)
+  end)
+
+  describe("q:launcher", function()
+    it("makes q:launch's launch each call: the results, its event or none, local size and offset", function()
+      local n = 1000
+      local x = cl.array("float", n):random(3, -1, 1)
+      local y0 = cl.array("float", n):random(4, -1, 1)
+      local bx, by = ctx:buffer(x), ctx:buffer(y0)
+      local k = prog:kernel("axpy"):args(by, bx, 0.5, n)
+      local go = q:launcher(k, n)
+      assert.equal("function", type(go))
+      local e = go()
+      assert.equal("ndrange_kernel", e.command)
+      e:wait()
+      assert.equal("complete", e.status)
+      assert.equal(0, select("#", q:launcher(k, n, nil, { event = false })()))
+      for _ = 1, 2 do go() end
+      local y = cl.array("float", n)
+      q:read(by, y) -- four launches in all: y0 + 4 * 0.5 * x
+      for i = 0, n - 1 do
+        local want = y0[i]
+        for _ = 1, 4 do want = string.unpack("f", string.pack("f", 0.5 * x[i] + want)) end
+        assert.is_true(math.abs(y[i] - want) <= 1e-5, i)
+      end
+      local W, H = 8, 4
+      local out = ctx:buffer(4 * W * H)
+      q:fill(out, -1)
+      q:launcher(prog:kernel("where"):args(out), { 6, 2 }, { 2, 2 }, { offset = { 2, 1 } })()
+      local r = cl.array("int", W * H)
+      q:read(out, r)
+      for yy = 0, H - 1 do
+        for xx = 0, W - 1 do
+          local want = (xx >= 2 and yy >= 1 and yy <= 2) and xx + 100 * yy or -1
+          assert.equal(want, r[yy * W + xx], ("x %d y %d"):format(xx, yy))
+        end
+      end
+    end)
+
+    it("takes the kernel's arguments as they are at each call, and checks them then", function()
+      local k = prog:kernel("axpy")
+      local go = q:launcher(k, 4)
+      local y, bx = ctx:buffer(cl.array("float", 4)), ctx:buffer(cl.array("float", 4):fill(1))
+      k:arg(0, y)
+      k:arg(1, bx)
+      assert.matches("launcher: argument 2 (float a) of kernel 'axpy' is not set", err_of(go), 1, true)
+      k:args(y, bx, 2, 4)
+      go()
+      k:arg(2, 3)
+      go()
+      local r = cl.array("float", 4)
+      q:read(y, r)
+      for i = 0, 3 do assert.equal(5, r[i]) end
+      local y2 = ctx:buffer(16)
+      k:arg(0, y2)
+      y2:release()
+      assert.matches("launcher: argument 0 (float* y) of kernel 'axpy' is a released cl.buffer", err_of(go), 1, true)
+      local f = q:launcher(prog:kernel("fixed"):args(ctx:buffer(64)), 8, 2) -- only the driver knows
+      assert.matches("launcher: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (kernel 'fixed' declares reqd_work_group_size(4, 1, 1)",
+        err_of(f), 1, true)
+      q:finish()
+    end)
+
+    it("refuses once, when made, what q:launch refuses at each call", function()
+      local k = prog:kernel("nothing")
+      local max = dev.info.max_work_group_size
+      assert.matches("queue:launcher: global size 1 is 0", err_of(q.launcher, q, k, 0), 1, true)
+      assert.matches("queue:launcher: global size has 2 dimensions, local size 1",
+        err_of(q.launcher, q, k, { 4, 4 }, { 2 }), 1, true)
+      assert.matches("global size must not be negative, got -4", err_of(q.launcher, q, k, -4), 1, true)
+      assert.matches(("queue:launcher: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (local size %d exceeds the device's maximum %d")
+        :format(2 * max, max), err_of(q.launcher, q, k, 2 * max, 2 * max), 1, true)
+      assert.matches("queue:launcher: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (global size 10 in dimension 1 is not a multiple of the local size 4)",
+        err_of(q.launcher, q, k, 10, 4), 1, true)
+      assert.matches("queue:launcher: offset has 2 dimensions, global size 1",
+        err_of(q.launcher, q, k, 4, nil, { offset = { 1, 1 } }), 1, true)
+      assert.matches("queue:launcher: option 'offset': offset[1] must be a non-negative integer",
+        err_of(q.launcher, q, k, 4, nil, { offset = { -1 } }), 1, true)
+      assert.matches("unknown option 'evnt'; valid: offset, event", err_of(q.launcher, q, k, 4, nil, { evnt = false }), 1, true)
+      assert.matches("queue:launcher: option 'wait' is queue:launch's", err_of(q.launcher, q, k, 4, nil, { wait = {} }), 1, true)
+      assert.matches("table expected, got number", err_of(q.launcher, q, k, 4, nil, 5), 1, true)
+      assert.matches("cl.kernel expected, got cl.buffer", err_of(q.launcher, q, ctx:buffer(64), 4), 1, true)
+      assert.matches("cl.queue expected, got cl.kernel", err_of(q.launcher, k, k, 4), 1, true)
+      local other = cl.context(dev):program(SRC, "kernels_spec.cl"):build():kernel("nothing")
+      assert.matches("queue:launcher: clEnqueueNDRangeKernel failed: CL_INVALID_CONTEXT", err_of(q.launcher, q, other, 4), 1, true)
+      local k2 = prog:kernel("nothing")
+      k2:release()
+      assert.matches("released cl.kernel", err_of(q.launcher, q, k2, 4), 1, true)
+    end)
+
+    it("refuses arguments, and a queue or kernel released since it was made", function()
+      local k = prog:kernel("nothing")
+      local go = q:launcher(k, 4)
+      assert.matches("launcher: takes no arguments", err_of(go, 8), 1, true)
+      local q2 = ctx:queue()
+      local go2 = q2:launcher(k, 4)
+      go2()
+      q2:release()
+      assert.matches("launcher: attempt to use a released cl.queue", err_of(go2), 1, true)
+      local k2 = prog:kernel("nothing")
+      local go3 = q:launcher(k2, 4)
+      k2:release()
+      assert.matches("launcher: attempt to use a released cl.kernel", err_of(go3), 1, true)
+      go()
+      q:finish()
+    end)
+
+    it("keeps its queue and kernel alive, and its events are released as q:launch's are", function()
+      local go = ctx:queue():launcher(prog:kernel("nothing"), 4)
+      collectgarbage()
+      collectgarbage()
+      go():wait()
+      local function live() return cl.debug_counts().event.live end
+      local q1 = ctx:queue()
+      local g = q1:launcher(prog:kernel("nothing"), 1)
+      q1:finish()
+      collectgarbage()
+      local before = live()
+      for _ = 1, 2000 do g() end
+      q1:finish()
+      collectgarbage()
+      collectgarbage()
+      assert.equal(before, live())
     end)
   end)
 end)
