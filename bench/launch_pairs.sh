@@ -8,15 +8,18 @@
 # ratios with its 95% interval (clua.stats.median_ci), and the medians of
 # each side's figures. docs/launch.md pools such pairs on the H100.
 #
-#   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]
+#   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher] [--n N] [--batches B] [--clua PATH]
+#                         [--csv FILE]
 #   bench/launch_pairs.sh --pool FILE... [--clua PATH]
 #
 # Default: 20 rounds, running, each process's own default of 5 batches of
 # 10000 after a warm-up one, build/clua. --held enqueues each batch on a held
-# queue on both sides; --n and --batches go to both. The device is the
+# queue on both sides; --n and --batches go to both; --launcher goes to the
+# twin, whose launches are then go() of a q:launcher made before its batches. The device is the
 # default one (CLUA_DEVICE), given to the C program by name. A line per pair
 # as it ends, the summary last. --csv appends each pair to FILE as it ends
-# (`held|running,event|none,clua µs,C µs`); --pool measures nothing and
+# (`held|running,event|none,clua µs,C µs`, the kind `launcher-event` or
+# `launcher-none` with --launcher); --pool measures nothing and
 # gives the same summary of the pairs of such files together, for each kind
 # of launch they hold. --seconds starts no round after the first once S
 # seconds have passed since the start, says so, and sums up the rounds done:
@@ -24,9 +27,9 @@
 # its summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds=""
+rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds="" launcher=""
 usage() {
-	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
+	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
 	echo "       bench/launch_pairs.sh --pool FILE... [--clua PATH]" >&2
 	exit 2
 }
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--held) held=--held measure=1; shift ;;
+	--launcher) launcher=--launcher measure=1; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
 	--n | --batches)
 		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then usage; fi
@@ -67,7 +71,7 @@ summary() {
 local stats = require "clua.stats"
 local fig, n = {}, 0
 for line in io.lines(os.getenv("CSV")) do
-  local mode, kind, c, C = line:match("^(%a+),(%a+),([%d.]+),([%d.]+)$")
+  local mode, kind, c, C = line:match("^(%a+),([%a-]+),([%d.]+),([%d.]+)$")
   if not mode then io.stderr:write("bench/launch_pairs.sh: not a pair: ", line, "\n") os.exit(1) end
   local f = fig[mode .. "," .. kind] or { clua = {}, C = {} }
   fig[mode .. "," .. kind] = f
@@ -76,13 +80,14 @@ end
 if n == 0 then io.stderr:write("bench/launch_pairs.sh: no pairs\n") os.exit(1) end
 print()
 for _, mode in ipairs { "running", "held" } do
-  for _, kind in ipairs { "event", "none" } do
+  for _, kind in ipairs { "event", "none", "launcher-event", "launcher-none" } do
     local f, ratios = fig[mode .. "," .. kind], {}
     if f then
       for i = 1, #f.clua do ratios[i] = f.clua[i] / f.C[i] end
       local lo, hi, cover = stats.median_ci(ratios)
-      print(("%-22s clua / C: median %.3f× over %d pairs, %s; medians clua %.3f µs, C %.3f µs"):format(
-        (mode == "held" and "held, " or "") .. (kind == "event" and "with an event" or "without"),
+      print(("%-26s clua / C: median %.3f× over %d pairs, %s; medians clua %.3f µs, C %.3f µs"):format(
+        (mode == "held" and "held, " or "") .. (kind:match("^launcher") and "go(), " or "")
+          .. (kind:match("event$") and "with an event" or "without"),
         stats.median(ratios), #ratios,
         cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
           or ("too few pairs for a 95%% interval (%d; 6 or more)"):format(#ratios),
@@ -108,12 +113,12 @@ one() { # side kind
 	local extra=$held out
 	[ "$2" = event ] && extra="--event $held"
 	# shellcheck disable=SC2086 # $extra: the options, split on purpose
-	if [ "$1" = clua ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }
+	if [ "$1" = clua ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
 	else out=$("$cprog" --device "$name" --kernels "$PWD/kernels" "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }; fi
 	awk '/^launch[a-z_]*_us / { print $2 }' <<<"$out"
 }
 
-echo "empty-kernel launches, clua's twin and the C program in pairs of new processes, the order drawn each round$([ -n "$held" ] && echo ", on a held queue"): µs per launch"
+echo "empty-kernel launches, clua's twin$([ -n "$launcher" ] && echo " (q:launcher)") and the C program in pairs of new processes, the order drawn each round$([ -n "$held" ] && echo ", on a held queue"): µs per launch"
 echo "device: $name"
 printf '%-6s %-14s %10s %10s %8s  %s\n' round launch clua C clua/C first
 for r in $(seq 1 "$rounds"); do
@@ -128,7 +133,7 @@ for r in $(seq 1 "$rounds"); do
 			v[$side]=$(one "$side" "$kind")
 			[ -n "${v[$side]}" ] || { echo "bench/launch_pairs.sh: $side gave no figure" >&2; exit 1; }
 		done
-		echo "$([ -n "$held" ] && echo held || echo running),$kind,${v[clua]},${v[C]}" >>"$csv"
+		echo "$([ -n "$held" ] && echo held || echo running),${launcher:+launcher-}$kind,${v[clua]},${v[C]}" >>"$csv"
 		[ -z "$keep" ] || tail -n 1 "$csv" >>"$keep"
 		printf '%-6s %-14s %10s %10s %7.3f×  %s\n' "$r" "$([ $kind = event ] && echo "with an event" || echo "without")" \
 			"${v[clua]}" "${v[C]}" "$(awk -v a="${v[clua]}" -v b="${v[C]}" 'BEGIN { print a / b }')" "${order%% *}"

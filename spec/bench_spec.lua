@@ -218,6 +218,28 @@ describe("bench", function()
       end
     end)
 
+    it("with --launcher, times the twin's go() of a q:launcher and keeps its pairs as a kind of their own", function()
+      local keep = os.tmpname()
+      os.remove(keep)
+      local out, code = shell.run(("bench/launch_pairs.sh --rounds 6 --held --launcher --n 50 --batches 1 --csv %s --clua %s")
+        :format(keep, clua))
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("clua's twin (q:launcher) and the C program", 1, true), out)
+      local kinds = {}
+      for line in io.lines(keep) do
+        local kind = line:match("^held,([%a-]+),[%d.]+,[%d.]+$")
+        assert.truthy(kind, line)
+        kinds[kind] = (kinds[kind] or 0) + 1
+      end
+      assert.are.same({ ["launcher-event"] = 6, ["launcher-none"] = 6 }, kinds)
+      local pooled = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
+      for _, label in ipairs { "held, go%(%), with an event", "held, go%(%), without" } do
+        assert.truthy(out:find(label .. " +clua / C: median [%d.]+× over 6 pairs, 95%% CI"), out)
+        assert.truthy(pooled:find(label .. " +clua / C: median [%d.]+× over 6 pairs, 95%% CI"), pooled)
+      end
+      os.remove(keep)
+    end)
+
     it("with --seconds, starts no round after its time and still sums up the rounds done", function()
       local out, code = shell.run("bench/launch_pairs.sh --rounds 100000 --seconds 1 --n 50 --batches 1 --clua " .. clua)
       assert.are.equal(0, code, out)
@@ -232,6 +254,17 @@ describe("bench", function()
         "--seconds 0", "--seconds x", "--seconds", "--pool x.csv --seconds 5" } do
         local out, code = shell.run("bench/launch_pairs.sh " .. opts)
         assert.are.equal(2, code, opts .. ": " .. out)
+      end
+    end)
+  end)
+
+  describe("launch_clua.lua", function()
+    it("makes each of its loops through a q:launcher with --launcher", function()
+      for opts, name in pairs { [""] = "launch_us", ["--event"] = "launch_event_us", ["--held"] = "launch_us",
+        ["--sync finish"] = "sync_finish_us", ["--sync wait"] = "sync_wait_us" } do
+        local out, code = shell.run(("%s bench/launch_clua.lua --launcher %s --n 20 --batches 1"):format(clua, opts))
+        assert.are.equal(0, code, opts .. ": " .. out)
+        assert.truthy(out:find("^" .. name .. " [%d.]+\ncpu_us [%d.]+\n$"), opts .. ": " .. out)
       end
     end)
   end)
