@@ -2,7 +2,7 @@
 -- beside the plain C program build/bench/launch on the same device, same run.
 --
 --   build/clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH]
---                               [--tables enqueue,held,sync]
+--                               [--tables enqueue,held,sync] [--launcher]
 --   make bench-launch
 --
 -- Each figure comes from a process of its own, run the same way on both
@@ -54,6 +54,10 @@
 -- three), to spend more rounds on one: on the H100 a held enqueue moves by
 -- ±10% from one new process to the next, the same program's (docs/launch.md),
 -- so an interval of a few percent around a ratio takes 40 rounds or more.
+--
+-- --launcher makes clua's launches go() of a q:launcher made once before the
+-- twin's batches (bench/launch_clua.lua --launcher), the same tables and C
+-- figures beside them.
 local cl = require "cl"
 local stats = require "clua.stats"
 local proc = require "clua.proc"
@@ -63,16 +67,19 @@ local n, batches, rounds = 10000, 5, 7
 local TABLES = { "enqueue", "held", "sync" }
 local tables = { enqueue = true, held = true, sync = true }
 local function usage()
-  io.stderr:write("usage: clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH] [--tables enqueue,held,sync]\n")
+  io.stderr:write("usage: clua bench/launch.lua [--n N] [--batches B] [--rounds R] [--c PATH] [--tables enqueue,held,sync]"
+    .. " [--launcher]\n")
   os.exit(2)
 end
 local here = (arg and arg[0] or "bench/launch.lua"):match("^(.*)/[^/]*$") or "."
 local cprog = here .. "/../build/bench/launch"
+local launcher = false
 local i = 1
 while arg and arg[i] do
   local a, v = arg[i], arg[i + 1]
   local num = v and math.tointeger(tonumber(v))
-  if a == "--n" and num then n = num
+  if a == "--launcher" then launcher, i = true, i - 1 -- a flag: no value to step over
+  elseif a == "--n" and num then n = num
   elseif a == "--batches" and num then batches = num
   elseif a == "--rounds" and num then rounds = num
   elseif a == "--c" and v then cprog = v
@@ -122,11 +129,19 @@ local function measure(side, extra, m)
   end
   return v, c
 end
-local function run_clua(extra, m) return measure("clua", extra, m) end
+local function run_clua(extra, m) return measure("clua", launcher and extra .. " --launcher" or extra, m) end
+-- A row's label: q:launch's calls, or with --launcher the go() that replaces them.
+local function row_label(s)
+  if not launcher then return s end
+  return (s:gsub("q:launch%(k, 1, nil, {event = false}%)", "go(), {event = false}"):gsub("q:launch%(k, 1%)", "go()"))
+end
 local function run_c(extra, m) return measure("C", extra, m) end
 
 print(("empty-kernel enqueue cost, host clock: µs per enqueue, median of %d batches of %d after a warm-up batch"):format(batches, n))
 print(("device: %s (%s, %s)"):format(dev.name, dev.platform, where))
+if launcher then
+  print("clua's launches: go() of a q:launcher(k, 1[, nil, {event = false}]) made once before the batches")
+end
 -- On a CPU device the driver's threads run the kernels on the host's own
 -- cores, beside the enqueuing thread: with PoCL's default (a thread a core)
 -- a running enqueue's figure includes how the scheduler shares them, and on
@@ -203,17 +218,18 @@ if tables.enqueue then
     { function() return run_clua("--event") end, function() return run_c("--event") end,
       function() return run_clua("") end, function() return run_c("") end })
   print()
-  summary("clua q:launch(k, 1)", mcl, "C --event", mce, v[1], v[2])
-  summary("clua q:launch(k, 1, nil, {event = false})", mcn, "C", mcp, v[3], v[4])
+  summary(row_label("clua q:launch(k, 1)"), mcl, "C --event", mce, v[1], v[2])
+  summary(row_label("clua q:launch(k, 1, nil, {event = false})"), mcn, "C", mcp, v[3], v[4])
   -- The same batches by the CPU time of the enqueuing thread: what each launch
   -- costs the host, without the time that thread lost to the driver's own
   -- threads (on a CPU device they share its cores) or waited.
   print()
   print("the same batches by the enqueuing thread's CPU time (cl.cputime, CLOCK_THREAD_CPUTIME_ID): µs per enqueue, "
     .. "median of rounds")
-  print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×"):format("clua q:launch(k, 1)", cpu[1], cpu[2], cpu[1] / cpu[2]))
-  print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format("clua q:launch(k, 1, nil, {event = false})", cpu[3], cpu[4],
-    cpu[3] / cpu[4]))
+  print(("%-42s %7.3f µs   vs C --event %7.3f µs: %.2f×"):format(row_label("clua q:launch(k, 1)"), cpu[1], cpu[2],
+    cpu[1] / cpu[2]))
+  print(("%-42s %7.3f µs   vs C         %7.3f µs: %.2f×"):format(row_label("clua q:launch(k, 1, nil, {event = false})"),
+    cpu[3], cpu[4], cpu[3] / cpu[4]))
   print()
 end
 
@@ -226,8 +242,8 @@ if tables.held then
     { function() return run_clua("--event --held") end, function() return run_c("--event --held") end,
       function() return run_clua("--held") end, function() return run_c("--held") end })
   print()
-  summary("held: clua q:launch(k, 1)", hcl, "C --event", hce, hv[1], hv[2])
-  summary("held: q:launch(k, 1, nil, {event = false})", hcn, "C", hcp, hv[3], hv[4])
+  summary(row_label("held: clua q:launch(k, 1)"), hcl, "C --event", hce, hv[1], hv[2])
+  summary(row_label("held: q:launch(k, 1, nil, {event = false})"), hcn, "C", hcp, hv[3], hv[4])
   print()
 end
 
@@ -240,8 +256,8 @@ if tables.sync then
     { function() return run_clua("--sync finish", m) end, function() return run_c("--sync finish", m) end,
       function() return run_clua("--sync wait", m) end, function() return run_c("--sync wait", m) end })
   print()
-  summary("clua q:launch(k, 1); q:finish()", msf, "C (clFinish)", mcf, vs[1], vs[2])
-  summary("clua q:launch(k, 1):wait()", msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
+  summary(row_label("clua q:launch(k, 1); q:finish()"), msf, "C (clFinish)", mcf, vs[1], vs[2])
+  summary(row_label("clua q:launch(k, 1):wait()"), msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
   print()
 end
 print(("load average (1, 5, 15 min): %s at the start, %s at the end"):format(load0, noise.loadavg() or "unknown"))

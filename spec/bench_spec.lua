@@ -164,6 +164,16 @@ describe("bench", function()
       assert.falsy(out:find("the same batches by the enqueuing thread", 1, true), out)
       assert.truthy(out:find("load average %(1, 5, 15 min%): [%d.]+ [%d.]+ [%d.]+ at the start"), out)
     end)
+
+    it("with --launcher, times go() of a q:launcher in place of q:launch, and says so", function()
+      local out, code = shell.run(clua .. " bench/launch.lua --launcher --tables held,sync --rounds 1 --n 20 --batches 1")
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("clua's launches: go() of a q:launcher", 1, true), out)
+      for _, row in ipairs { "held: clua go() ", "held: go(), {event = false} ", "clua go(); q:finish() ", "clua go():wait() " } do
+        assert.truthy(out:find("\n" .. row, 1, true), row .. "\n" .. out)
+      end
+      assert.falsy(out:find("q:launch(", 1, true), out)
+    end)
   end)
 
   describe("launch_pairs.sh", function()
