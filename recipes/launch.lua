@@ -65,10 +65,13 @@ R:main(function(R, dev)
 
   -- 1. Host side: N enqueues timed by the host clock, the queue finished after
   -- (outside the interval); one warm-up batch, then --reps batches.
-  -- Batches with an event per launch (what q:launch returns) and without
-  -- ({event = false}) alternate, so drift in the machine hits both alike.
-  local per, per_ne = {}, {}
+  -- Batches with an event per launch (what q:launch returns), without
+  -- ({event = false}), and without through go() of a q:launcher (the launch
+  -- checked once, docs/launch.md) alternate, so drift in the machine hits
+  -- them alike.
+  local per, per_ne, per_go = {}, {}, {}
   local no_event = { event = false }
+  local go = q:launcher(empty, 1, nil, no_event)
   for b = 0, batches do
     q:finish()
     local t0 = cl.now()
@@ -79,7 +82,11 @@ R:main(function(R, dev)
     for _ = 1, nlaunch do q:launch(empty, 1, nil, no_event) end
     local t3 = cl.now()
     q:finish()
-    if b > 0 then per[b], per_ne[b] = (t1 - t0) / nlaunch, (t3 - t2) / nlaunch end
+    local t4 = cl.now()
+    for _ = 1, nlaunch do go() end
+    local t5 = cl.now()
+    q:finish()
+    if b > 0 then per[b], per_ne[b], per_go[b] = (t1 - t0) / nlaunch, (t3 - t2) / nlaunch, (t5 - t4) / nlaunch end
   end
 
   -- The queue ran them all: a copy kernel enqueued behind the stream on the
@@ -181,6 +188,8 @@ R:main(function(R, dev)
   local summary = stats.summary
   add(("enqueue, host side, an event each (per launch, %d in a row)"):format(nlaunch), summary(per), nil, c_event)
   add(("enqueue, host side, no event (per launch, %d in a row)"):format(nlaunch), summary(per_ne), c_enqueue)
+  add(("enqueue, host side, no event, go() of a q:launcher (per launch, %d in a row)"):format(nlaunch), summary(per_go),
+    c_enqueue)
   add("dispatch: QUEUED -> START", summary(disp), c_dispatch)
   add("  QUEUED -> SUBMIT", summary(qsub))
   add("  SUBMIT -> START", summary(sub))
@@ -190,7 +199,8 @@ R:main(function(R, dev)
     .. "1 warm-up; min/max over the batches"):format(nlaunch, nlaunch, batches))
   t:note("an event each: q:launch(k, 1), whose event is released when collected, beside C asking for one and "
     .. "releasing it at each launch (build/bench/launch --event); no event: q:launch(k, 1, nil, {event = false}) "
-    .. "beside C passing NULL (build/bench/launch)")
+    .. "beside C passing NULL (build/bench/launch); go(): the same launch made ready once by "
+    .. "q:launcher(k, 1, nil, {event = false})")
   t:note(("dispatch, round trip: %d launches one at a time after %d warm-ups (clpeak's two ways)")
     :format(launches, warm))
   if c_note then t:note(c_note) end
