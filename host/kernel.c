@@ -114,17 +114,21 @@ int clua_program_kernel(lua_State *L) {
 
 static ckernel *check_kernel(lua_State *L, int idx) { return clua_check(L, idx, T_KERNEL); }
 
-const char *clua_kernel_name(ckernel *k, char *buf, size_t len) {
+static const char *kname(ckernel *k, char *buf, size_t len) {
   if (clGetKernelInfo(k->k, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS) buf[0] = 0;
   buf[len - 1] = 0;
   return buf;
 }
 
 /* "argument 2 (n, uint)" */
-const char *clua_kernel_argdesc(lua_State *L, ckernel *k, cl_uint i) {
+static const char *argdesc(lua_State *L, ckernel *k, cl_uint i) {
   if (k->argname[i] && k->argtype[i]) return lua_pushfstring(L, "argument %d (%s %s)", (int)i, k->argtype[i], k->argname[i]);
   return lua_pushfstring(L, "argument %d", (int)i);
 }
+
+/* The two above, for launch.c's messages. */
+const char *clua_kernel_name(ckernel *k, char *buf, size_t len) { return kname(k, buf, len); }
+const char *clua_kernel_argdesc(lua_State *L, ckernel *k, cl_uint i) { return argdesc(L, k, i); }
 
 /* A scalar type from a declared type name, NULL when not a plain scalar. */
 static const ctype *scalar_type(const char *tn) {
@@ -144,7 +148,7 @@ static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_u
   char kn[128];
   const char *call = "clSetKernelArg";
   if (i >= k->nargs)
-    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d), no argument %d", method, clua_kernel_name(k, kn, sizeof kn),
+    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d), no argument %d", method, kname(k, kn, sizeof kn),
                (int)k->nargs, (int)k->nargs - 1, (int)i);
   char kind = k->argkind[i];
   cbuffer *b;
@@ -158,62 +162,62 @@ static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_u
     if (!p) {
       const char *got = luaL_typename(L, idx);
       if (luaL_getmetafield(L, idx, "__name") == LUA_TSTRING) got = lua_tostring(L, -1);
-      luaL_error(L, "%s: %s of '%s' takes a %s, got %s", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), want, got);
+      luaL_error(L, "%s: %s of '%s' takes a %s, got %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), want, got);
     }
-    if (*(int *)p) luaL_error(L, "%s: %s of '%s' is a released %s", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), want);
+    if (*(int *)p) luaL_error(L, "%s: %s of '%s' is a released %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), want);
   }
   if ((b = luaL_testudata(L, idx, T_BUFFER))) {
-    if (b->released) luaL_error(L, "%s: %s of '%s' is a released cl.buffer", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+    if (b->released) luaL_error(L, "%s: %s of '%s' is a released cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind == 's' || kind == 'l')
-      luaL_error(L, "%s: %s of '%s' takes %s, got a cl.buffer", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn),
+      luaL_error(L, "%s: %s of '%s' takes %s, got a cl.buffer", method, argdesc(L, k, i), kname(k, kn, sizeof kn),
                  kind == 'l' ? "cl.localmem(bytes)" : "a number");
     clua_same_context(L, method, call, CL_INVALID_MEM_OBJECT, k->ctx, b->ctx, "the buffer", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &b->mem);
   } else if ((img = luaL_testudata(L, idx, T_IMAGE))) {
-    if (img->released) luaL_error(L, "%s: %s of '%s' is a released cl.image", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+    if (img->released) luaL_error(L, "%s: %s of '%s' is a released cl.image", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind != 'i' && kind != '?')
-      luaL_error(L, "%s: %s of '%s' is not an image; a cl.image does not fit it", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not an image; a cl.image does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     clua_same_context(L, method, call, CL_INVALID_MEM_OBJECT, k->ctx, img->ctx, "the image", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_mem), &img->mem);
   } else if ((smp = luaL_testudata(L, idx, T_SAMPLER))) {
-    if (smp->released) luaL_error(L, "%s: %s of '%s' is a released cl.sampler", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+    if (smp->released) luaL_error(L, "%s: %s of '%s' is a released cl.sampler", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     if (kind != 'S' && kind != '?')
-      luaL_error(L, "%s: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not a sampler_t; a cl.sampler does not fit it", method, argdesc(L, k, i), kname(k, kn, sizeof kn));
     clua_same_context(L, method, call, CL_INVALID_SAMPLER, k->ctx, smp->ctx, "the sampler", "the kernel");
     err = clSetKernelArg(k->k, i, sizeof(cl_sampler), &smp->s);
   } else if ((loc = luaL_testudata(L, idx, T_LOCAL))) {
     if (kind == 's' || kind == 'g')
-      luaL_error(L, "%s: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", method, clua_kernel_argdesc(L, k, i),
-                 clua_kernel_name(k, kn, sizeof kn));
+      luaL_error(L, "%s: %s of '%s' is not a __local pointer; cl.localmem() does not fit it", method, argdesc(L, k, i),
+                 kname(k, kn, sizeof kn));
     err = clSetKernelArg(k->k, i, loc->size, NULL);
     k->localcheck = 1;
   } else if ((s = luaL_testudata(L, idx, T_SCALAR))) {
     if (kind == 'g' || kind == 'l')
-      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a cl.%s", method, clua_kernel_argdesc(L, k, i),
-                 clua_kernel_name(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer", s->type->name);
+      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a cl.%s", method, argdesc(L, k, i),
+                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer", s->type->name);
     const ctype *want = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (want && want->size != s->type->size)
-      luaL_error(L, "%s: %s of '%s' takes %d bytes, got a cl.%s of %d", method, clua_kernel_argdesc(L, k, i),
-                 clua_kernel_name(k, kn, sizeof kn), want->size, s->type->name, s->type->size);
+      luaL_error(L, "%s: %s of '%s' takes %d bytes, got a cl.%s of %d", method, argdesc(L, k, i),
+                 kname(k, kn, sizeof kn), want->size, s->type->name, s->type->size);
     err = clSetKernelArg(k->k, i, (size_t)s->type->size, s->bytes);
   } else if (lua_type(L, idx) == LUA_TNUMBER) {
     if (kind == 'g' || kind == 'l')
-      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a number", method, clua_kernel_argdesc(L, k, i),
-                 clua_kernel_name(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer");
+      luaL_error(L, "%s: %s of '%s' is a pointer; pass a %s, not a number", method, argdesc(L, k, i),
+                 kname(k, kn, sizeof kn), kind == 'l' ? "cl.localmem(bytes)" : "cl.buffer");
     const ctype *t = k->argtype[i] ? scalar_type(k->argtype[i]) : NULL;
     if (!t)
       luaL_error(L, "%s: %s of '%s': its type is unknown here; pass a typed value such as cl.int(x) or cl.float(x)", method,
-                 clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+                 argdesc(L, k, i), kname(k, kn, sizeof kn));
     unsigned char bytes[8];
     const char *why = clua_store(L, t, idx, bytes);
-    if (why) luaL_error(L, "%s: %s of '%s': %s", method, clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), why);
+    if (why) luaL_error(L, "%s: %s of '%s': %s", method, argdesc(L, k, i), kname(k, kn, sizeof kn), why);
     err = clSetKernelArg(k->k, i, (size_t)t->size, bytes);
   } else {
     luaL_error(L, "%s: %s of '%s': a cl.buffer, cl.image, cl.sampler, number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got %s", method,
-               clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn), luaL_typename(L, idx));
+               argdesc(L, k, i), kname(k, kn, sizeof kn), luaL_typename(L, idx));
     return;
   }
-  if (err != CL_SUCCESS) clua_clerror(L, method, call, err, "%s of '%s'", clua_kernel_argdesc(L, k, i), clua_kernel_name(k, kn, sizeof kn));
+  if (err != CL_SUCCESS) clua_clerror(L, method, call, err, "%s of '%s'", argdesc(L, k, i), kname(k, kn, sizeof kn));
   if (!k->argset[i]) {
     k->argset[i] = 1;
     k->unset--;
@@ -270,7 +274,7 @@ static int k_args(lua_State *L) {
   int n = lua_gettop(L) - 1;
   char kn[128];
   if ((cl_uint)n != k->nargs)
-    luaL_error(L, "kernel:args: kernel '%s' takes %d arguments, got %d", clua_kernel_name(k, kn, sizeof kn), (int)k->nargs, n);
+    luaL_error(L, "kernel:args: kernel '%s' takes %d arguments, got %d", kname(k, kn, sizeof kn), (int)k->nargs, n);
   for (int i = 0; i < n; i++) set_arg(L, "kernel:args", 1, k, (cl_uint)i, i + 2);
   lua_settop(L, 1);
   return 1;
@@ -377,7 +381,7 @@ static int k_index(lua_State *L) {
   ckernel *k = check_kernel(L, 1);
   const char *key = luaL_checkstring(L, 2);
   char kn[128];
-  if (!strcmp(key, "name")) lua_pushstring(L, clua_kernel_name(k, kn, sizeof kn));
+  if (!strcmp(key, "name")) lua_pushstring(L, kname(k, kn, sizeof kn));
   else if (!strcmp(key, "nargs")) lua_pushinteger(L, k->nargs);
   else if (!strcmp(key, "program")) lua_getiuservalue(L, 1, 1);
   else {
@@ -391,7 +395,7 @@ static int k_tostring(lua_State *L) {
   ckernel *k = luaL_checkudata(L, 1, T_KERNEL);
   char kn[128];
   if (k->released) lua_pushstring(L, "cl.kernel (released)");
-  else lua_pushfstring(L, "cl.kernel: %s, %d arguments (%p)", clua_kernel_name(k, kn, sizeof kn), (int)k->nargs, (void *)k->k);
+  else lua_pushfstring(L, "cl.kernel: %s, %d arguments (%p)", kname(k, kn, sizeof kn), (int)k->nargs, (void *)k->k);
   return 1;
 }
 

@@ -27,17 +27,20 @@ static CLUA_NOINLINE cl_uint work_size_any(lua_State *L, const char *who, int id
     lua_replace(L, idx);
   }
   if (!lua_istable(L, idx)) {
-    if (opt) size_error(L, who, idx, opt, lua_pushfstring(L, "an integer or a list of 1 to 3 integers expected, got %s",
-                                                     luaL_typename(L, idx)));
+    if (opt)
+      size_error(L, who, idx, opt,
+                 lua_pushfstring(L, "an integer or a list of 1 to 3 integers expected, got %s", luaL_typename(L, idx)));
     luaL_typeerror(L, idx, "number or list of 1 to 3 numbers");
   }
   lua_Integer n = luaL_len(L, idx);
-  if (n < 1 || n > 3) size_error(L, who, idx, opt, lua_pushfstring(L, "%s must have 1 to 3 dimensions, got %I", what, n));
+  if (n < 1 || n > 3)
+    size_error(L, who, idx, opt, lua_pushfstring(L, "%s must have 1 to 3 dimensions, got %I", what, n));
   for (lua_Integer i = 0; i < n; i++) {
     lua_geti(L, idx, i + 1);
     int ok;
     lua_Integer v = lua_tointegerx(L, -1, &ok);
-    if (!ok || v < 0) size_error(L, who, idx, opt, lua_pushfstring(L, "%s[%I] must be a non-negative integer", what, i + 1));
+    if (!ok || v < 0)
+      size_error(L, who, idx, opt, lua_pushfstring(L, "%s[%I] must be a non-negative integer", what, i + 1));
     out[i] = (size_t)v;
     lua_pop(L, 1);
   }
@@ -55,7 +58,7 @@ static inline cl_uint work_size(lua_State *L, const char *who, int idx, size_t o
 }
 
 /* q:launch is the hot path: it is a closure holding the event metatable
-   and the option names (upvalues 1 to 4, see clua_open_kernel), and its
+   and the option names (upvalues 1 to 4, see clua_open_launch), and its
    queue holds the event pool, so it makes its event without looking types
    up by name, and it knows its kernel, as every queue method knows its
    queue (clua_test_queue), by the userdata's size and mark (a Lua script
