@@ -51,7 +51,7 @@ local MAXWG = info.max_work_group_size
 -- one replaces a random old one, which the garbage collector then finds.
 local CAP = 12
 local pool = {}
-local KINDS = { "ctx", "queue", "buffer", "image", "sampler", "program", "kernel", "event", "uevent", "array",
+local KINDS = { "ctx", "queue", "buffer", "image", "sampler", "program", "kernel", "event", "uevent", "array", "launcher",
   "view", "scalar" }
 for _, k in ipairs(KINDS) do pool[k] = {} end
 local uevents = {} -- user events that may still be incomplete
@@ -535,13 +535,14 @@ local progs_of = setmetatable({}, { __mode = "k" }) -- the fuzz program built in
 -- Kernels come from the two first contexts' programs (or one built in the
 -- queue's context): launches go mostly to their queues (made when the pool
 -- has none), so that kernels run.
-op { name = "queue:launch", kind = "queue", method = "launch", recv = function()
+local function launch_queue()
   if bad() or chance(0.2) then return nil end
   local ctx = chance(0.8) and ctxA or ctxB
   local q = any("queue", function(o) return rawequal(context_of(o), ctx) end)
   if (not q or not rawequal(context_of(q), ctx)) and live(ctx) then q = add("queue", ctx:queue()) end
   return q
-end, args = function()
+end
+local function launch_args()
   local g, l = launch_sizes()
   local o = nil
   if chance(0.4) then
@@ -564,7 +565,26 @@ end, args = function()
   end
   if not bad() and k and chance(0.5) then pcall(function() k:args(table.unpack(valid_args(k))) end) end
   return pack(k, g, l, o)
-end, weight = 4, keep = "event" }
+end
+op { name = "queue:launch", kind = "queue", method = "launch", recv = launch_queue, args = launch_args, weight = 4,
+  keep = "event" }
+-- q:launcher: the same arguments (an options table with event or wait now
+-- and then); its go() functions join their own pool, called with no
+-- arguments (or bad ones) after the kernel's arguments, the queue or the
+-- kernel may have changed or been released.
+op { name = "queue:launcher", kind = "queue", method = "launcher", recv = launch_queue, args = function()
+  local a = launch_args()
+  if chance(0.3) and (a[4] == nil or type(a[4]) == "table") then
+    local o = a[4] or {}
+    if chance(0.5) then o.event = pick { false, true } else o.wait = {} end
+    a[4] = o
+  end
+  return a
+end, weight = 2, keep = "launcher" }
+op { name = "launcher", kind = "launcher", call = true, args = function()
+  if bad() then return pack(junk()) end
+  return pack()
+end, weight = 3, keep = "event" }
 op { name = "queue:marker", kind = "queue", method = "marker", args = function() return pack(waitlist()) end,
   keep = "event" }
 op { name = "queue:barrier", kind = "queue", method = "barrier", args = function() return pack(waitlist()) end,
@@ -923,6 +943,9 @@ local function run(o)
     elseif o.newindex then
       args = o.args(recv)
       f = caller("local a, i, v = ...; a[i] = v")
+    elseif o.call then
+      args = o.args(recv)
+      f = caller("local go = ...; return go(select(2, ...))")
     else
       args = o.args(recv)
       if chance(0.04) then -- the method with a receiver of the wrong type
@@ -962,6 +985,8 @@ local function run(o)
     elseif keep == "view" then
       if v ~= nil then add("view", v) end
       if res[3] ~= nil then add("event", res[3]) end
+    elseif keep == "launcher" and type(v) == "function" then
+      add("launcher", v)
     elseif keep and v ~= nil and type(v) == "userdata" then
       local kind = keep
       if keep == "event" and not tostring(v):match("^cl%.event") then kind = nil end
