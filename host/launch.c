@@ -200,6 +200,45 @@ static CLUA_COLD int launch_failed(lua_State *L, const char *who, cqueue *q, cke
   return clua_clerror(L, who, "clEnqueueNDRangeKernel", err, "kernel '%s'", clua_kernel_name(k, kn, sizeof kn));
 }
 
+/* What both launches read the same way. The global size at 3 and the local
+   size at 4 (nil or absent: none; top is the stack's top): the dimensions. */
+static inline cl_uint launch_sizes(lua_State *L, const char *who, int top, size_t g[3], size_t l[3], int *haslocal) {
+  cl_uint dims = work_size(L, who, 3, g, "global size", 0);
+  *haslocal = top >= 4 && !lua_isnil(L, 4);
+  if (*haslocal) {
+    cl_uint ld = work_size(L, who, 4, l, "local size", 0);
+    if (ld != dims) luaL_error(L, "%s: global size has %d dimensions, local size %d", who, (int)dims, (int)ld);
+  }
+  return dims;
+}
+
+/* The options' offset (the table at 5), of dims dimensions: 0 when absent. */
+static int launch_offset(lua_State *L, const char *who, size_t off[3], cl_uint dims) {
+  if (lua_getfield(L, 5, "offset") == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  cl_uint od = work_size(L, who, lua_gettop(L), off, "offset", 1);
+  if (od != dims) luaL_error(L, "%s: offset has %d dimensions, global size %d", who, (int)od, (int)dims);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* After the driver took a launch: the note for a stuck wait, the queue's
+   newest command, and the launch's event if asked for, made with the event
+   metatable at upvalue 1 and the queue's pool (clua_push_event without
+   looking either up); returns the number of results. */
+static inline int launch_made(lua_State *L, cqueue *q, ckernel *k, int want_event, cl_event ev) {
+  clua_note_launch(want_event ? ev : NULL, k->k);
+  if (!want_event) {
+    clua_queue_launched(q, NULL);
+    return 0;
+  }
+  cevent *e = clua_event_new(L, q->pool, lua_upvalueindex(1), ev);
+  clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
+  return 1;
+}
+
 CLUA_HOT int clua_queue_launch(lua_State *L) {
   cqueue *q = clua_check_queue(L, 1);
   if (q->npend) clua_queue_sweep(q);
@@ -208,14 +247,9 @@ CLUA_HOT int clua_queue_launch(lua_State *L) {
     clua_same_context(L, "queue:launch", "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel",
                       "the queue");
   size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1}, off[3] = {0, 0, 0};
-  cl_uint dims = work_size(L, "queue:launch", 3, g, "global size", 0);
   int top = lua_gettop(L);  /* q:launch(k, n) asks no more of the stack */
-  int haslocal = top >= 4 && !lua_isnil(L, 4);
-  if (haslocal) {
-    cl_uint ld = work_size(L, "queue:launch", 4, l, "local size", 0);
-    if (ld != dims)
-      luaL_error(L, "queue:launch: global size has %d dimensions, local size %d", (int)dims, (int)ld);
-  }
+  int haslocal;
+  cl_uint dims = launch_sizes(L, "queue:launch", top, g, l, &haslocal);
   int want_event = 1, has_offset = 0, has_wait = 0;
   if (top >= 5 && !lua_isnil(L, 5)) want_event = launch_options(L, &has_offset, &has_wait);
   if (k->unset || k->localcheck) launch_kernel_checks(L, "queue:launch", q, k);
@@ -224,26 +258,13 @@ CLUA_HOT int clua_queue_launch(lua_State *L) {
   if (haslocal || dims > 1 || g[0] - 1 >= 0xFFFFFFFFu) launch_geometry(L, "queue:launch", q, k, dims, g, l, haslocal);
   cl_event *wl = NULL;
   cl_uint nw = 0;
-  if (has_offset) {
-    lua_getfield(L, 5, "offset");
-    cl_uint od = work_size(L, "queue:launch", lua_gettop(L), off, "offset", 1);
-    if (od != dims) luaL_error(L, "queue:launch: offset has %d dimensions, global size %d", (int)od, (int)dims);
-    lua_pop(L, 1);
-  }
+  if (has_offset) launch_offset(L, "queue:launch", off, dims);
   if (has_wait) nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, has_offset ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
   if (err != CL_SUCCESS) return launch_failed(L, "queue:launch", q, k, err, dims, l, haslocal);
-  clua_note_launch(want_event ? ev : NULL, k->k);
-  if (!want_event) {
-    clua_queue_launched(q, NULL);
-    return 0;
-  }
-  /* clua_push_event, with the metatable and the pool at hand */
-  cevent *e = clua_event_new(L, q->pool, lua_upvalueindex(1), ev);
-  clua_queue_launched(q, e);  /* the queue borrows the event's handle: no retain/release pair per launch */
-  return 1;
+  return launch_made(L, q, k, want_event, ev);
 }
 
 /* ---- launchers: a launch made ready once, run many times ----
@@ -290,14 +311,7 @@ static CLUA_HOT int launcher_call(lua_State *L) {
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, p->dims, p->has_offset ? p->off : NULL, p->g,
                                       p->haslocal ? p->l : NULL, 0, NULL, p->want_event ? &ev : NULL);
   if (err != CL_SUCCESS) return launch_failed(L, "launcher", q, k, err, p->dims, p->l, p->haslocal);
-  clua_note_launch(p->want_event ? ev : NULL, k->k);
-  if (!p->want_event) {
-    clua_queue_launched(q, NULL);
-    return 0;
-  }
-  cevent *e = clua_event_new(L, q->pool, lua_upvalueindex(1), ev);
-  clua_queue_launched(q, e);
-  return 1;
+  return launch_made(L, q, k, p->want_event, ev);
 }
 
 static int q_launcher(lua_State *L) {
@@ -308,12 +322,7 @@ static int q_launcher(lua_State *L) {
     clua_same_context(L, who, "clEnqueueNDRangeKernel", CL_INVALID_CONTEXT, q->ctx, k->ctx, "the kernel", "the queue");
   lua_settop(L, 5);
   clauncher c = {q, k, 0, 0, 0, 1, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}};
-  c.dims = work_size(L, who, 3, c.g, "global size", 0);
-  c.haslocal = !lua_isnil(L, 4);
-  if (c.haslocal) {
-    cl_uint ld = work_size(L, who, 4, c.l, "local size", 0);
-    if (ld != c.dims) luaL_error(L, "%s: global size has %d dimensions, local size %d", who, (int)c.dims, (int)ld);
-  }
+  c.dims = launch_sizes(L, who, 5, c.g, c.l, &c.haslocal);
   if (!lua_isnil(L, 5)) {
     luaL_checktype(L, 5, LUA_TTABLE);
     if (lua_getfield(L, 5, "wait") != LUA_TNIL)
@@ -323,12 +332,7 @@ static int q_launcher(lua_State *L) {
     static const char *const valid[] = {"offset", "event", NULL};
     clua_check_options(L, 5, valid);
     c.want_event = clua_field_bool(L, 5, "event", 1);
-    if (lua_getfield(L, 5, "offset") != LUA_TNIL) {
-      cl_uint od = work_size(L, who, lua_gettop(L), c.off, "offset", 1);
-      if (od != c.dims) luaL_error(L, "%s: offset has %d dimensions, global size %d", who, (int)od, (int)c.dims);
-      c.has_offset = 1;
-    }
-    lua_settop(L, 5);
+    c.has_offset = launch_offset(L, who, c.off, c.dims);
   }
   launch_geometry(L, who, q, k, c.dims, c.g, c.l, c.haslocal);
   clauncher *p = lua_newuserdatauv(L, sizeof *p, 2);
