@@ -197,6 +197,7 @@ local GOAL = dev.info.type == "CPU" and 1.25 or 1.05
 -- apart, they say the order moves the figures (and the rounds' median, over
 -- both orders alike, is the one to read).
 local function summary(label, clua, vs, c, rc, rs)
+  label = row_label(label)
   local ratios, by = {}, { clua = {}, C = {} }
   for r = 1, #rc do
     ratios[r] = rc[r] / rs[r]
@@ -218,8 +219,8 @@ if tables.enqueue then
     { function() return run_clua("--event") end, function() return run_c("--event") end,
       function() return run_clua("") end, function() return run_c("") end })
   print()
-  summary(row_label("clua q:launch(k, 1)"), mcl, "C --event", mce, v[1], v[2])
-  summary(row_label("clua q:launch(k, 1, nil, {event = false})"), mcn, "C", mcp, v[3], v[4])
+  summary("clua q:launch(k, 1)", mcl, "C --event", mce, v[1], v[2])
+  summary("clua q:launch(k, 1, nil, {event = false})", mcn, "C", mcp, v[3], v[4])
   -- The same batches by the CPU time of the enqueuing thread: what each launch
   -- costs the host, without the time that thread lost to the driver's own
   -- threads (on a CPU device they share its cores) or waited.
@@ -242,8 +243,8 @@ if tables.held then
     { function() return run_clua("--event --held") end, function() return run_c("--event --held") end,
       function() return run_clua("--held") end, function() return run_c("--held") end })
   print()
-  summary(row_label("held: clua q:launch(k, 1)"), hcl, "C --event", hce, hv[1], hv[2])
-  summary(row_label("held: q:launch(k, 1, nil, {event = false})"), hcn, "C", hcp, hv[3], hv[4])
+  summary("held: clua q:launch(k, 1)", hcl, "C --event", hce, hv[1], hv[2])
+  summary("held: q:launch(k, 1, nil, {event = false})", hcn, "C", hcp, hv[3], hv[4])
   print()
 end
 
@@ -256,8 +257,8 @@ if tables.sync then
     { function() return run_clua("--sync finish", m) end, function() return run_c("--sync finish", m) end,
       function() return run_clua("--sync wait", m) end, function() return run_c("--sync wait", m) end })
   print()
-  summary(row_label("clua q:launch(k, 1); q:finish()"), msf, "C (clFinish)", mcf, vs[1], vs[2])
-  summary(row_label("clua q:launch(k, 1):wait()"), msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
+  summary("clua q:launch(k, 1); q:finish()", msf, "C (clFinish)", mcf, vs[1], vs[2])
+  summary("clua q:launch(k, 1):wait()", msw, "C (clWaitForEvents)", mcw, vs[3], vs[4])
   print()
 end
 print(("load average (1, 5, 15 min): %s at the start, %s at the end"):format(load0, noise.loadavg() or "unknown"))
