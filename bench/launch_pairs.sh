@@ -8,8 +8,8 @@
 # ratios with its 95% interval (clua.stats.median_ci), and the medians of
 # each side's figures. docs/launch.md pools such pairs on the H100.
 #
-#   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher] [--n N] [--batches B] [--clua PATH]
-#                         [--csv FILE]
+#   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher | --same] [--n N] [--batches B]
+#                         [--clua PATH] [--csv FILE]
 #   bench/launch_pairs.sh --pool FILE... [--clua PATH]
 #
 # Default: 20 rounds, running, each process's own default of 5 batches of
@@ -19,7 +19,10 @@
 # default one (CLUA_DEVICE), given to the C program by name. A line per pair
 # as it ends, the summary last. --csv appends each pair to FILE as it ends
 # (`held|running,event|none,clua µs,C µs`, the kind `launcher-event` or
-# `launcher-none` with --launcher); --pool measures nothing and
+# `launcher-none` with --launcher). --same runs the C program on both sides
+# (kinds `same-event`, `same-none`, printed as C / C): an A/A run, the ratio
+# of two processes that differ in nothing, whose spread is the floor under a
+# clua / C figure from as many pairs. --pool measures nothing and
 # gives the same summary of the pairs of such files together, for each kind
 # of launch they hold. --seconds starts no round after the first once S
 # seconds have passed since the start, says so, and sums up the rounds done:
@@ -27,9 +30,9 @@
 # its summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds="" launcher=""
+rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds="" launcher="" same=""
 usage() {
-	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
+	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher | --same] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
 	echo "       bench/launch_pairs.sh --pool FILE... [--clua PATH]" >&2
 	exit 2
 }
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
 		;;
 	--held) held=--held measure=1; shift ;;
 	--launcher) launcher=--launcher measure=1; shift ;;
+	--same) same=1 measure=1; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
 	--n | --batches)
 		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then usage; fi
@@ -60,6 +64,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#pool[@]} -eq 0 ] || [ -z "$measure" ] || usage # --pool measures nothing
+[ -z "$same" ] || [ -z "$launcher" ] || usage      # --same runs no clua
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench/launch_pairs.sh: --rounds takes a positive integer" >&2; exit 2; }
 csv=$(mktemp)
 trap 'rm -f "$csv"' EXIT
@@ -80,18 +85,18 @@ end
 if n == 0 then io.stderr:write("bench/launch_pairs.sh: no pairs\n") os.exit(1) end
 print()
 for _, mode in ipairs { "running", "held" } do
-  for _, kind in ipairs { "event", "none", "launcher-event", "launcher-none" } do
+  for _, kind in ipairs { "event", "none", "launcher-event", "launcher-none", "same-event", "same-none" } do
     local f, ratios = fig[mode .. "," .. kind], {}
     if f then
       for i = 1, #f.clua do ratios[i] = f.clua[i] / f.C[i] end
       local lo, hi, cover = stats.median_ci(ratios)
-      print(("%-26s clua / C: median %.3f× over %d pairs, %s; medians clua %.3f µs, C %.3f µs"):format(
+      print(("%-26s %s: median %.3f× over %d pairs, %s; medians %s %.3f µs, C %.3f µs"):format(
         (mode == "held" and "held, " or "") .. (kind:match("^launcher") and "go(), " or "")
           .. (kind:match("event$") and "with an event" or "without"),
-        stats.median(ratios), #ratios,
+        kind:match("^same") and "C / C   " or "clua / C", stats.median(ratios), #ratios,
         cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
           or ("too few pairs for a 95%% interval (%d; 6 or more)"):format(#ratios),
-        stats.median(f.clua), stats.median(f.C)))
+        kind:match("^same") and "C" or "clua", stats.median(f.clua), stats.median(f.C)))
     end
   end
 end'
@@ -113,12 +118,12 @@ one() { # side kind
 	local extra=$held out
 	[ "$2" = event ] && extra="--event $held"
 	# shellcheck disable=SC2086 # $extra: the options, split on purpose
-	if [ "$1" = clua ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
+	if [ "$1" = clua ] && [ -z "$same" ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
 	else out=$("$cprog" --device "$name" --kernels "$PWD/kernels" "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }; fi
 	awk '/^launch[a-z_]*_us / { print $2 }' <<<"$out"
 }
 
-echo "empty-kernel launches, clua's twin$([ -n "$launcher" ] && echo " (q:launcher)") and the C program in pairs of new processes, the order drawn each round$([ -n "$held" ] && echo ", on a held queue"): µs per launch"
+echo "empty-kernel launches, $([ -n "$same" ] && echo "the C program on both sides (A/A: clua's column a second C process)" || echo "clua's twin$([ -n "$launcher" ] && echo " (q:launcher)") and the C program") in pairs of new processes, the order drawn each round$([ -n "$held" ] && echo ", on a held queue"): µs per launch"
 echo "device: $name"
 printf '%-6s %-14s %10s %10s %8s  %s\n' round launch clua C clua/C first
 for r in $(seq 1 "$rounds"); do
@@ -133,7 +138,7 @@ for r in $(seq 1 "$rounds"); do
 			v[$side]=$(one "$side" "$kind")
 			[ -n "${v[$side]}" ] || { echo "bench/launch_pairs.sh: $side gave no figure" >&2; exit 1; }
 		done
-		echo "$([ -n "$held" ] && echo held || echo running),${launcher:+launcher-}$kind,${v[clua]},${v[C]}" >>"$csv"
+		echo "$([ -n "$held" ] && echo held || echo running),${launcher:+launcher-}${same:+same-}$kind,${v[clua]},${v[C]}" >>"$csv"
 		[ -z "$keep" ] || tail -n 1 "$csv" >>"$keep"
 		printf '%-6s %-14s %10s %10s %7.3f×  %s\n' "$r" "$([ $kind = event ] && echo "with an event" || echo "without")" \
 			"${v[clua]}" "${v[C]}" "$(awk -v a="${v[clua]}" -v b="${v[C]}" 'BEGIN { print a / b }')" "${order%% *}"

@@ -250,6 +250,37 @@ describe("bench", function()
       os.remove(keep)
     end)
 
+    it("with --same, runs the C program on both sides (an A/A run) and keeps its pairs as a kind of their own", function()
+      local keep, log, wrap = os.tmpname(), os.tmpname(), os.tmpname()
+      os.remove(keep)
+      os.remove(log)
+      -- clua as a wrapper that notes each start of the twin: an A/A run starts none
+      local f = assert(io.open(wrap, "w"))
+      f:write(("#!/bin/sh\n[ \"$1\" = bench/launch_clua.lua ] && echo twin >> '%s'\nexec '%s' \"$@\"\n"):format(log, clua))
+      f:close()
+      os.execute("chmod +x " .. wrap)
+      local out, code = shell.run(("bench/launch_pairs.sh --rounds 6 --held --same --n 50 --batches 1 --csv %s --clua %s")
+        :format(keep, wrap))
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("the C program on both sides", 1, true), out)
+      assert.is_nil(io.open(log), "the twin ran")
+      local kinds = {}
+      for line in io.lines(keep) do
+        local kind = line:match("^held,([%a-]+),[%d.]+,[%d.]+$")
+        assert.truthy(kind, line)
+        kinds[kind] = (kinds[kind] or 0) + 1
+      end
+      assert.are.same({ ["same-event"] = 6, ["same-none"] = 6 }, kinds)
+      local pooled = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
+      for _, label in ipairs { "held, with an event", "held, without" } do
+        for _, text in ipairs { out, pooled } do
+          assert.truthy(text:find(label .. " +C / C +: median [%d.]+× over 6 pairs, 95%% CI.-; medians C [%d.]+ µs, C"), text)
+        end
+      end
+      os.remove(keep)
+      os.remove(wrap)
+    end)
+
     it("with --seconds, starts no round after its time and still sums up the rounds done", function()
       local out, code = shell.run("bench/launch_pairs.sh --rounds 100000 --seconds 1 --n 50 --batches 1 --clua " .. clua)
       assert.are.equal(0, code, out)
@@ -261,7 +292,8 @@ describe("bench", function()
 
     it("refuses a bad option", function()
       for _, opts in ipairs { "--rounds 0", "--n x", "--bogus", "--pool", "--pool x.csv --held", "--pool x.csv --rounds 3",
-        "--seconds 0", "--seconds x", "--seconds", "--pool x.csv --seconds 5" } do
+        "--seconds 0", "--seconds x", "--seconds", "--pool x.csv --seconds 5", "--same --launcher",
+        "--pool x.csv --same" } do
         local out, code = shell.run("bench/launch_pairs.sh " .. opts)
         assert.are.equal(2, code, opts .. ": " .. out)
       end
