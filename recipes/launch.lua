@@ -7,6 +7,7 @@
 -- the figure bench/launch.c measures in C. The C program runs as a subprocess
 -- when it is built next to clua (build/bench/launch under clua's root).
 local cl = require "cl"
+local noise = require "clua.noise"
 local recipe = require "clua.recipe"
 local stats = require "clua.stats"
 local units = require "clua.units"
@@ -26,6 +27,13 @@ local R = recipe.new{
     p:flag("--no-c", "Do not run the C programs.")
   end,
 }
+
+-- The C program's figure (µs) in ns, with the min and max of its batches
+-- from the note it writes to stderr ("...: min 0.575, max 1.794 us").
+local function c_figure(us, note)
+  local lo, hi = (note or ""):match("min ([%d.]+), max ([%d.]+) us")
+  return { median = us * 1e3, min = lo and tonumber(lo) * 1e3, max = hi and tonumber(hi) * 1e3 }
+end
 
 -- The device's platform:device indices, as bench/common.c counts them.
 local function device_index(dev)
@@ -137,14 +145,14 @@ R:main(function(R, dev)
     if out then
       local v = tonumber(out:match("launch_us%s+([%d.]+)"))
       if not v then error("build/bench/launch printed no figure: " .. out) end
-      c_enqueue = { median = v * 1e3 }
+      c_enqueue = c_figure(v, err)
       c_note = "C: build/bench/launch " .. args
       -- launch --event asks for an event and releases it at each enqueue, as
       -- q:launch does (a build/bench/launch without --event exits 2: no figure)
-      local eout = run_c(launch_path, args .. " --event")
+      local eout, enote = run_c(launch_path, args .. " --event")
       local ev = eout and tonumber(eout:match("launch_event_us%s+([%d.]+)"))
       if ev then
-        c_event = { median = ev * 1e3 }
+        c_event = c_figure(ev, enote)
         c_note = c_note .. " [--event]"
       end
     else
@@ -177,13 +185,15 @@ R:main(function(R, dev)
     columns = { { name = "figure", key = true }, { name = "clua", format = ftime, ns = true, compare = true },
       { name = "min", format = ftime, ns = true }, { name = "max", format = ftime, ns = true },
       { name = "C", format = ftime, ns = true }, { name = "clua / C", unit = "x", format = "%.2f" },
-      { name = "C, events", format = ftime, ns = true }, { name = "clua / C, events", unit = "x", format = "%.2f" } },
+      { name = "C, events", format = ftime, ns = true }, { name = "clua / C, events", unit = "x", format = "%.2f" },
+      noise.column("C spread") },
   }
   local function add(name, s, c, ce)
     local cval = c and c.median or (name:match("^enqueue") and c_cell) or nil
     t:add{ figure = name, clua = s.median, min = s.min, max = s.max, C = cval,
       ["clua / C"] = c and s.median / c.median or nil,
-      ["C, events"] = ce and ce.median, ["clua / C, events"] = ce and s.median / ce.median }
+      ["C, events"] = ce and ce.median, ["clua / C, events"] = ce and s.median / ce.median,
+      ["C spread"] = noise.spread(c or ce) }
   end
   local summary = stats.summary
   add(("enqueue, host side, an event each (per launch, %d in a row)"):format(nlaunch), summary(per), nil, c_event)
@@ -204,5 +214,7 @@ R:main(function(R, dev)
   t:note(("dispatch, round trip: %d launches one at a time after %d warm-ups (clpeak's two ways)")
     :format(launches, warm))
   if c_note then t:note(c_note) end
+  t:note("C spread: (max - min) / median of the C program's batches (or launches) the row compares with; a ratio "
+    .. "is a finding only where both sides' spreads are within the threshold")
   R:emit(t)
 end)

@@ -45,23 +45,30 @@ function noise.column(name)
 end
 
 --- The note for a table whose spread columns flag rows, or nil when none does.
+-- A row counts once, flagged when any of its spread columns is above the
+-- threshold (a table may have one for each side it compares, as
+-- recipes/launch.lua has for clua's repetitions and the C program's).
 -- @tparam clua.report t
 -- @treturn string|nil
 function noise.note(t)
-  local flagged, total, col = 0, 0, nil
+  local cols = {}
   for _, c in ipairs(t.columns) do
-    if c.spread then
-      col = c
-      for _, row in ipairs(t.rows) do
-        local v = c.value and c.value(row) or row[c.name]
-        if type(v) == "number" then
-          total = total + 1
-          if noise.noisy(v) then flagged = flagged + 1 end
-        end
+    if c.spread then cols[#cols + 1] = c end
+  end
+  local flagged, total = 0, 0
+  for _, row in ipairs(t.rows) do
+    local any, noisy = false, false
+    for _, c in ipairs(cols) do
+      local v = c.value and c.value(row) or row[c.name]
+      if type(v) == "number" then
+        any = true
+        noisy = noisy or noise.noisy(v)
       end
     end
+    if any then total = total + 1 end
+    if noisy then flagged = flagged + 1 end
   end
-  if not col or flagged == 0 then return nil end
+  if flagged == 0 then return nil end
   return ("! %d of %d rows: their repetitions spread more than %d%% ((max - min) / median): noise, "
     .. "not a finding; more --reps, or an idle machine, may tell"):format(flagged, total, noise.THRESHOLD)
 end
