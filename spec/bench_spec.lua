@@ -177,6 +177,17 @@ describe("bench", function()
   end)
 
   describe("launch_pairs.sh", function()
+    -- The kinds of launch in a --csv file of held pairs, each with its count.
+    local function held_kinds(file)
+      local kinds = {}
+      for line in io.lines(file) do
+        local kind = line:match("^held,([%a-]+),[%d.]+,[%d.]+$")
+        assert.truthy(kind, line)
+        kinds[kind] = (kinds[kind] or 0) + 1
+      end
+      return kinds
+    end
+
     it("runs the twin and the C program in pairs of new processes and gives each kind's median ratio an interval", function()
       local out, code = shell.run("bench/launch_pairs.sh --rounds 6 --held --n 50 --batches 1 --clua " .. clua)
       assert.are.equal(0, code, out)
@@ -235,13 +246,7 @@ describe("bench", function()
         :format(keep, clua))
       assert.are.equal(0, code, out)
       assert.truthy(out:find("clua's twin (q:launcher) and the C program", 1, true), out)
-      local kinds = {}
-      for line in io.lines(keep) do
-        local kind = line:match("^held,([%a-]+),[%d.]+,[%d.]+$")
-        assert.truthy(kind, line)
-        kinds[kind] = (kinds[kind] or 0) + 1
-      end
-      assert.are.same({ ["launcher-event"] = 6, ["launcher-none"] = 6 }, kinds)
+      assert.are.same({ ["launcher-event"] = 6, ["launcher-none"] = 6 }, held_kinds(keep))
       local pooled = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
       for _, label in ipairs { "held, go%(%), with an event", "held, go%(%), without" } do
         assert.truthy(out:find(label .. " +clua / C: median [%d.]+× over 6 pairs, 95%% CI"), out)
@@ -264,13 +269,7 @@ describe("bench", function()
       assert.are.equal(0, code, out)
       assert.truthy(out:find("the C program on both sides", 1, true), out)
       assert.is_nil(io.open(log), "the twin ran")
-      local kinds = {}
-      for line in io.lines(keep) do
-        local kind = line:match("^held,([%a-]+),[%d.]+,[%d.]+$")
-        assert.truthy(kind, line)
-        kinds[kind] = (kinds[kind] or 0) + 1
-      end
-      assert.are.same({ ["same-event"] = 6, ["same-none"] = 6 }, kinds)
+      assert.are.same({ ["same-event"] = 6, ["same-none"] = 6 }, held_kinds(keep))
       local pooled = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
       for _, label in ipairs { "held, with an event", "held, without" } do
         for _, text in ipairs { out, pooled } do
