@@ -299,6 +299,60 @@ describe("bench", function()
     end)
   end)
 
+  describe("launch_layers.sh", function()
+    -- A stand-in for /usr/bin/python3 running bench/launch_pyopencl.py: its device line and a fixed figure.
+    local function fake_python(device, us)
+      local path = shell.write_temp(("#!/bin/sh\necho 'device: %s (PyOpenCL fake)'\necho 'pyopencl_launch_us %s'\n")
+        :format(device, us))
+      os.execute("chmod +x " .. path)
+      return path
+    end
+    local name = shell.run(clua .. [[ -e 'io.write(require("cl").device().name)']])
+
+    it("runs C, clua's twin and PyOpenCL each round and gives clua's share of PyOpenCL's layer an interval", function()
+      local py = fake_python(name, "9.000")
+      local out, code = shell.run(("bench/launch_layers.sh --rounds 6 --n 50 --batches 1 --python %s --clua %s")
+        :format(py, clua))
+      os.remove(py)
+      assert.are.equal(0, code, out)
+      local rounds = 0
+      for C, l, p, share, order in out:gmatch("\n%d+ +([%d.]+) +([%d.]+) +([%d.]+) +([%d.-]+) +([%a ]+)") do
+        rounds = rounds + 1
+        assert.are.equal("9.000", p)
+        C, l = tonumber(C), tonumber(l)
+        assert.is_true(math.abs((l - C) / (9 - C) - tonumber(share)) < 0.001, out)
+        local sides = {}
+        for side in order:gmatch("%a+") do sides[#sides + 1] = side end
+        table.sort(sides)
+        assert.are.same({ "C", "PyOpenCL", "clua" }, sides)
+      end
+      assert.are.equal(6, rounds, out)
+      assert.truthy(out:find("medians: C [%d.]+ µs, clua [%d.]+ µs, PyOpenCL 9.000 µs"), out)
+      assert.truthy(out:find("clua / C +median [%d.]+× over 6 rounds, 95%% CI"), out)
+      assert.truthy(out:find("%(clua %- C%) / %(PyOpenCL %- C%) +median [%d.-]+ over 6 rounds, 95%% CI"), out)
+    end)
+
+    it("stops when PyOpenCL is missing or measures another device", function()
+      local none = shell.write_temp("#!/bin/sh\necho 'launch_pyopencl: needs PyOpenCL: apt-get install python3-pyopencl' >&2\n"
+        .. "exit 1\n")
+      os.execute("chmod +x " .. none)
+      local other = fake_python("another device", "9.000")
+      for py, says in pairs { [none] = "needs PyOpenCL", [other] = "PyOpenCL's first device is 'another device'" } do
+        local out, code = shell.run(("bench/launch_layers.sh --rounds 2 --python %s --clua %s"):format(py, clua))
+        os.remove(py)
+        assert.are.equal(1, code, out)
+        assert.truthy(out:find(says, 1, true), out)
+      end
+    end)
+
+    it("refuses a bad option", function()
+      for _, opts in ipairs { "--rounds 0", "--n x", "--batches", "--bogus", "--python" } do
+        local out, code = shell.run("bench/launch_layers.sh " .. opts)
+        assert.are.equal(2, code, opts .. ": " .. out)
+      end
+    end)
+  end)
+
   describe("launch_clua.lua", function()
     it("makes each of its loops through a q:launcher with --launcher", function()
       for opts, name in pairs { [""] = "launch_us", ["--event"] = "launch_event_us", ["--held"] = "launch_us",
