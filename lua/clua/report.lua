@@ -429,15 +429,16 @@ function report.compare(t, saved, opts)
   end
   for _, row in ipairs(st and st.rows or {}) do index[key_of(row)] = row end
 
-  -- The first spread column (clua.noise) both runs have, if any, the
-  -- figure's own (one further right may be another side's, as the C
-  -- program's in recipes/launch.lua): a difference is beyond the noise when
-  -- the ranges the two spreads span around the two values do not overlap:
-  -- |now - old| > (spread now + spread saved) / 2 % of old.
+  -- The table's first spread column (clua.noise), the figure's own (one
+  -- further right may be another side's, as the C program's in
+  -- recipes/launch.lua), if the saved run has it too: a difference is beyond
+  -- the noise when the ranges the two spreads span around the two values do
+  -- not overlap: |now - old| > (spread now + spread saved) / 2 % of old.
   local spread_col
   for _, c in ipairs(t.columns) do
-    if c.spread and not spread_col then
+    if c.spread then
       for _, sc in ipairs(st and st.columns or {}) do if sc.name == c.name then spread_col = c.name end end
+      break
     end
   end
   local columns, is_cmp = {}, {}
