@@ -56,6 +56,17 @@ describe("clua.noise", function()
       table.concat(c.notes, "\n"), 1, true)
   end)
 
+  it("does not weigh a figure against another side's spread when the saved run lacks the figure's own", function()
+    local t = report.new{ id = "x", columns = { { name = "k", key = true }, { name = "time", compare = true },
+      noise.column(), noise.column("C spread") } }
+    t:add{ k = "a", time = 110, spread = 4, ["C spread"] = 50 }
+    local saved = { tables = { { id = "x", columns = { { name = "k" }, { name = "time" }, { name = "C spread" } },
+      rows = { { k = "a", time = 100, ["C spread"] = 50 } } } } }
+    local c = report.compare(t, saved, { file = "old.json" })
+    for _, x in ipairs(c:resolved_columns()) do assert.are_not.equal("vs noise", x.name) end
+    assert.falsy(table.concat(c.notes, "\n"):find("vs noise", 1, true))
+  end)
+
   it("reads the load average from /proc/loadavg, and nil where there is none", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
