@@ -8,6 +8,10 @@ local clua = os.getenv("CLUA") or "build/clua"
 
 describe("bench", function()
   setup(function()
+    -- a bundle (make bundle-test) has no host/ to build from: its C programs come built in build/bench
+    local src = io.open("host/check.h")
+    if not src then return end
+    src:close()
     local out, code = shell.run("make --no-print-directory -f bench/Makefile")
     assert(code == 0, out)
   end)
@@ -59,6 +63,8 @@ describe("bench", function()
     end
 
     it("gives each ratio the median of its rounds' ratios, a 95% interval and what it says of the goal", function()
+      -- the goal: 1.25x on a CPU device (PoCL in CI), 1.05x on a GPU
+      local cpu = shell.run(clua .. [[ -e 'io.write(require("cl").device().info.type)']]) == "CPU"
       for _, line in ipairs(summaries(6)) do
         local med, cover, lo, hi, goal, verdict, cfirst, Cfirst = line:match(
           "median ([%d.]+)×, (%d+)%% CI ([%d.]+)–([%d.]+)×; goal ≤ ([%d.]+)×: (.-); clua first ([%d.]+)×, C first ([%d.]+)×$")
@@ -70,7 +76,7 @@ describe("bench", function()
         assert.are.equal("97", cover, line)
         lo, hi, med, goal = tonumber(lo), tonumber(hi), tonumber(med), tonumber(goal)
         assert.is_true(lo <= med and med <= hi, line)
-        assert.are.equal(1.25, goal, "PoCL is a CPU device: " .. line)
+        assert.are.equal(cpu and 1.25 or 1.05, goal, line)
         local want = hi <= goal and "met" or lo > goal and "not met" or "not settled by these rounds"
         -- the bounds print to 2 decimals: one that prints as the goal may lie on either side of it
         local near_hi, near_lo = math.abs(hi - goal) < 0.006, math.abs(lo - goal) < 0.006
