@@ -262,14 +262,12 @@ describe("bench", function()
     end)
 
     it("with --same, runs the C program on both sides (an A/A run) and keeps its pairs as a kind of their own", function()
-      local keep, log, wrap = os.tmpname(), os.tmpname(), os.tmpname()
+      local keep, log = os.tmpname(), os.tmpname()
       os.remove(keep)
       os.remove(log)
       -- clua as a wrapper that notes each start of the twin: an A/A run starts none
-      local f = assert(io.open(wrap, "w"))
-      f:write(("#!/bin/sh\n[ \"$1\" = bench/launch_clua.lua ] && echo twin >> '%s'\nexec '%s' \"$@\"\n"):format(log, clua))
-      f:close()
-      os.execute("chmod +x " .. wrap)
+      local wrap = shell.write_script(("#!/bin/sh\n[ \"$1\" = bench/launch_clua.lua ] && echo twin >> '%s'\n"
+        .. "exec '%s' \"$@\"\n"):format(log, clua))
       local out, code = shell.run(("bench/launch_pairs.sh --rounds 6 --held --same --n 50 --batches 1 --csv %s --clua %s")
         :format(keep, wrap))
       assert.are.equal(0, code, out)
@@ -308,10 +306,8 @@ describe("bench", function()
   describe("launch_layers.sh", function()
     -- A stand-in for /usr/bin/python3 running bench/launch_pyopencl.py: its device line and a fixed figure.
     local function fake_python(device, us)
-      local path = shell.write_temp(("#!/bin/sh\necho 'device: %s (PyOpenCL fake)'\necho 'pyopencl_launch_us %s'\n")
+      return shell.write_script(("#!/bin/sh\necho 'device: %s (PyOpenCL fake)'\necho 'pyopencl_launch_us %s'\n")
         :format(device, us))
-      os.execute("chmod +x " .. path)
-      return path
     end
     local name = shell.run(clua .. [[ -e 'io.write(require("cl").device().name)']])
 
@@ -339,9 +335,8 @@ describe("bench", function()
     end)
 
     it("stops when PyOpenCL is missing or measures another device", function()
-      local none = shell.write_temp("#!/bin/sh\necho 'launch_pyopencl: needs PyOpenCL: apt-get install python3-pyopencl' >&2\n"
-        .. "exit 1\n")
-      os.execute("chmod +x " .. none)
+      local none = shell.write_script("#!/bin/sh\necho 'launch_pyopencl: needs PyOpenCL: apt-get install python3-pyopencl' "
+        .. ">&2\nexit 1\n")
       local other = fake_python("another device", "9.000")
       for py, says in pairs { [none] = "needs PyOpenCL", [other] = "PyOpenCL's first device is 'another device'" } do
         local out, code = shell.run(("bench/launch_layers.sh --rounds 2 --python %s --clua %s"):format(py, clua))

@@ -3,6 +3,7 @@
 --   local shell = require "spec.support.shell"
 --   shell.quote("it's")  --> 'it'\''s'     shell.slurp(path)  --> text or nil
 --   shell.write_temp(text [, suffix])  --> the path of a new temporary file holding text
+--   shell.write_script(text)          --> the same, executable (a stand-in program for a spec)
 --   shell.run(cmd)       --> its output (stderr included), its exit status
 local M = {}
 
@@ -43,6 +44,13 @@ function M.write_temp(text, suffix)
   local f = assert(io.open(path, "w"))
   f:write(text)
   f:close()
+  return path
+end
+
+-- The same, made executable: a stand-in program (a shell script) for a spec.
+function M.write_script(text)
+  local path = M.write_temp(text)
+  assert(os.execute("chmod +x " .. path))
   return path
 end
 
