@@ -48,6 +48,12 @@ describe("clua.stats", function()
     assert.is_true(cover >= 0.95 and cover < 0.96)
     lo, hi = stats.median_ci(up_to(100))
     assert.same({ 40, 61 }, { lo, hi })
+    -- past 1074 values 0.5^n underflows: the bounds exact binomial sums give
+    for _, t in ipairs { { 1074, 505, 570 }, { 1200, 566, 635 }, { 5000, 2431, 2570 } } do
+      lo, hi, cover = stats.median_ci(up_to(t[1]))
+      assert.same({ t[2], t[3] }, { lo, hi })
+      assert.is_true(cover >= 0.95 and cover < 0.96, tostring(cover))
+    end
     -- too few values for 95 %: the whole range, saying how sure it is
     lo, hi, cover = stats.median_ci({ 3, 1, 2, 5, 4 })
     assert.same({ 1, 5, 0.9375 }, { lo, hi, cover })

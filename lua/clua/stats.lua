@@ -78,11 +78,12 @@ function stats.median_ci(xs, level)
   local n = #xs
   if n == 0 then return nil end
   local s = sorted(xs)
-  local p = 0.5 ^ n
-  local k, tail, choose = 1, p, 1 -- tail = P(B <= k - 1); choose = C(n, k - 1)
+  -- each term in logs: 0.5^n underflows past 1074 values, C(n, k) overflows
+  local logp = n * math.log(0.5)
+  local k, tail, logchoose = 1, math.exp(logp), 0 -- tail = P(B <= k - 1); logchoose = log C(n, k - 1)
   while 2 * (k + 1) <= n + 1 do
-    choose = choose * (n - k + 1) / k -- C(n, k)
-    local wider = tail + choose * p -- P(B <= k)
+    logchoose = logchoose + math.log((n - k + 1) / k) -- log C(n, k)
+    local wider = tail + math.exp(logchoose + logp) -- P(B <= k)
     if 1 - 2 * wider < level then break end
     k, tail = k + 1, wider
   end
