@@ -9,7 +9,7 @@
 # each side's figures. docs/launch.md pools such pairs on the H100.
 #
 #   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher | --same] [--n N] [--batches B]
-#                         [--clua PATH] [--csv FILE]
+#                         [--clua PATH] [--versus PATH] [--csv FILE]
 #   bench/launch_pairs.sh --pool FILE... [--clua PATH]
 #
 # Default: 20 rounds, running, each process's own default of 5 batches of
@@ -27,12 +27,19 @@
 # of launch they hold. --seconds starts no round after the first once S
 # seconds have passed since the start, says so, and sums up the rounds done:
 # a run that must end within a time limit (a lent machine's) still ends with
-# its summary.
+# its summary. --versus PATH runs a second clua (another build) as a third
+# side of each round, the three in an order drawn anew: two builds weighed in
+# the same rounds, where runs of each one after the other would weigh the
+# machine's drift between the runs too (on PoCL, 0.1-0.2x; docs/launch.md,
+# tenth part). Each of its figures is kept as a kind of its own, `versus-`
+# and the clua line's kind (in a CSV file the line after its round's clua
+# line), and the summary adds, for each kind of launch, its median ratio to C
+# and to clua.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds="" launcher="" same=""
+rounds=20 held="" clua=build/clua size=() keep="" pool=() measure="" seconds="" launcher="" same="" versus=""
 usage() {
-	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher | --same] [--n N] [--batches B] [--clua PATH] [--csv FILE]" >&2
+	echo "usage: bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher | --same] [--n N] [--batches B] [--clua PATH] [--versus PATH] [--csv FILE]" >&2
 	echo "       bench/launch_pairs.sh --pool FILE... [--clua PATH]" >&2
 	exit 2
 }
@@ -54,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--launcher) launcher=--launcher measure=1; shift ;;
 	--same) same=1 measure=1; shift ;;
 	--clua) [ $# -ge 2 ] || usage; clua=$2; shift 2 ;;
+	--versus) [ $# -ge 2 ] || usage; versus=$2 measure=1; shift 2 ;;
 	--n | --batches)
 		if [ $# -lt 2 ] || ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then usage; fi
 		size+=("$1" "$2")
@@ -64,7 +72,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ ${#pool[@]} -eq 0 ] || [ -z "$measure" ] || usage # --pool measures nothing
-[ -z "$same" ] || [ -z "$launcher" ] || usage      # --same runs no clua
+[ -z "$same" ] || [ -z "$launcher$versus" ] || usage # --same runs no clua
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench/launch_pairs.sh: --rounds takes a positive integer" >&2; exit 2; }
 csv=$(mktemp)
 trap 'rm -f "$csv"' EXIT
@@ -74,29 +82,47 @@ trap 'rm -f "$csv"' EXIT
 summary() {
 	CSV=$csv "$clua" -e '
 local stats = require "clua.stats"
-local fig, n = {}, 0
+local fig, n, prev = {}, 0, nil
 for line in io.lines(os.getenv("CSV")) do
   local mode, kind, c, C = line:match("^(%a+),([%a-]+),([%d.]+),([%d.]+)$")
   if not mode then io.stderr:write("bench/launch_pairs.sh: not a pair: ", line, "\n") os.exit(1) end
-  local f = fig[mode .. "," .. kind] or { clua = {}, C = {} }
+  local f = fig[mode .. "," .. kind] or { clua = {}, C = {}, A = {} }
   fig[mode .. "," .. kind] = f
   f.clua[#f.clua + 1], f.C[#f.C + 1], n = tonumber(c), tonumber(C), n + 1
+  local base = kind:match("^versus%-([%a-]+)$")
+  if base then -- the clua line of its round comes just before it
+    local pm, pk, pc = (prev or ""):match("^(%a+),([%a-]+),([%d.]+),")
+    if pm ~= mode or pk ~= base then
+      io.stderr:write("bench/launch_pairs.sh: a versus line not after its clua line: ", line, "\n") os.exit(1)
+    end
+    f.A[#f.A + 1] = tonumber(pc)
+  end
+  prev = line
 end
 if n == 0 then io.stderr:write("bench/launch_pairs.sh: no pairs\n") os.exit(1) end
 print()
 for _, mode in ipairs { "running", "held" } do
-  for _, kind in ipairs { "event", "none", "launcher-event", "launcher-none", "same-event", "same-none" } do
-    local f, ratios = fig[mode .. "," .. kind], {}
-    if f then
-      for i = 1, #f.clua do ratios[i] = f.clua[i] / f.C[i] end
+  for _, kind in ipairs { "event", "none", "launcher-event", "launcher-none", "same-event", "same-none",
+    "versus-event", "versus-none", "versus-launcher-event", "versus-launcher-none" } do
+    local f = fig[mode .. "," .. kind]
+    -- one line: the median of the ratios of side a to side b, named so
+    local function line(an, a, bn, b)
+      local ratios = {}
+      for i = 1, #a do ratios[i] = a[i] / b[i] end
       local lo, hi, cover = stats.median_ci(ratios)
-      print(("%-26s %s: median %.3f× over %d pairs, %s; medians %s %.3f µs, C %.3f µs"):format(
-        (mode == "held" and "held, " or "") .. (kind:match("^launcher") and "go(), " or "")
-          .. (kind:match("event$") and "with an event" or "without"),
-        kind:match("^same") and "C / C   " or "clua / C", stats.median(ratios), #ratios,
+      print(("%-28s %-8s: median %.3f× over %d pairs, %s; medians %s %.3f µs, %s %.3f µs"):format(
+        (mode == "held" and "held, " or "") .. (kind:match("launcher") and "go(), " or "")
+          .. (kind:match("^versus") and "versus, " or "") .. (kind:match("event$") and "with an event" or "without"),
+        an .. " / " .. bn, stats.median(ratios), #ratios,
         cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
           or ("too few pairs for a 95%% interval (%d; 6 or more)"):format(#ratios),
-        kind:match("^same") and "C" or "clua", stats.median(f.clua), stats.median(f.C)))
+        an, stats.median(a), bn, stats.median(b)))
+    end
+    if f and kind:match("^versus") then
+      line("versus", f.clua, "C", f.C)
+      line("versus", f.clua, "clua", f.A)
+    elseif f then
+      line(kind:match("^same") and "C" or "clua", f.clua, "C", f.C)
     end
   end
 end'
@@ -119,12 +145,14 @@ one() { # side kind
 	[ "$2" = event ] && extra="--event $held"
 	# shellcheck disable=SC2086 # $extra: the options, split on purpose
 	if [ "$1" = clua ] && [ -z "$same" ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
+	elif [ "$1" = versus ]; then out=$("$versus" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
 	else out=$("$cprog" --device "$name" --kernels "$PWD/kernels" "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }; fi
 	awk '/^launch[a-z_]*_us / { print $2 }' <<<"$out"
 }
 
 echo "empty-kernel launches, $([ -n "$same" ] && echo "the C program on both sides (A/A: clua's column a second C process)" || echo "clua's twin$([ -n "$launcher" ] && echo " (q:launcher)") and the C program") in pairs of new processes, the order drawn each round$([ -n "$held" ] && echo ", on a held queue"): µs per launch"
 echo "device: $name"
+[ -z "$versus" ] || echo "versus: $versus, a third side each round (its lines: versus, and its ratio to C)"
 printf '%-6s %-14s %10s %10s %8s  %s\n' round launch clua C clua/C first
 for r in $(seq 1 "$rounds"); do
 	if [ -n "$seconds" ] && [ "$r" -gt 1 ] && [ "$SECONDS" -ge "$seconds" ]; then
@@ -132,16 +160,20 @@ for r in $(seq 1 "$rounds"); do
 		break
 	fi
 	for kind in event none; do
-		if [ $((RANDOM % 2)) = 0 ]; then order="clua C"; else order="C clua"; fi
+		if [ -n "$versus" ]; then order=$(shuf -e clua C versus | tr '\n' ' ')
+		elif [ $((RANDOM % 2)) = 0 ]; then order="clua C"; else order="C clua"; fi
 		declare -A v=()
 		for side in $order; do
 			v[$side]=$(one "$side" "$kind")
 			[ -n "${v[$side]}" ] || { echo "bench/launch_pairs.sh: $side gave no figure" >&2; exit 1; }
 		done
 		echo "$([ -n "$held" ] && echo held || echo running),${launcher:+launcher-}${same:+same-}$kind,${v[clua]},${v[C]}" >>"$csv"
-		[ -z "$keep" ] || tail -n 1 "$csv" >>"$keep"
+		[ -z "$versus" ] || echo "$([ -n "$held" ] && echo held || echo running),versus-${launcher:+launcher-}$kind,${v[versus]},${v[C]}" >>"$csv"
+		[ -z "$keep" ] || tail -n "$([ -n "$versus" ] && echo 2 || echo 1)" "$csv" >>"$keep"
 		printf '%-6s %-14s %10s %10s %7.3f×  %s\n' "$r" "$([ $kind = event ] && echo "with an event" || echo "without")" \
 			"${v[clua]}" "${v[C]}" "$(awk -v a="${v[clua]}" -v b="${v[C]}" 'BEGIN { print a / b }')" "${order%% *}"
+		[ -z "$versus" ] || printf '%-6s %-14s %10s %10s %7.3f×\n' "" "versus" "${v[versus]}" "${v[C]}" \
+			"$(awk -v a="${v[versus]}" -v b="${v[C]}" 'BEGIN { print a / b }')"
 		unset v
 	done
 done

@@ -284,6 +284,55 @@ describe("bench", function()
       os.remove(wrap)
     end)
 
+    it("with --versus, runs a second clua as a third side of each round and weighs it against C and clua", function()
+      local keep, log = os.tmpname(), os.tmpname()
+      os.remove(keep)
+      os.remove(log)
+      -- the second clua as a wrapper that notes each of its starts
+      local wrap = shell.write_script(("#!/bin/sh\necho versus >> '%s'\nexec '%s' \"$@\"\n"):format(log, clua))
+      local out, code = shell.run(("bench/launch_pairs.sh --rounds 6 --held --n 50 --batches 1 --versus %s --csv %s --clua %s")
+        :format(wrap, keep, clua))
+      assert.are.equal(0, code, out)
+      local starts = 0
+      for _ in io.lines(log) do starts = starts + 1 end
+      assert.are.equal(12, starts, out)
+      assert.are.same({ event = 6, none = 6, ["versus-event"] = 6, ["versus-none"] = 6 }, held_kinds(keep))
+      -- each versus line follows its round's clua line, whose figure it is weighed against
+      local stats = require "clua.stats"
+      local prev, ratios = nil, { event = {}, none = {} }
+      for line in io.lines(keep) do
+        local kind, v = line:match("^held,versus%-(%a+),([%d.]+),")
+        if kind then
+          local pk, a = prev:match("^held,(%a+),([%d.]+),")
+          assert.are.equal(kind, pk, line)
+          table.insert(ratios[kind], tonumber(v) / tonumber(a))
+        end
+        prev = line
+      end
+      local pooled = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
+      for kind, label in pairs { event = "held, versus, with an event", none = "held, versus, without" } do
+        for _, text in ipairs { out, pooled } do
+          assert.truthy(text:find(label .. " +versus / C: median [%d.]+× over 6 pairs, 95%% CI"), text)
+          local med = text:match(label .. " +versus / clua: median ([%d.]+)× over 6 pairs, 95%% CI")
+          assert.truthy(med, text)
+          assert.is_true(math.abs(tonumber(med) - stats.median(ratios[kind])) < 0.0006, text)
+        end
+      end
+      -- a versus line away from its clua line is refused, not weighed against another round's
+      local lines = {}
+      for line in io.lines(keep) do lines[#lines + 1] = line end
+      lines[1], lines[2] = lines[2], lines[1]
+      local f = io.open(keep, "w")
+      f:write(table.concat(lines, "\n"), "\n")
+      f:close()
+      local bad, bcode = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
+      assert.are.equal(1, bcode, bad)
+      assert.truthy(bad:find("a versus line not after its clua line", 1, true), bad)
+      os.remove(keep)
+      os.remove(log)
+      os.remove(wrap)
+    end)
+
     it("with --seconds, starts no round after its time and still sums up the rounds done", function()
       local out, code = shell.run("bench/launch_pairs.sh --rounds 100000 --seconds 1 --n 50 --batches 1 --clua " .. clua)
       assert.are.equal(0, code, out)
@@ -296,7 +345,7 @@ describe("bench", function()
     it("refuses a bad option", function()
       for _, opts in ipairs { "--rounds 0", "--n x", "--bogus", "--pool", "--pool x.csv --held", "--pool x.csv --rounds 3",
         "--seconds 0", "--seconds x", "--seconds", "--pool x.csv --seconds 5", "--same --launcher",
-        "--pool x.csv --same" } do
+        "--pool x.csv --same", "--same --versus x", "--versus", "--pool x.csv --versus x" } do
         local out, code = shell.run("bench/launch_pairs.sh " .. opts)
         assert.are.equal(2, code, opts .. ": " .. out)
       end
