@@ -24,7 +24,8 @@
 # of two processes that differ in nothing, whose spread is the floor under a
 # clua / C figure from as many pairs. --pool measures nothing and
 # gives the same summary of the pairs of such files together, for each kind
-# of launch they hold. --seconds starts no round after the first once S
+# of launch they hold, and each file's median ratio under it: runs drift
+# apart by more than one run's interval says. --seconds starts no round after the first once S
 # seconds have passed since the start, says so, and sums up the rounds done:
 # a run that must end within a time limit (a lent machine's) still ends with
 # its summary. --versus PATH runs a second clua (another build) as a third
@@ -77,18 +78,25 @@ done
 csv=$(mktemp)
 trap 'rm -f "$csv"' EXIT
 
-# The summary, by clua.stats, of the pairs in $csv: for each kind of launch,
-# the median of the pairs' clua / C ratios and its 95% interval.
+# The summary, by clua.stats, of the pairs in the files named in $CSV (one a
+# line): for each kind of launch, the median of the pairs' clua / C ratios
+# and its 95% interval; with pairs from several files (--pool), each file's
+# median too, as runs drift apart by more than a run's interval says.
 summary() {
-	CSV=$csv "$clua" -e '
+	"$clua" -e '
 local stats = require "clua.stats"
-local fig, n, prev = {}, 0, nil
-for line in io.lines(os.getenv("CSV")) do
+local fig, n, files = {}, 0, {}
+for name in os.getenv("CSV"):gmatch("[^\n]+") do files[#files + 1] = name end
+for run, name in ipairs(files) do
+ local fh, why = io.open(name)
+ if not fh then io.stderr:write("bench/launch_pairs.sh: ", why, "\n") os.exit(1) end
+ local prev
+ for line in fh:lines() do
   local mode, kind, c, C = line:match("^(%a+),([%a-]+),([%d.]+),([%d.]+)$")
   if not mode then io.stderr:write("bench/launch_pairs.sh: not a pair: ", line, "\n") os.exit(1) end
-  local f = fig[mode .. "," .. kind] or { clua = {}, C = {}, A = {} }
+  local f = fig[mode .. "," .. kind] or { clua = {}, C = {}, A = {}, run = {} }
   fig[mode .. "," .. kind] = f
-  f.clua[#f.clua + 1], f.C[#f.C + 1], n = tonumber(c), tonumber(C), n + 1
+  f.clua[#f.clua + 1], f.C[#f.C + 1], f.run[#f.run + 1], n = tonumber(c), tonumber(C), run, n + 1
   local base = kind:match("^versus%-([%a-]+)$")
   if base then -- the clua line of its round comes just before it
     local pm, pk, pc = (prev or ""):match("^(%a+),([%a-]+),([%d.]+),")
@@ -98,6 +106,8 @@ for line in io.lines(os.getenv("CSV")) do
     f.A[#f.A + 1] = tonumber(pc)
   end
   prev = line
+ end
+ fh:close()
 end
 if n == 0 then io.stderr:write("bench/launch_pairs.sh: no pairs\n") os.exit(1) end
 print()
@@ -117,6 +127,21 @@ for _, mode in ipairs { "running", "held" } do
         cover >= 0.95 and ("95%% CI %.3f–%.3f× (coverage %.0f%%)"):format(lo, hi, cover * 100)
           or ("too few pairs for a 95%% interval (%d; 6 or more)"):format(#ratios),
         an, stats.median(a), bn, stats.median(b)))
+      local by, meds, text = {}, {}, {}
+      for i = 1, #ratios do
+        by[f.run[i]] = by[f.run[i]] or {}
+        table.insert(by[f.run[i]], ratios[i])
+      end
+      for run = 1, #files do
+        if by[run] then
+          meds[#meds + 1] = stats.median(by[run])
+          text[#text + 1] = ("%.3f×"):format(meds[#meds])
+        end
+      end
+      if #meds > 1 then
+        local lo, hi = math.min(table.unpack(meds)), math.max(table.unpack(meds))
+        print(("%-28s %-8s  each file: %s (from %.3f× to %.3f×)"):format("", "", table.concat(text, ", "), lo, hi))
+      end
     end
     if f and kind:match("^versus") then
       line("versus", f.clua, "C", f.C)
@@ -129,7 +154,8 @@ end'
 }
 
 if [ ${#pool[@]} -gt 0 ]; then
-	cat -- "${pool[@]}" >"$csv"
+	CSV=$(printf '%s\n' "${pool[@]}")
+	export CSV
 	echo "empty-kernel launches, clua's twin and the C program in pairs of new processes: the pairs of ${#pool[@]} file(s) together"
 	summary
 	exit
@@ -179,4 +205,5 @@ for r in $(seq 1 "$rounds"); do
 done
 
 # The summary, once every measurement has ended.
+export CSV=$csv
 summary

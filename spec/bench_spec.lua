@@ -245,6 +245,28 @@ describe("bench", function()
       end
     end)
 
+    it("pools several files with each file's own median under the pooled one", function()
+      local files, own = {}, {}
+      for i = 1, 2 do
+        files[i] = os.tmpname()
+        os.remove(files[i])
+        local out, code = shell.run(("bench/launch_pairs.sh --rounds %d --held --n 50 --batches 1 --csv %s --clua %s")
+          :format(2 + i, files[i], clua))
+        assert.are.equal(0, code, out)
+        local alone = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(files[i], clua))
+        own[i] = alone:match("held, without +clua / C: median ([%d.]+)×")
+        assert.truthy(own[i], alone)
+        assert.falsy(alone:find("each file", 1, true), alone)
+      end
+      local out, code = shell.run(("bench/launch_pairs.sh --pool %s %s --clua %s"):format(files[1], files[2], clua))
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("held, without +clua / C: median [%d.]+× over 7 pairs"), out)
+      local each = out:match("held, without[^\n]*\n +each file: ([^\n]*)")
+      assert.truthy(each, out)
+      assert.truthy(each:find(own[1] .. "×, " .. own[2] .. "× (from ", 1, true), each)
+      for _, f in ipairs(files) do os.remove(f) end
+    end)
+
     it("with --launcher, times the twin's go() of a q:launcher and keeps its pairs as a kind of their own", function()
       local keep = os.tmpname()
       os.remove(keep)
