@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "common.h"
 
 #include <ctype.h>
@@ -211,19 +211,12 @@ static char *read_file(const char *path, size_t *len)
     return s;
 }
 
-cl_program build_program(cl_context ctx, cl_device_id dev, const char *dir,
-                         const char *file, const char *options)
+/* Builds prog with options; on failure, if quiet, returns the error, else
+ * prints the log and dies. */
+static cl_int try_build(cl_program prog, cl_device_id dev, const char *path, const char *options, int quiet)
 {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    size_t len;
-    char *src = read_file(path, &len);
-    cl_int err;
-    const char *srcs[1] = {src};
-    cl_program prog = clCreateProgramWithSource(ctx, 1, srcs, &len, &err);
-    CHECK(err);
-    err = clBuildProgram(prog, 1, &dev, options ? options : "", NULL, NULL);
-    if (err != CL_SUCCESS) {
+    cl_int err = clBuildProgram(prog, 1, &dev, options ? options : "", NULL, NULL);
+    if (err != CL_SUCCESS && !quiet) {
         size_t n = 0;
         clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
         char *log = malloc(n + 1);
@@ -235,8 +228,46 @@ cl_program build_program(cl_context ctx, cl_device_id dev, const char *dir,
         }
         die("%s: clBuildProgram failed: %s", path, cl_error_name(err));
     }
+    return err;
+}
+
+/* The program of dir/file, made from its source. */
+static cl_program program_of(cl_context ctx, const char *dir, const char *file, char *path, size_t pathsize)
+{
+    snprintf(path, pathsize, "%s/%s", dir, file);
+    size_t len;
+    char *src = read_file(path, &len);
+    cl_int err;
+    const char *srcs[1] = {src};
+    cl_program prog = clCreateProgramWithSource(ctx, 1, srcs, &len, &err);
+    CHECK(err);
     free(src);
     return prog;
+}
+
+cl_program build_program(cl_context ctx, cl_device_id dev, const char *dir,
+                         const char *file, const char *options)
+{
+    char path[PATH_MAX + 64];
+    cl_program prog = program_of(ctx, dir, file, path, sizeof path);
+    try_build(prog, dev, path, options, 0);
+    return prog;
+}
+
+cl_program build_program_as_clua(cl_context ctx, cl_device_id dev, const char *dir, const char *file)
+{
+    char path[PATH_MAX + 64], real[PATH_MAX], inc[PATH_MAX + 16] = "", opts[2 * PATH_MAX + 64];
+    cl_program prog = program_of(ctx, dir, file, path, sizeof path);
+    if (realpath(dir, real) && !strchr(real, ' '))
+        snprintf(inc, sizeof inc, " -I %s", real);
+    const char *argi = getenv("CLUA_KERNEL_ARG_INFO"), *extra = getenv("CLUA_BUILD_OPTIONS");
+    int arginfo = !(argi && !strcmp(argi, "0"));
+    for (;; arginfo = 0) {
+        snprintf(opts, sizeof opts, "%s%s%s%s", arginfo ? "-cl-kernel-arg-info" : "", inc,
+                 extra && *extra ? " " : "", extra && *extra ? extra : "");
+        if (try_build(prog, dev, path, opts, arginfo) == CL_SUCCESS)
+            return prog;
+    }
 }
 
 double now_ns(void)

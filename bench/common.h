@@ -35,6 +35,13 @@ const char *kernel_dir(const char *dir);
 /* Builds kernels/<file> for dev; on failure dies with the build log. */
 cl_program build_program(cl_context ctx, cl_device_id dev, const char *dir,
                          const char *file, const char *options);
+/* dir/file built as clua's program:build builds it: -cl-kernel-arg-info (left
+ * out where CLUA_KERNEL_ARG_INFO=0, and where the build fails with it, as
+ * NVIDIA's does for a kernel without arguments) and -I with dir's canonical
+ * path (clua's kernels/ folder), then CLUA_BUILD_OPTIONS: the same options,
+ * so that on a driver that caches compiled programs both sides run the very
+ * same binary of the kernel. */
+cl_program build_program_as_clua(cl_context ctx, cl_device_id dev, const char *dir, const char *file);
 
 /* Monotonic host clock in ns. */
 double now_ns(void);

@@ -189,7 +189,7 @@ int main(int argc, char **argv)
     CHECK(err);
     cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err);
-    cl_program prog = build_program(ctx, dev, kernel_dir(kdir), "copy.cl", "");
+    cl_program prog = build_program_as_clua(ctx, dev, kernel_dir(kdir), "copy.cl");
     cl_kernel k = clCreateKernel(prog, "empty", &err);
     CHECK(err);
 

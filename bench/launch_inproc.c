@@ -42,7 +42,7 @@ static int l_setup(lua_State *L)
     CHECK(err);
     queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err);
-    prog = build_program(ctx, dev, kdir, "copy.cl", "");
+    prog = build_program_as_clua(ctx, dev, kdir, "copy.cl");
     kernel = clCreateKernel(prog, "empty", &err);
     CHECK(err);
     return 0;
