@@ -5,7 +5,10 @@
  *                      [--between near|far|data|far+data]
  *
  * Enqueues N empty kernels (kernels/copy.cl `empty`, global 1, local NULL, no
- * event) on an in-order queue with profiling enabled, timing the N calls with
+ * event; the program built with the options clua's program:build gives it,
+ * build_program_as_clua, so that a driver that caches compiled programs runs
+ * the same binary of the kernel for both) on an in-order queue with profiling
+ * enabled, timing the N calls with
  * the host clock, then finishes the queue; one warm-up batch, then B batches
  * (default 5, N = 10000). Prints one line on stdout, the median in µs per
  * enqueue:
