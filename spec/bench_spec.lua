@@ -28,6 +28,32 @@ describe("bench", function()
       end
     end)
 
+    it("builds kernels/copy.cl as clua does: on PoCL both sides launch one cached binary of it", function()
+      local platform = shell.run(clua .. [[ -e 'io.write(require("cl").device().info.platform)']])
+      if not platform:find("Portable Computing Language", 1, true) then
+        pending("PoCL only: it names the kcache entry of each program it runs")
+        return
+      end
+      -- the kcache entries whose binaries a run of cmd launches (POCL_DEBUG=all names each)
+      local function entries(env, cmd)
+        local out, code = shell.run(("env %s POCL_DEBUG=all %s"):format(env, cmd))
+        assert.are.equal(0, code, out)
+        local set, list = {}, {}
+        for e in out:gmatch("kcache/(%u%u/%u+)/") do
+          if not set[e] then set[e], list[#list + 1] = true, e end
+        end
+        assert.are.equal(1, #list, out)
+        return list[1]
+      end
+      local seen = {}
+      for _, env in ipairs { "CLUA_BUILD_OPTIONS=", "CLUA_BUILD_OPTIONS=-DBENCH_SPEC_PROBE=1", "CLUA_KERNEL_ARG_INFO=0" } do
+        local c = entries(env, "build/bench/launch --n 10 --batches 1")
+        assert.are.equal(c, entries(env, clua .. " bench/launch_clua.lua --n 10 --batches 1"), env)
+        assert.is_nil(seen[c], env) -- each setting a build of its own, on both sides alike
+        seen[c] = true
+      end
+    end)
+
     it("does the work --between names after each enqueue with an event, and refuses it otherwise", function()
       for _, name in ipairs { "near", "far", "data", "far+data" } do
         local cmd = "build/bench/launch --n 30 --batches 2 --event --held --between " .. name
