@@ -169,9 +169,10 @@ name=$("$clua" -e 'print(require("cl").device().name)')
 one() { # side kind
 	local extra=$held out
 	[ "$2" = event ] && extra="--event $held"
+	local twin=$clua
+	[ "$1" = versus ] && twin=$versus
 	# shellcheck disable=SC2086 # $extra: the options, split on purpose
-	if [ "$1" = clua ] && [ -z "$same" ]; then out=$("$clua" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
-	elif [ "$1" = versus ]; then out=$("$versus" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
+	if [ "$1" = versus ] || { [ "$1" = clua ] && [ -z "$same" ]; }; then out=$("$twin" bench/launch_clua.lua "${size[@]}" $extra $launcher 2>&1) || { echo "$out" >&2; return 1; }
 	else out=$("$cprog" --device "$name" --kernels "$PWD/kernels" "${size[@]}" $extra 2>&1) || { echo "$out" >&2; return 1; }; fi
 	awk '/^launch[a-z_]*_us / { print $2 }' <<<"$out"
 }
@@ -180,6 +181,7 @@ echo "empty-kernel launches, $([ -n "$same" ] && echo "the C program on both sid
 echo "device: $name"
 [ -z "$versus" ] || echo "versus: $versus, a third side each round (its lines: versus, and its ratio to C)"
 printf '%-6s %-14s %10s %10s %8s  %s\n' round launch clua C clua/C first
+mode=$([ -n "$held" ] && echo held || echo running)
 for r in $(seq 1 "$rounds"); do
 	if [ -n "$seconds" ] && [ "$r" -gt 1 ] && [ "$SECONDS" -ge "$seconds" ]; then
 		echo "--seconds $seconds: stopped after $((r - 1)) of $rounds rounds"
@@ -193,8 +195,8 @@ for r in $(seq 1 "$rounds"); do
 			v[$side]=$(one "$side" "$kind")
 			[ -n "${v[$side]}" ] || { echo "bench/launch_pairs.sh: $side gave no figure" >&2; exit 1; }
 		done
-		echo "$([ -n "$held" ] && echo held || echo running),${launcher:+launcher-}${same:+same-}$kind,${v[clua]},${v[C]}" >>"$csv"
-		[ -z "$versus" ] || echo "$([ -n "$held" ] && echo held || echo running),versus-${launcher:+launcher-}$kind,${v[versus]},${v[C]}" >>"$csv"
+		echo "$mode,${launcher:+launcher-}${same:+same-}$kind,${v[clua]},${v[C]}" >>"$csv"
+		[ -z "$versus" ] || echo "$mode,versus-${launcher:+launcher-}$kind,${v[versus]},${v[C]}" >>"$csv"
 		[ -z "$keep" ] || tail -n "$([ -n "$versus" ] && echo 2 || echo 1)" "$csv" >>"$keep"
 		printf '%-6s %-14s %10s %10s %7.3f×  %s\n' "$r" "$([ $kind = event ] && echo "with an event" || echo "without")" \
 			"${v[clua]}" "${v[C]}" "$(awk -v a="${v[clua]}" -v b="${v[C]}" 'BEGIN { print a / b }')" "${order%% *}"
