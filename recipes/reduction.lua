@@ -6,7 +6,6 @@
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local units = require "clua.units"
-local verify = require "clua.verify"
 
 local R = recipe.new{
   name = "reduction",
@@ -56,7 +55,7 @@ R:main(function(R, dev)
   if n == 0 then error("--size is too small: at least 4 KiB") end
   bytes = n * 4
   local cus = info.compute_units
-  local ctx, q = R.ctx, R.queue
+  local q = R.queue
 
   -- The unrolled last warp runs without barriers only where 32 work-items are
   -- known to run in lock step: an NVIDIA GPU that reports warp size 32.
@@ -86,30 +85,18 @@ R:main(function(R, dev)
   end
   local copy = R:kernel("copy.cl", "copy")
 
-  -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
-  -- of 1-6, checked work-group by work-group before anything is timed.
-  local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
-  local kper = R.args.kernel_per
-  if student then
-    if not kper or kper < 1 then error("--kernel-per must be at least 1") end
-    kernels.student = student
-  end
-
   -- Input: floats in [0, 1] (all positive: the relative error of the sum is
   -- the relative error against sum |x|, which the bound below is about).
   local host = cl.array("float", n)
   host:random(7, 0, 1)
   local ref = host:sum() -- compensated double sum, in C
-  -- guarded in assignment mode: a write outside them, or into the input, fails (R:check_student)
-  local din = R:student_buffer("in", host, { input = true, flags = "read_only" })
+  local din = R:input("in", host)
   local maxp = (n + L - 1) // L
-  local P = { R:student_buffer("out", maxp * 4), R:student_buffer("out (2nd launch)", maxp * 4) } -- ping-pong
-  local result = cl.array("float", 1)
-  local NAN = 0x7fc00000
+  local P = { R:output("out", "float", maxp), R:output("out (2nd launch)", "float", maxp) } -- ping-pong
 
   -- The launches of a variant, until one value is left: {kernel, src, dst,
   -- n, groups, height}; height bounds the additions any input goes through.
-  local function plan(kname, per, depth, groups)
+  local function plan(k, per, depth, groups)
     local seq, src, m, which = {}, din, n, 1
     repeat
       local g = (m + per * L - 1) // (per * L) -- one work-group per per*L elements
@@ -119,78 +106,58 @@ R:main(function(R, dev)
       elseif depth == "grid" then h = h + 2 * ((m + 2 * L * g - 1) // (2 * L * g))
       elseif depth == "slides" then h = h + (m + L * g - 1) // (L * g)
       elseif depth == "any" then h = per * L end -- any order of a group's per * L additions
-      local dst = P[which]
-      seq[#seq + 1] = { k = kernels[kname], src = src, dst = dst, n = m, groups = g, height = h }
-      src, m, which = dst, g, 3 - which
+      seq[#seq + 1] = { k = k, src = src, dst = P[which], which = which, n = m, groups = g, height = h }
+      src, m, which = P[which], g, 3 - which
     until m == 1
     return seq
   end
 
-  local function launch(seq)
-    local evs = {}
-    for i, s in ipairs(seq) do
-      s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4))
-      evs[i] = q:launch(s.k, s.groups * L, L)
-    end
-    return evs
-  end
-
-  -- Poison, time, read back, verify: the sum must lie within the bound of
-  -- float summation along a tree of height h, |err| <= gamma_h * sum|x|,
-  -- gamma_h = h u / (1 - h u), u = 2^-24 (Higham, Accuracy and Stability of
-  -- Numerical Algorithms, 4.2).
-  local corrupted = false
+  -- The contract of a variant's launches: each ping-pong buffer owns the
+  -- partial sums its launches write (out[0 .. groups)); the last launch's
+  -- out[0] must be the sum within the bound of float summation along a tree
+  -- of height h, |err| <= gamma_h * sum|x|, gamma_h = h u / (1 - h u),
+  -- u = 2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, 4.2).
   local function measure(label, seq)
-    for _, b in ipairs(P) do q:fill(b, NAN, { type = "uint" }) end
-    q:finish()
-    local t = R:time(function() return launch(seq) end, { label = label })
-    R:check_student(label)
-    result:fill(0 / 0)
-    q:read(seq[#seq].dst, result, { size = 4 })
-    if not corrupted then corrupted = R:corrupt_one(result, 0) end
-    local h = 0
-    for _, s in ipairs(seq) do h = h + s.height end
+    local h, owns = 0, { 0, 0 }
+    for _, s in ipairs(seq) do
+      h = h + s.height
+      owns[s.which] = math.max(owns[s.which], s.groups)
+    end
     local bound = h * U / (1 - h * U)
-    local err = verify.scalar("sum (" .. label .. ")", result[0], ref, bound)
-    return { t = t, err = err, bound = bound, launches = #seq, sum = result[0] }
-  end
-
-  -- The student's first launch against the CPU, group by group: the first
-  -- wrong partial sum is named, and nothing is timed.
-  if student then
-    local span = kper * L
-    local g = (n + span - 1) // span
-    q:fill(P[1], NAN, { type = "uint" })
-    student:args(din, P[1], cl.uint(n), cl["local"](L * 4))
-    q:launch(student, g * L, L)
-    R:check_student(student_label)
-    local got = cl.array("float", g)
-    q:read(P[1], got)
-    local want = cl.array("double", g)
-    for i = 0, g - 1 do want[i] = host:slice(i * span, math.min(span, n - i * span)):sum() end
-    R:verify(("%s: out[g] = sum of in[%dg .. %d(g+1)), the first launch's %d partial sums"):format(
-      student_label, span, span, g), got, want, { tol = span * U / (1 - span * U) })
+    local last = seq[#seq].which
+    local outs = {}
+    for w = 1, 2 do
+      if owns[w] > 0 then
+        outs[#outs + 1] = { P[w], owns = { 0, owns[w] }, check = w == last and function(got, what)
+          return R:verify_scalar(what .. ": the sum", got[0], ref, bound) end or nil }
+      end
+    end
+    local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = n * 4, ops = n - 1,
+      run = function()
+        local evs = {}
+        for i, s in ipairs(seq) do
+          s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4))
+          evs[i] = q:launch(s.k, s.groups * L, L)
+        end
+        return evs
+      end }
+    r.bound, r.launches = bound, #seq
+    return r
   end
 
   -- The copy kernel on the same bytes: the device's streaming bandwidth.
-  local dout = ctx:buffer(bytes)
-  q:fill(dout, NAN, { type = "uint" })
+  local dout = R:output("copy out", "float", n)
   copy:args(dout, din)
-  local tcopy = R:time(function() return q:launch(copy, n, L) end, { label = "copy" })
-  local back = cl.array("float", n)
-  back:fill(0 / 0)
-  q:read(dout, back)
-  R:verify("copy", back, host, { exact = true })
-  back:release()
-  dout:release()
-  local copy_bw = R:bw(2 * bytes, tcopy.median)
+  local tcopy = R:measure{ label = "copy", run = function() return q:launch(copy, n, L) end, reads = { din },
+    outputs = { { dout, expect = host, exact = true } }, bytes = 2 * bytes }
+  local copy_bw = tcopy.bw
 
   -- The ladder, 1 to 5.
   local rows = {}
   for _, v in ipairs(LADDER) do
     local label = v.label
     if v.k == "reduce5" then label = label .. (warp_sync and " (warp-synchronous)" or " (barriers)") end
-    rows[#rows + 1] = { label = label, r = measure(label, plan(v.k, v.per, v.depth)) }
+    rows[#rows + 1] = { label = label, r = measure(label, plan(kernels[v.k], v.per, v.depth)) }
   end
 
   -- 6 and the slides' kernel: a sweep of work-groups per compute unit.
@@ -200,46 +167,56 @@ R:main(function(R, dev)
   for _, g in ipairs(sweep_list) do
     local groups = math.max(1, g * cus)
     sweep[#sweep + 1] = { g = g, groups = groups,
-      r6 = measure(("6, %d groups/CU"):format(g), plan("reduce6", 2, "grid", groups)),
-      rs = measure(("slides, %d groups/CU"):format(g), plan("reduce_slides", 1, "slides", groups)) }
+      r6 = measure(("6, %d groups/CU"):format(g), plan(kernels.reduce6, 2, "grid", groups)),
+      rs = measure(("slides, %d groups/CU"):format(g), plan(kernels.reduce_slides, 1, "slides", groups)) }
   end
   local best6, bests = sweep[1], sweep[1]
   for _, s in ipairs(sweep) do
-    if s.r6.t.median < best6.r6.t.median then best6 = s end
-    if s.rs.t.median < bests.rs.t.median then bests = s end
+    if s.r6.median < best6.r6.median then best6 = s end
+    if s.rs.median < bests.rs.median then bests = s end
   end
-  local label6 = ("6 many elements per work-item, unrolled (%d groups/CU)"):format(best6.g)
-  rows[#rows + 1] = { label = label6, r = best6.r6 }
+  rows[#rows + 1] = { label = ("6 many elements per work-item, unrolled (%d groups/CU)"):format(best6.g), r = best6.r6 }
   rows[#rows + 1] = { label = ("slides' two-stage kernel (%d groups/CU)"):format(bests.g), r = bests.rs }
-  if student then rows[#rows + 1] = { label = student_label, r = measure(student_label, plan("student", kper, "any")) } end
+
+  -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
+  -- of 1-6; its first launch is checked work-group by work-group (out[g], and
+  -- nothing else of out) before it is timed.
+  local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
+  local kper = R.args.kernel_per
+  if student then
+    if not kper or kper < 1 then error("--kernel-per must be at least 1") end
+    local span = kper * L
+    local g = (n + span - 1) // span
+    local want = cl.array("double", g)
+    for i = 0, g - 1 do want[i] = host:slice(i * span, math.min(span, n - i * span)):sum() end
+    R:measure{ label = student_label .. ", first launch", reps = 1, warmup = 0, reads = { din },
+      outputs = { { P[1], owns = { 0, g }, expect = want, tol = span * U / (1 - span * U) } },
+      run = function()
+        student:args(din, P[1], cl.uint(n), cl["local"](L * 4))
+        return q:launch(student, g * L, L)
+      end }
+    rows[#rows + 1] = { label = student_label, r = measure(student_label, plan(student, kper, "any")) }
+  end
 
   -- Everything verified: the figures.
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local t = R:table{
     title = ("Sum of %d floats (%s)"):format(n, units.format_size(bytes)),
     id = "reduction",
     columns = {
-      { name = "variant", key = true }, { name = "launches" },
-      { name = "time", unit = "µs", format = us, ns = true, compare = true },
-      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
       R:bw_column("bandwidth", { compare = false }),
       { name = "of copy", unit = "%", format = "%.1f" },
       { name = "speed-up", unit = "x", format = "%.2f" },
       { name = "rel. error", format = "%.2e" }, { name = "bound", format = "%.1e" },
     },
   }
-  t:add{ variant = "copy kernel (reference; read + write)", launches = 1, time = tcopy.median,
-    min = tcopy.min, max = tcopy.max, bandwidth = copy_bw, ["of copy"] = 100 }
-  local first = rows[1].r.t.median
-  local best = rows[1]
+  R:add_row(t, tcopy, { variant = "copy kernel (reference; read + write)", launches = 1, ["of copy"] = 100 })
+  local first, best = rows[1].r.median, rows[1]
   for _, row in ipairs(rows) do
     local r = row.r
-    local bw = R:bw(bytes, r.t.median)
-    t:add{ variant = row.label, launches = r.launches, time = r.t.median, min = r.t.min, max = r.t.max,
-      bandwidth = bw, ["of copy"] = 100 * bw / copy_bw, ["speed-up"] = first / r.t.median,
-      ["rel. error"] = r.err, bound = r.bound }
-    R:roofline_point(row.label, { ops = n - 1, bytes = bytes, ns = r.t.median }) -- n - 1 additions
-    if r.t.median < best.r.t.median then best = row end
+    R:add_row(t, r, { variant = row.label, launches = r.launches, ["of copy"] = 100 * r.bw / copy_bw,
+      ["speed-up"] = first / r.median, ["rel. error"] = r.err, bound = r.bound })
+    if r.median < best.r.median then best = row end
   end
   t:note("time: first start to last end of all the variant's launches (each launch reduces the previous "
     .. "one's partial sums, until one value is left); bandwidth: input bytes / time; the copy kernel "
@@ -258,27 +235,27 @@ R:main(function(R, dev)
     .. "(%d compute units); the slides' last step (work-item 0 adding every group's value after "
     .. "barrier(CLK_GLOBAL_MEM_FENCE)) races across work-groups, so its second stage is a second launch")
     :format(L, cus))
-  t:note(("best: %s, %.1f%% of the copy kernel's bandwidth"):format(best.label,
-    100 * R:bw(bytes, best.r.t.median) / copy_bw))
+  t:note(("best: %s, %.1f%% of the copy kernel's bandwidth"):format(best.label, 100 * best.r.bw / copy_bw))
   R:emit(t)
 
+  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local st = R:table{
     title = "Kernel 6 and the slides' kernel by work-groups per compute unit",
     id = "groups",
     columns = {
       { name = "groups/CU", key = true }, { name = "groups" },
-      { name = "6 time", unit = "µs", format = us, ns = true, compare = true },
+      { name = "6 time", unit = "µs", format = us, ns = true, compare = true }, R:spread_column("6 spread"),
       R:bw_column("6 bandwidth", { theoretical = false, compare = false }),
       { name = "6 of copy", unit = "%", format = "%.1f" },
-      { name = "slides time", unit = "µs", format = us, ns = true },
+      { name = "slides time", unit = "µs", format = us, ns = true }, R:spread_column("slides spread"),
       R:bw_column("slides bandwidth", { theoretical = false, compare = false }),
       { name = "slides of copy", unit = "%", format = "%.1f" },
     },
   }
   for _, s in ipairs(sweep) do
-    local b6, bs = R:bw(bytes, s.r6.t.median), R:bw(bytes, s.rs.t.median)
-    st:add{ ["groups/CU"] = s.g, groups = s.groups, ["6 time"] = s.r6.t.median, ["6 bandwidth"] = b6,
-      ["6 of copy"] = 100 * b6 / copy_bw, ["slides time"] = s.rs.t.median, ["slides bandwidth"] = bs,
+    local b6, bs = s.r6.bw, s.rs.bw
+    st:add{ ["groups/CU"] = s.g, groups = s.groups, ["6 time"] = s.r6.median, ["6 spread"] = s.r6.spread, ["6 bandwidth"] = b6,
+      ["6 of copy"] = 100 * b6 / copy_bw, ["slides time"] = s.rs.median, ["slides spread"] = s.rs.spread, ["slides bandwidth"] = bs,
       ["slides of copy"] = 100 * bs / copy_bw }
   end
   st:note("each: two launches (the groups' partial sums, then one work-group over them), verified as above")

@@ -1,0 +1,96 @@
+--- clua.cli: a recipe's command line: the options every recipe shares
+-- (--device, --quick, --reps, --size, the output files, --timeout), the
+-- recipe's own, and assignment mode's (--kernel) where the recipe declares a
+-- contract for a student's kernel. Parsing errors print the usage and exit 2.
+-- @module clua.cli
+local argparse = require "argparse"
+local units = require "clua.units"
+
+local cli = {}
+
+local function positive_int(s)
+  local n = math.tointeger(tonumber(s))
+  if not n or n < 0 then return nil, "a whole number >= 0 expected, got '" .. tostring(s) .. "'" end
+  return n
+end
+
+local function seconds(s)
+  local n = tonumber(s)
+  if not n or n <= 0 or n == math.huge then return nil, "a number of seconds > 0 expected, got '" .. tostring(s) .. "'" end
+  return n
+end
+
+--- The argparse parser of a recipe made with `spec` (recipe.new's table).
+-- @tab spec the recipe's declaration
+-- @treturn argparse.Parser
+function cli.parser(spec)
+  local epilog = (spec.seed and ("Reproduces: " .. spec.seed .. ".\n") or "") ..
+    "Environment: CLUA_DEVICE selects the default device; CLUA_CORRUPT=1 (or a list of " ..
+    "recipe names) corrupts one output element before verification, which must then fail." ..
+    (spec.student and ("\nAssignment mode (--kernel FILE): " .. spec.student) or "")
+  local p = argparse(spec.name, spec.description, epilog)
+  local reps, quick_reps = spec.reps or 10, spec.quick_reps or 3
+  p:option("--device", "Device: a name, an index P:D, or all (every device)."):argname("DEV")
+  p:flag("--quick", "Small sizes and few repetitions (for CI).")
+  p:option("--reps", ("Timed repetitions (default %d, %d with --quick)."):format(reps, quick_reps))
+    :argname("N"):convert(positive_int)
+  p:option("--warmup", ("Untimed warm-up runs (default %d)."):format(spec.warmup or 2))
+    :argname("N"):convert(positive_int)
+  p:option("--size", "Problem size, e.g. 4096, 64K, 256MiB, 1e6" ..
+    (spec.size and (" (default " .. spec.size .. (spec.quick_size and (", " .. spec.quick_size
+      .. " with --quick") or "") .. ").") or "."))
+    :argname("SIZE"):convert(units.parse_size)
+  p:option("--csv", "Write the tables as CSV."):argname("FILE")
+  p:option("--json", "Write the tables and metadata as JSON."):argname("FILE")
+  p:flag("--md", "Print Markdown instead of aligned text.")
+  p:option("--svg", "Write the plot as SVG."):argname("FILE")
+  p:option("--trace", "Write the timeline as Chrome trace JSON (Perfetto)."):argname("FILE")
+  p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
+  p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
+  p:option("--timeout", "End with an error when a wait for the device takes longer than S seconds (a kernel " ..
+    "that never ends); default: CLUA_TIMEOUT, else none" .. (spec.student and ", or 60 with --kernel" or "") .. ".")
+    :argname("S"):convert(seconds)
+  if spec.student then
+    p:option("--kernel", "Assignment mode: also time your own kernel from FILE, verified like the "
+      .. "recipe's and ranked beside them (see below for what it must do)."):argname("FILE")
+    p:option("--kernel-name", "The kernel of --kernel FILE to use (default: " ..
+      (spec.student_name and ("'" .. spec.student_name .. "', or ") or "") .. "the file's only kernel)."):argname("NAME")
+  end
+  if spec.options then spec.options(p) end
+  return p
+end
+
+--- Parses the recipe's command line into `self` (a recipe): `args`, `argv`,
+-- `quick`, `reps`, `warmup`, `size`, `divisor`, `bw_unit`, `timeout`.
+-- On a bad option it prints the usage and "recipe NAME: why" on self.err and
+-- calls self.exit(2) (then raises, where exit is replaced by a spec).
+-- @param self the recipe
+-- @tab spec recipe.new's table
+function cli.parse(self, spec)
+  local p = cli.parser(spec)
+  self.parser = p
+  local argv = spec.args or rawget(_G, "arg") or {}
+  local list = table.move(argv, 1, #argv, 1, {})
+  local ok, a = p:pparse(list)
+  if not ok then
+    self.err:write(p:get_usage(), "\n", ("recipe %s: %s\n"):format(self.name, a))
+    self.exit(2)
+    error(a, 0) -- when exit is replaced (specs)
+  end
+  self.args, self.argv = a, list
+  self.quick = a.quick or false
+  self.reps_given, self.warmup_given = a.reps ~= nil, a.warmup ~= nil
+  self.reps = a.reps or (self.quick and (spec.quick_reps or 3) or (spec.reps or 10))
+  self.warmup = a.warmup or spec.warmup or 2
+  self.size = a.size or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
+    or (spec.size and units.parse_size(spec.size)) or nil
+  self.divisor = a.gib and units.GiB or units.GB
+  self.bw_unit = units.bw_unit(self.divisor)
+  self.all_devices = (a.device or os.getenv("CLUA_DEVICE")) == "all"
+  -- A student's kernel may never end: assignment mode waits 60 s at most
+  -- unless --timeout or CLUA_TIMEOUT says otherwise.
+  local env_timeout = os.getenv("CLUA_TIMEOUT")
+  self.timeout = a.timeout or ((not env_timeout or env_timeout == "") and a.kernel and 60) or nil
+end
+
+return cli

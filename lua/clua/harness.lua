@@ -1,0 +1,371 @@
+--- clua.harness: the measurement cycle every recipe runs, in one place (as
+-- BabelStream's main.cpp owns init, run, check and report while each
+-- implementation only supplies kernels). A recipe declares what a variant
+-- reads, which part of each output it owns and what that part must hold; the
+-- harness then runs:
+--
+--   poison every output (the part the kernel does not own as well) ->
+--   warm-up -> timed repetitions (events; the host clock where an event
+--   reports 0 ns) -> read back -> CLUA_CORRUPT's one wrong element ->
+--   verify the owned part -> the unowned part still poisoned, every input
+--   unchanged, assignment mode's guard zones intact -> the figure held
+--   against its physical bound (clua.bounds; timed again by the host clock,
+--   or the run ends, when it is above) -> spread, noise and cache marks.
+--
+--     local din = R:input("in", host)                 -- checked unchanged
+--     local dout = R:output("out", "float", n)        -- poisoned, read back
+--     local res = R:measure{ label = "copy", run = function() return q:launch(k, n) end,
+--       reads = { din }, outputs = { { dout, expect = host } }, bytes = 2 * 4 * n }
+--     t:add(R:row(res, { variant = "copy" }))
+--
+-- The methods below are the recipe's (`R:measure`, ...).
+-- @module clua.harness
+local cl = require "cl"
+local units = require "clua.units"
+local verify = require "clua.verify"
+local noise = require "clua.noise"
+local bounds = require "clua.bounds"
+local assign = require "clua.assign"
+local optcheck = require "clua.options"
+
+local harness = {}
+
+--- The byte every output is filled with before a measurement (0xA5: a float
+-- of -2.9e-16, no small integer): what a kernel does not write keeps it.
+harness.POISON = 0xA5
+
+--- The recipe methods this module gives (installed by clua.recipe).
+harness.methods = {}
+local M = harness.methods
+
+local sizes = {}
+local function esize(ty)
+  local s = sizes[ty]
+  if not s then s = cl.array(ty, 1).size; sizes[ty] = s end
+  return s
+end
+
+-- What the harness knows of the buffers it made: name, type, elements, and
+-- an input's host copy. Weak keys: a buffer let go is forgotten.
+local function known(self)
+  local k = rawget(self, "known_buffers")
+  if not k then k = setmetatable({}, { __mode = "k" }); self.known_buffers = k end
+  return k
+end
+
+--- An input buffer: `data` (a cl.array) copied to the device. A measurement
+-- that lists it in `reads` checks afterwards that it still holds `data`. In
+-- assignment mode it is guarded (clua.guard).
+-- @string name its name in messages ("in", "a")
+-- @tparam cl.array data the values (kept: do not change them while it is used)
+-- @string[opt="read_only"] flags as for ctx:buffer
+-- @treturn cl.buffer
+function M:input(name, data, flags)
+  flags = flags or "read_only"
+  local g = assign.guard(self)
+  local buf = g and g:buffer(name, data, { input = true, flags = flags }) or self.ctx:buffer(data, flags)
+  known(self)[buf] = { name = name, type = data.type, n = #data, data = data }
+  return buf
+end
+
+--- An output buffer of `n` elements of `type`. A measurement that lists it in
+-- `outputs` poisons it first and then checks it. In assignment mode it is
+-- guarded (clua.guard).
+-- @string name its name in messages ("out")
+-- @string type the element type ("float", "uint", ...)
+-- @int n elements
+-- @string[opt] flags as for ctx:buffer
+-- @treturn cl.buffer
+function M:output(name, type, n, flags)
+  local bytes = n * esize(type)
+  local g = assign.guard(self)
+  local buf = g and g:buffer(name, bytes, { flags = flags }) or self.ctx:buffer(bytes, flags)
+  known(self)[buf] = { name = name, type = type, n = n }
+  return buf
+end
+
+--- Verifies a result against its reference (clua.verify.arrays), raising on
+-- a difference; the first verification of a run under CLUA_CORRUPT first
+-- changes one element of `got` (the middle one), so that it must fail.
+-- @string name what is checked, for the message
+-- @param got a cl.array or a list
+-- @param expected a cl.array, a list or a function of the 0-based index
+-- @tab[opt] opts `tol`, `exact`
+function M:verify(name, got, expected, opts)
+  self:inject(got)
+  return verify.arrays(name, got, expected, opts)
+end
+
+--- verify.scalar with CLUA_CORRUPT's injection, as `R:verify`.
+-- @string name what is checked
+-- @number got the result
+-- @number expected the reference
+-- @number[opt] tol relative tolerance (default exact)
+-- @treturn number the relative error
+function M:verify_scalar(name, got, expected, tol)
+  if self.corrupt and not rawget(self, "corrupted") then
+    self.corrupted = true
+    got = got + math.max(1, math.abs(got))
+  end
+  return verify.scalar(name, got, expected, tol)
+end
+
+--- Under CLUA_CORRUPT, once a run: changes one element of `a` (a cl.array or
+-- a Lua list; element `i`, 0-based, default the middle one). The harness calls
+-- it before every verification; a recipe never needs to.
+-- @treturn boolean true when it changed something
+function M:inject(a, i)
+  if not self.corrupt or rawget(self, "corrupted") then return false end
+  local n = #a
+  if n == 0 then return false end
+  i = i or n // 2
+  local k = type(a) == "table" and i + 1 or i
+  local v = a[k]
+  if math.type(v) == "integer" then a[k] = v == 0 and 1 or 0
+  else a[k] = v + math.max(1, math.abs(v)) end
+  self.corrupted = true
+  return true
+end
+
+local function poison(q, buf)
+  q:fill(buf, harness.POISON, { type = "uchar" })
+end
+
+-- The unowned elements [from, to) of an output still poisoned, else raises
+-- naming the first element written and the part the kernel owns.
+local function check_unowned(q, buf, info, from, to, lo, hi, label)
+  if to <= from then return end
+  local es = esize(info.type)
+  local got = cl.array("uchar", (to - from) * es)
+  q:read(buf, got, { offset = from * es })
+  local want = cl.array("uchar", #got):fill(harness.POISON)
+  local ok, _, _, first, nbad = got:compare(want, 0)
+  if not ok then
+    error(("%s: %s[%d] written outside the part the kernel owns (%s[%d .. %d) of %d elements; "
+      .. "%d bytes changed outside it)"):format(label, info.name, from + first // es, info.name, lo, hi,
+      info.n, nbad), 0)
+  end
+end
+
+local function check_input(q, buf, info, label)
+  local now = cl.array(info.type, info.n)
+  q:read(buf, now)
+  local ok, _, _, at, nbad = now:compare(info.data, 0)
+  if not ok then
+    error(("%s: %s: an input changed: %d of %d elements, the first %s[%d] (%s, was %s)"):format(label,
+      info.name, nbad, info.n, info.name, at, tostring(now[at]), tostring(info.data[at])), 0)
+  end
+end
+
+local MEASURE = { "label", "run", "outputs", "reads", "bytes", "ops", "type", "bound", "footprint",
+  "reps", "warmup", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "roofline" }
+local OUTPUT = { "owns", "expect", "check", "tol", "exact", "poison", "name" }
+for _, k in ipairs(OUTPUT) do OUTPUT[k] = true end
+
+local function wait_all(r)
+  if type(r) == "userdata" then r:wait()
+  elseif type(r) == "table" then for _, e in ipairs(r) do if type(e) == "userdata" then e:wait() end end end
+end
+
+--- Runs one variant through the whole cycle and returns its figures.
+-- @tab spec the variant's contract and timing:
+--
+-- * `label` the row's name (messages, progress, the roofline);
+-- * `run(i)` one repetition: returns its event, a list of events, or nothing
+--   (then it is timed by the host clock around it and a finish);
+-- * `outputs` a list of `{buffer, owns = {lo, hi}, expect = ..., tol =,
+--   exact =, check = function(got) ... end, poison = false}`: the buffer
+--   (made by `R:output`, or `name =` given), the elements it owns (default
+--   all), what they must hold (a cl.array, list or function of the index,
+--   compared by `R:verify`), or `check(got)` that raises on a wrong result
+--   and may return an error figure (kept as `res.err`); `poison = false` for
+--   a buffer the kernel reads too (a recurrence), which is then not poisoned
+--   and has no unowned part;
+-- * `reads` the inputs (made by `R:input`) that must be unchanged;
+-- * `bytes`, `ops` one repetition's traffic and operations (`type` "float"
+--   by default: the roofline point); `bound` what `bytes` is held against:
+--   "memory" (default), "pcie", "host", a B/s figure, or false;
+--   `footprint` the bytes the repetition touches (default the buffers'
+--   sizes), which marks a cache figure when the device's caches hold them;
+-- * timing options of `R:time` (`reps`, `warmup`, `target_ms`, `queue`,
+--   `finish`, `host`, `sync`).
+-- @treturn tab `label`, `t` (the clua.timing result), `median`, `min`,
+-- `max` (ns), `spread` (%), `clock` ("event" or "host"), `bw` (in R.bw_unit),
+-- `per_s` (B/s), `rate` (operations/s), `err` (what `check` returned),
+-- `cache` (true for a cache figure), `notes` (what the row must say)
+-- @raise a verification failure, an ownership or input violation, or a
+-- figure above its bound by the host clock too
+function M:measure(spec)
+  optcheck.check(spec, "R:measure", MEASURE)
+  local label = spec.label or "?"
+  local q = type(spec.queue) == "userdata" and spec.queue or self.queue
+  local reg = known(self)
+  local outs = spec.outputs or {}
+  for i, o in ipairs(outs) do
+    for k in pairs(o) do
+      if type(k) ~= "number" and not OUTPUT[k] then
+        error(("R:measure: outputs[%d]: unknown option '%s' (known: %s)"):format(i, tostring(k),
+          table.concat(OUTPUT, ", ")), 2)
+      end
+    end
+    if not o[1] then error(("R:measure: outputs[%d] has no buffer"):format(i), 2) end
+    if o.poison ~= false then poison(q, o[1]) end
+  end
+  q:finish()
+
+  local topts = { label = label }
+  for _, k in ipairs({ "reps", "warmup", "target_ms", "min_reps", "max_reps", "finish", "host", "sync" }) do
+    topts[k] = spec[k]
+  end
+  if spec.queue then topts.queue = spec.queue end
+  local t = self:time(spec.run, topts)
+  local res = { label = label, notes = {}, bytes = spec.bytes, ops = spec.ops }
+
+  local function by_host(why)
+    res.notes[#res.notes + 1] = ("%s: %s; timed by the host clock around the commands and the wait for them")
+      :format(label, why)
+    local o = {}
+    for k, v in pairs(topts) do o[k] = v end
+    o.label = label .. " (host clock)"
+    return self:time(function(i) wait_all(spec.run(i)) end, o)
+  end
+  if t.mode == "event" and t.min <= 0 then
+    t = by_host("an event reports 0 ns: the driver does not time this command")
+  end
+
+  -- The results: owned part verified, unowned part still poisoned.
+  for _, o in ipairs(outs) do
+    local buf = o[1]
+    local info = reg[buf] or {}
+    info = { name = o.name or info.name or "out", type = info.type, n = info.n, data = info.data }
+    if not info.type then error(("R:measure %s: output %s was not made by R:output"):format(label, info.name), 0) end
+    local lo, hi = 0, info.n
+    if o.owns then lo, hi = o.owns[1], o.owns[2] end
+    local es = esize(info.type)
+    local got = cl.array(info.type, hi - lo)
+    if hi > lo then q:read(buf, got, { offset = lo * es }) end
+    local what = ("%s: %s[%d .. %d)"):format(label, info.name, lo, hi)
+    if o.check then
+      self:inject(got)
+      res.err = o.check(got, what)
+    elseif o.expect ~= nil then
+      local v = self:verify(what, got, o.expect, { tol = o.tol, exact = o.exact })
+      res.err = res.err or v.max_rel
+    end
+    if o.poison ~= false then
+      check_unowned(q, buf, info, 0, lo, lo, hi, label)
+      check_unowned(q, buf, info, hi, info.n, lo, hi, label)
+    end
+  end
+  for _, b in ipairs(spec.reads or {}) do
+    local info = reg[b]
+    if info and info.data then check_input(q, b, info, label) end
+  end
+  self:check_student(label)
+
+  -- The figure against what the hardware can do.
+  local facts = self.facts
+  local kind = spec.bound == nil and "memory" or spec.bound
+  if spec.bytes and kind then
+    local foot = spec.footprint
+    if not foot then
+      foot = 0
+      for _, o in ipairs(outs) do local i = reg[o[1]]; if i then foot = foot + i.n * esize(i.type) end end
+      for _, b in ipairs(spec.reads or {}) do local i = reg[b]; if i then foot = foot + i.n * esize(i.type) end end
+    end
+    local cache, from = bounds.cache_bytes(facts)
+    if kind == "memory" and foot > 0 and foot <= cache then
+      res.cache = true
+      res.cache_note = ("c: a cache figure: the working set (%s or less) fits %s (%s), so the row measures "
+        .. "the cache, not the memory"):format(units.format_size(foot), from, units.format_size(cache))
+      res.footprint = foot
+      kind = "cache"
+    end
+    local ok, why = bounds.check(spec.bytes / t.median * 1e9, facts, kind)
+    if not ok and t.mode == "event" then
+      t = by_host(("by its events %s GB/s, %s"):format(units.format_number(spec.bytes / t.median),
+        why))
+      ok, why = bounds.check(spec.bytes / t.median * 1e9, facts, kind)
+    end
+    if not ok then
+      error(("%s: %s GB/s by the host clock is %s: not a result (a wrong byte count, or a command "
+        .. "that did not run)"):format(label, units.format_number(spec.bytes / t.median), why), 0)
+    end
+  end
+  if spec.ops then
+    local ok, why = bounds.check(spec.ops / t.median * 1e9, facts, "compute")
+    if not ok then error(("%s: %s Gop/s is %s: not a result"):format(label,
+      units.format_number(spec.ops / t.median), why), 0) end
+    if spec.roofline ~= false and spec.bytes then
+      self:roofline_point(label, { ops = spec.ops, bytes = spec.bytes, ns = t.median, type = spec.type })
+    end
+  end
+
+  res.t, res.clock = t, t.mode
+  res.median, res.min, res.max = t.median, t.min, t.max
+  res.spread = noise.spread(t)
+  if spec.bytes then
+    res.per_s = spec.bytes / t.median * 1e9
+    res.bw = units.gbps(spec.bytes, t.median, self.divisor)
+  end
+  if spec.ops then res.rate = spec.ops / t.median * 1e9 end
+  return res
+end
+
+--- Columns for a measurement's time: `time` (the median), `min` and `max`
+-- in `unit` ("µs" by default, or "ms", "ns"); R:emit adds the spread after
+-- them. `opts.compare` (default true) marks the time for --compare. A list
+-- of three columns, which `R:table` takes among the others.
+-- @string[opt="µs"] unit
+-- @tab[opt] opts `name` (default "time"), `compare`
+-- @treturn tab the list of the three column specs
+function M:time_columns(unit, opts) -- luacheck: ignore self
+  opts = opts or {}
+  unit = unit or "µs"
+  local div = ({ ns = 1, ["µs"] = 1e3, us = 1e3, ms = 1e6, s = 1e9 })[unit]
+  local digits = unit == "ms" and "%.3f" or "%.1f"
+  local fmt = function(v) return digits:format(v / div) end
+  return { { name = opts.name or "time", unit = unit, format = fmt, ns = true, compare = opts.compare ~= false },
+    { name = "min", unit = unit, format = fmt, ns = true },
+    { name = "max", unit = unit, format = fmt, ns = true } }
+end
+
+--- A spread column (clua.noise) named `name`, for a table that shows more
+-- than one measurement a row ("6 spread" beside "6 time").
+function M:spread_column(name) return noise.column(name) end -- luacheck: ignore self
+
+--- A table row of a measurement: `fields` with, where the table `t` has such
+-- columns and `fields` does not set them, `time` (median), `min`, `max`,
+-- `spread` and `bandwidth`; its notes (a host clock, a cache figure) are
+-- added to `t` once each. Returns the row, added to `t`.
+-- @tparam clua.report t the table
+-- @tab res what `R:measure` returned
+-- @tab fields the row's other cells
+-- @treturn tab the row
+function M:add_row(t, res, fields) -- luacheck: ignore self
+  local row = {}
+  for k, v in pairs(fields or {}) do row[k] = v end
+  local auto = { time = res.median, min = res.min, max = res.max, spread = res.spread, bandwidth = res.bw }
+  for k, v in pairs(auto) do
+    if row[k] == nil and t:column(k) then row[k] = v end
+  end
+  t.harness_notes = t.harness_notes or {}
+  local function note(text)
+    if text and not t.harness_notes[text] then t.harness_notes[text] = true; t:note(text) end
+  end
+  for _, n in ipairs(res.notes or {}) do note(n) end
+  if res.cache then
+    row.cache_figure = true
+    -- one note for the table, naming its largest cached working set
+    if not t.cache_foot or res.footprint > t.cache_foot then
+      t.cache_foot = res.footprint
+      if t.cache_note_at then t.notes[t.cache_note_at] = res.cache_note
+      else t:note(res.cache_note); t.cache_note_at = #t.notes end
+    end
+  end
+  local r = t:add(row)
+  r.cache_figure = row.cache_figure
+  return r
+end
+
+return harness
