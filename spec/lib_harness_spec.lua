@@ -1,0 +1,131 @@
+-- clua.harness on the default device (PoCL in CI): the measurement cycle's
+-- checks each fail a kernel that breaks its contract, naming what it broke:
+-- a write inside an output buffer outside the part it owns, an input it
+-- changed, a wrong owned part, CLUA_CORRUPT's injected element; a write past
+-- the allocation in assignment mode; and a working set within the caches
+-- reads as a cache figure.
+package.path = "lua/?.lua;" .. package.path
+local cl = require "cl"
+local recipe = require "clua.recipe"
+
+local function sink()
+  local s = { text = "" }
+  function s:write(...) for _, x in ipairs({ ... }) do self.text = self.text .. tostring(x) end return self end
+  function s:flush() return self end
+  return s
+end
+
+local function make(args, spec)
+  spec = spec or {}
+  spec.name, spec.args = spec.name or "harness", args or { "--reps", "2", "--warmup", "1" }
+  local R = recipe.new(spec)
+  R.out, R.err = sink(), sink()
+  return R
+end
+
+-- out[i] = in[i] for i < n, and, when `extra` >= 0, out[extra] = -1 too.
+local SRC = [[
+__kernel void copy_extra(__global const float *in, __global float *out, uint n, int extra) {
+  size_t i = get_global_id(0);
+  if (i < n) out[i] = in[i];
+  if (i == 0 && extra >= 0) out[extra] = -1.0f;
+}
+__kernel void scribble(__global float *in, uint n) {
+  if (get_global_id(0) == 0) in[n / 2] = 42.0f;
+}
+]]
+
+local N = 1024
+
+local function setup_copy(R, extra, out_n)
+  local k = R.ctx:program(SRC):build():kernel("copy_extra")
+  local host = cl.array("float", N):ramp(1, 1)
+  local din = R:input("in", host)
+  local dout = R:output("out", "float", out_n or 2 * N)
+  k:args(din, dout, cl.uint(N), cl.int(extra))
+  return k, host, din, dout
+end
+
+local function measure_copy(R, k, host, din, dout)
+  return R:measure{ label = "copy", run = function() return R.queue:launch(k, N) end, reads = { din },
+    outputs = { { dout, owns = { 0, N }, expect = host } }, bytes = 2 * 4 * N }
+end
+
+describe("clua.harness", function()
+  it("measures a kernel that keeps its contract: figures, spread, and the owned part verified", function()
+    local R = make()
+    local res = measure_copy(R, setup_copy(R, -1))
+    assert.are.equal("copy", res.label)
+    assert.is_true(res.median > 0 and res.min <= res.median and res.median <= res.max)
+    assert.is_number(res.spread)
+    assert.is_true(res.bw > 0)
+  end)
+
+  it("fails a write inside the output buffer but outside the part the kernel owns, naming the element", function()
+    local R = make()
+    local ok, err = pcall(measure_copy, R, setup_copy(R, N + 5))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("copy: out[1029] written outside the part the kernel owns (out[0 .. 1024) "
+      .. "of 2048 elements", 1, true), err)
+  end)
+
+  it("fails a wrong owned part with the verification's first wrong element", function()
+    local R = make()
+    local ok, err = pcall(measure_copy, R, setup_copy(R, 7))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("verify copy: out[0 .. 1024): 1 of 1024 elements differ", 1, true), err)
+    assert.truthy(tostring(err):find("index 7: got -1", 1, true), err)
+  end)
+
+  it("fails a kernel that changes an input it only reads", function()
+    local R = make()
+    local k = R.ctx:program(SRC):build():kernel("scribble")
+    local host = cl.array("float", N):fill(1)
+    local din = R:input("in", host, "read_write")
+    k:args(din, cl.uint(N))
+    local ok, err = pcall(R.measure, R, { label = "scribble", run = function() return R.queue:launch(k, 1) end,
+      reads = { din } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("scribble: in: an input changed: 1 of 1024 elements, the first in[512] "
+      .. "(42.0, was 1.0)", 1, true), err)
+  end)
+
+  it("corrupts one element under CLUA_CORRUPT, once a run, so that verification fails", function()
+    local R = make()
+    R.corrupt = true
+    local ok, err = pcall(measure_copy, R, setup_copy(R, -1))
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("1 of 1024 elements differ", 1, true), err)
+    local again = measure_copy(R, setup_copy(R, -1)) -- once a run: the next verification passes
+    assert.is_true(again.median > 0)
+  end)
+
+  it("guards assignment mode's buffers: a write past the allocation fails", function()
+    local f = os.tmpname()
+    local h = assert(io.open(f, "w")); h:write(SRC); h:close()
+    local R = make({ "--reps", "1", "--warmup", "0", "--kernel", f, "--kernel-name", "copy_extra" },
+      { student = "a test contract" })
+    local k = R:student_kernel()
+    local host = cl.array("float", N):ramp(1, 1)
+    local din = R:input("in", host)
+    local dout = R:output("out", "float", N)
+    k:args(din, dout, cl.uint(N), cl.int(N + 1))
+    local ok, err = pcall(measure_copy, R, k, host, din, dout)
+    os.remove(f)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("student: out: 4 bytes written at offset 4100, past the end (4096 bytes)",
+      1, true), err)
+  end)
+
+  it("marks a working set within the device's caches as a cache figure", function()
+    local R = make()
+    rawset(R, "facts", setmetatable({ global_mem_cache = 2 ^ 20 }, { __index = R.facts }))
+    local res = measure_copy(R, setup_copy(R, -1))
+    assert.is_true(res.cache)
+    local t = R:table{ title = "t", columns = { { name = "variant", key = true }, R:time_columns(),
+      R:bw_column("bandwidth") } }
+    R:add_row(t, res, { variant = "copy" })
+    assert.truthy(t.notes[1]:find("^c: a cache figure"), t.notes[1])
+    assert.truthy(require("clua.report").text(t):find("%d c\n"))
+  end)
+end)
