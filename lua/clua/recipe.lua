@@ -95,10 +95,18 @@ local function defines_key(d)
   return table.concat(keys, " ")
 end
 
---- A program built from `file` (looked up under clua's kernels/ folder) with
+--- A program built from `file` (looked up beside the running script, then as
+-- given, then under clua's kernels/ folder) with
 -- `defines` ({N=16, USE_X=true}) and build `options`, cached per device.
 function Recipe:program(file, defines, options)
   self.programs = rawget(self, "programs") or {}
+  -- a kernel beside the running script comes first (mywork/vsize.lua + mywork/vsize.cl)
+  local script = rawget(_G, "arg") and arg[0]
+  local dir = type(script) == "string" and script:match("^(.*)/[^/]*$")
+  if dir and not file:find("^/") then
+    local f = io.open(dir .. "/" .. file)
+    if f then f:close(); file = dir .. "/" .. file end
+  end
   local key = table.concat({ file, defines_key(defines), options or "" }, "\0")
   local prog = self.programs[key]
   if not prog then
@@ -232,6 +240,31 @@ recipe.merge_by_device = output.merge_by_device
 recipe.output_path = output.output_path
 recipe.meta_path = output.meta_path
 
+-- The library's own folder (lua/clua/), as its chunks name it.
+local LIB = (debug.getinfo(1, "S").source:match("^@(.*/)[^/]*$")) or "?"
+
+--- An error raised inside the library for the caller's mistake names the
+-- caller's file and line, not the library's: `msg`'s leading `FILE:LINE: `,
+-- when FILE is in clua's library, becomes that of the first Lua function on
+-- the stack (from `level` up) outside it: the recipe's line that called.
+-- @string msg the error message
+-- @int level the stack level to start from
+-- @treturn string the message
+function recipe.user_location(msg, level)
+  local file = msg:match("^(.-):%d+: ")
+  if not file or file:sub(1, #LIB) ~= LIB then return msg end
+  local l = (level or 1) + 1
+  while true do
+    local info = debug.getinfo(l, "Sl")
+    if not info then return msg end
+    if info.what ~= "C" and info.currentline > 0 and info.source:sub(1, 1) == "@"
+      and info.source:sub(2, #LIB + 1) ~= LIB then
+      return ("%s:%d: %s"):format(info.source:sub(2), info.currentline, msg:gsub("^.-:%d+: ", "", 1))
+    end
+    l = l + 1
+  end
+end
+
 --- Runs the recipe's body and writes its output files.
 -- Runs body(R, device), once, or once per device with --device
 -- all (R.device, R.ctx, R.queue, R.facts set anew for each). Any error,
@@ -261,7 +294,7 @@ function Recipe:main(body)
       output.write_files(self, self.emitted, recipe.version())
     end
   end, function(e)
-    local msg = type(e) == "string" and e or tostring(e)
+    local msg = recipe.user_location(type(e) == "string" and e or tostring(e), 2)
     if os.getenv("CLUA_TRACEBACK") == "1" then msg = debug.traceback(msg, 2) end
     return msg
   end)

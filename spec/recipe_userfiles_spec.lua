@@ -1,0 +1,63 @@
+-- A student's recipe beside its kernel (mywork/vsize.lua + mywork/vsize.cl)
+-- runs from any folder, and an error raised for the user's mistake names the
+-- user's file and line, not the library's.
+local clua = os.getenv("CLUA") or "build/clua"
+
+local SCRIPT = [[
+local recipe = require "clua.recipe"
+local R = recipe.new{ name = "vsize", description = "A student's recipe." }
+R:main(function(R)
+  local k = R:kernel(KERNEL_FILE, "twice")
+  local cl = require "cl"
+  local host = cl.array("float", 64):ramp(0, 1)
+  local din, dout = R:input("in", host), R:output("out", "float", 64)
+  k:args(din, dout)
+  local want = cl.array("float", 64):ramp(0, 2)
+  R:measure{ label = "twice", run = function() return R.queue:launch(k, 64) end, reads = { din },
+    outputs = { { dout, expect = want } } }
+  print("verified")
+end)
+]]
+
+local KERNEL = "__kernel void twice(__global const float *in, __global float *out) "
+  .. "{ size_t i = get_global_id(0); out[i] = 2.0f * in[i]; }\n"
+
+local function run(cmd)
+  local p = assert(io.popen(cmd)); local out = p:read("a"); p:close(); return out
+end
+
+local function abs(path)
+  if path:sub(1, 1) == "/" then return path end
+  return run("pwd"):gsub("%s+$", "") .. "/" .. path
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "w")); f:write(text); f:close()
+end
+
+describe("a user's recipe and kernel side by side", function()
+  local dir
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir .. "/mywork"))
+    write(dir .. "/mywork/vsize.cl", KERNEL)
+  end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  it("finds the kernel beside the script when run from another folder", function()
+    write(dir .. "/mywork/vsize.lua", (SCRIPT:gsub("KERNEL_FILE", '"vsize.cl"')))
+    local out = run(("cd %s && CLUA_PROGRESS=0 %s mywork/vsize.lua 2>&1; echo exit=$?"):format(dir, abs(clua)))
+    assert.truthy(out:find("verified", 1, true), out)
+    assert.truthy(out:find("exit=0", 1, true), out)
+  end)
+
+  it("names the user's file and line when the kernel file is missing", function()
+    write(dir .. "/mywork/vsize.lua", (SCRIPT:gsub("KERNEL_FILE", '"nosuch.cl"')))
+    local out = run(("cd %s && CLUA_PROGRESS=0 %s mywork/vsize.lua 2>&1; echo exit=$?"):format(dir, abs(clua)))
+    assert.truthy(out:find("recipe vsize: mywork/vsize.lua:4: ctx:program_file: cannot open kernel file "
+      .. "'nosuch.cl'", 1, true), out)
+    assert.falsy(out:find("lua/clua/", 1, true), out)
+    assert.truthy(out:find("exit=1", 1, true), out)
+  end)
+end)
