@@ -15,7 +15,7 @@ local assign = {}
 
 --- The recipe methods this module gives (installed by clua.recipe).
 assign.methods = {}
-local M = assign.methods
+local Recipe = assign.methods
 
 --- Assignment mode: the student's kernel, or nil.
 -- The kernel is given by `--kernel FILE`, built for `R.device` as the
@@ -31,7 +31,7 @@ local M = assign.methods
 -- @treturn[1] string its label for tables: `"student: NAME (FILE)"`
 -- @return[2] nil without `--kernel`
 -- @raise `--kernel FILE: no kernel NAME (it has: ...)`, or the build log
-function M:student_kernel(default_name, defines, options)
+function Recipe:student_kernel(default_name, defines, options)
   local file = self.args.kernel
   if not file then return nil end
   default_name = default_name or self.spec.student_name
@@ -64,7 +64,7 @@ end
 -- @tab[opt] like the variant whose launch and contract the student's takes
 -- @treturn tab a new list
 -- @usage for _, v in ipairs(R:with_student(VARIANTS, defs, VARIANTS[3])) do ... end
-function M:with_student(variants, defines, like)
+function Recipe:with_student(variants, defines, like)
   local list = table.move(variants, 1, #variants, 1, {})
   local k, label = self:student_kernel(nil, defines)
   if k then
@@ -94,7 +94,7 @@ end
 -- bytes) (after student: k (k.cl))`; the zones and inputs are then restored
 -- for the next kernel. Without `--kernel`, nothing. `R:measure` calls it.
 -- @string[opt] when the kernel that ran, for the message
-function M:check_student(when)
+function Recipe:check_student(when)
   local g = rawget(self, "guard")
   if not g then return end
   g:check(when and ("after " .. when))
@@ -103,7 +103,7 @@ end
 
 --- Forgets every guarded buffer (no more checks of them), so that a recipe
 -- sweeping sizes can let each size's buffers go.
-function M:drop_student_buffers()
+function Recipe:drop_student_buffers()
   self.guard = nil
 end
 
@@ -118,7 +118,7 @@ end
 -- (default the table's first); `prefix`: the note's start, for ranks within a
 -- group of rows (`"tile 16: "`)
 -- @treturn {table,...} the ranked rows, best first
-function M:rank(t, column, filter, opts)
+function Recipe:rank(t, column, filter, opts)
   opts = optcheck.check(opts, "R:rank", { "name", "prefix" })
   local ranked = {}
   for _, row in ipairs(t.rows) do
@@ -149,7 +149,7 @@ end
 -- @string group the column that groups the rows
 -- @tparam {any,...} values the groups, in order
 -- @string[opt] name the column that names the best row
-function M:rank_within(t, column, group, values, name)
+function Recipe:rank_within(t, column, group, values, name)
   for _, v in ipairs(values) do
     self:rank(t, column, function(row) return row[group] == v end,
       { name = name, prefix = #values > 1 and ("%s %s: "):format(group, tostring(v)) or nil })

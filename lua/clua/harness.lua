@@ -36,7 +36,7 @@ harness.POISON = 0xA5
 
 --- The recipe methods this module gives (installed by clua.recipe).
 harness.methods = {}
-local M = harness.methods
+local Recipe = harness.methods
 
 local sizes = {}
 local function esize(ty)
@@ -60,7 +60,7 @@ end
 -- @tparam cl.array data the values (kept: do not change them while it is used)
 -- @string[opt="read_only"] flags as for ctx:buffer
 -- @treturn cl.buffer
-function M:input(name, data, flags)
+function Recipe:input(name, data, flags)
   flags = flags or "read_only"
   local g = assign.guard(self)
   local buf = g and g:buffer(name, data, { input = true, flags = flags }) or self.ctx:buffer(data, flags)
@@ -76,7 +76,7 @@ end
 -- @int n elements
 -- @string[opt] flags as for ctx:buffer
 -- @treturn cl.buffer
-function M:output(name, type, n, flags)
+function Recipe:output(name, type, n, flags)
   local bytes = n * esize(type)
   local g = assign.guard(self)
   local buf = g and g:buffer(name, bytes, { flags = flags }) or self.ctx:buffer(bytes, flags)
@@ -91,7 +91,7 @@ end
 -- @param got a cl.array or a list
 -- @param expected a cl.array, a list or a function of the 0-based index
 -- @tab[opt] opts `tol`, `exact`
-function M:verify(name, got, expected, opts)
+function Recipe:verify(name, got, expected, opts)
   self:inject(got)
   return verify.arrays(name, got, expected, opts)
 end
@@ -102,7 +102,7 @@ end
 -- @number expected the reference
 -- @number[opt] tol relative tolerance (default exact)
 -- @treturn number the relative error
-function M:verify_scalar(name, got, expected, tol)
+function Recipe:verify_scalar(name, got, expected, tol)
   if self.corrupt and not rawget(self, "corrupted") then
     self.corrupted = true
     got = got + math.max(1, math.abs(got))
@@ -114,7 +114,7 @@ end
 -- a Lua list; element `i`, 0-based, default the middle one). The harness calls
 -- it before every verification; a recipe never needs to.
 -- @treturn boolean true when it changed something
-function M:inject(a, i)
+function Recipe:inject(a, i)
   if not self.corrupt or rawget(self, "corrupted") then return false end
   local n = #a
   if n == 0 then return false end
@@ -195,7 +195,7 @@ end
 -- `cache` (true for a cache figure), `notes` (what the row must say)
 -- @raise a verification failure, an ownership or input violation, or a
 -- figure above its bound by the host clock too
-function M:measure(spec)
+function Recipe:measure(spec)
   optcheck.check(spec, "R:measure", MEASURE)
   local label = spec.label or "?"
   local q = type(spec.queue) == "userdata" and spec.queue or self.queue
@@ -319,7 +319,7 @@ end
 -- @string[opt="µs"] unit
 -- @tab[opt] opts `name` (default "time"), `compare`
 -- @treturn tab the list of the three column specs
-function M:time_columns(unit, opts) -- luacheck: ignore self
+function Recipe:time_columns(unit, opts) -- luacheck: ignore self
   opts = opts or {}
   unit = unit or "µs"
   local div = ({ ns = 1, ["µs"] = 1e3, us = 1e3, ms = 1e6, s = 1e9 })[unit]
@@ -332,7 +332,7 @@ end
 
 --- A spread column (clua.noise) named `name`, for a table that shows more
 -- than one measurement a row ("6 spread" beside "6 time").
-function M:spread_column(name) return noise.column(name) end -- luacheck: ignore self
+function Recipe:spread_column(name) return noise.column(name) end -- luacheck: ignore self
 
 --- A table row of a measurement: `fields` with, where the table `t` has such
 -- columns and `fields` does not set them, `time` (median), `min`, `max`,
@@ -342,7 +342,7 @@ function M:spread_column(name) return noise.column(name) end -- luacheck: ignore
 -- @tab res what `R:measure` returned
 -- @tab fields the row's other cells
 -- @treturn tab the row
-function M:add_row(t, res, fields) -- luacheck: ignore self
+function Recipe:add_row(t, res, fields) -- luacheck: ignore self
   local row = {}
   for k, v in pairs(fields or {}) do row[k] = v end
   local auto = { time = res.median, min = res.min, max = res.max, spread = res.spread, bandwidth = res.bw }

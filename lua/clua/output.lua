@@ -13,7 +13,7 @@ local output = {}
 
 --- The recipe methods this module gives (installed by clua.recipe).
 output.methods = {}
-local M = output.methods
+local Recipe = output.methods
 
 local function is_tty()
   local env = os.getenv("CLUA_PROGRESS")
@@ -30,7 +30,7 @@ end
 
 --- A progress line on stderr, shown only when stderr is a terminal (or
 -- CLUA_PROGRESS=1) and the recipe has been running for more than a second.
-function M:progress(fmt, ...)
+function Recipe:progress(fmt, ...)
   if rawget(self, "tty") == nil then self.tty = is_tty() end
   if not self.tty then return end
   if output.now_ns() - (self.started or 0) < 1e9 then return end
@@ -87,7 +87,7 @@ end
 -- the notes of the harness's measurements in its rows (bounds, cache figures,
 -- clocks) once each. With --device all, tables are printed at the end, one per
 -- id, with a device column.
-function M:emit(t)
+function Recipe:emit(t)
   add_spread(t)
   local flag = not t.noise_noted and noise.note(t)
   if flag then t:note(flag); t.noise_noted = true end
@@ -108,7 +108,7 @@ end
 
 --- Prints a sweep (clua.plot) in the terminal.
 -- It is kept for --svg.
-function M:plot(p)
+function Recipe:plot(p)
   if self.all_devices and rawget(self, "device") then p.title = p.title .. " — " .. self.facts.name end
   self.plots[#self.plots + 1] = p
   clear_progress(self)
@@ -118,7 +118,7 @@ end
 
 --- Prints a timeline (clua.timeline) as a Gantt chart.
 -- It is kept for --trace.
-function M:timeline(tl)
+function Recipe:timeline(tl)
   if rawget(self, "device") then tl.process = self.facts.name end
   self.timelines[#self.timelines + 1] = tl
   clear_progress(self)
@@ -134,7 +134,7 @@ end
 -- @string kernel the variant, as the recipe's tables name it
 -- @tab work `ops`, `bytes`, `ns`, `type` ("float" by default; "double", "int")
 -- @usage R:roofline_point("triad", { ops = 2 * n, bytes = 3 * 4 * n, ns = t.median })
-function M:roofline_point(kernel, work)
+function Recipe:roofline_point(kernel, work)
   require("clua.options").check(work, "R:roofline_point", { "ops", "bytes", "ns", "type" })
   local points = rawget(self, "roofline_points")
   if not points then points = {}; self.roofline_points = points end
@@ -207,6 +207,12 @@ function output.meta_path(csv_path)
   return stem .. ".meta.json"
 end
 
+--- Prints the merged tables of a run on every device (the option `device all`).
+function output.print_merged(self, merged)
+  clear_progress(self)
+  for _, t in ipairs(merged) do self.out:write(render(self, t), "\n") end
+end
+
 local function write_file(self, path, text)
   local f, err = io.open(path, "w")
   if not f then error("cannot write " .. tostring(err), 0) end
@@ -215,13 +221,8 @@ local function write_file(self, path, text)
   self.err:write(("%s: wrote %s\n"):format(self.name, path))
 end
 
---- Prints the merged tables of a --device all run.
-function output.print_merged(self, merged)
-  clear_progress(self)
-  for _, t in ipairs(merged) do self.out:write(render(self, t), "\n") end
-end
-
---- Writes the --json, --csv (with its metadata sidecar), --svg and --trace files.
+--- Writes the output files the options ask for: JSON, CSV (with its metadata
+-- sidecar), SVG and the trace.
 -- @param self the recipe
 -- @tab tables the tables to write
 -- @string version clua's version
