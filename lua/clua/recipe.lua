@@ -236,9 +236,12 @@ function Recipe:student_buffer(name, data, opts)
   return g:buffer(name, data, { input = opts.input, flags = opts.flags })
 end
 
-recipe.merge_by_device = output.merge_by_device
-recipe.output_path = output.output_path
-recipe.meta_path = output.meta_path
+--- clua.output.merge_by_device: the tables of a run on every device, merged by id.
+function recipe.merge_by_device(tables) return output.merge_by_device(tables) end
+--- clua.output.output_path: FILE, or FILE's stem .. "." .. id .. extension.
+function recipe.output_path(path, id, count) return output.output_path(path, id, count) end
+--- clua.output.meta_path: the metadata sidecar of a CSV file.
+function recipe.meta_path(csv_path) return output.meta_path(csv_path) end
 
 -- The library's own folder (lua/clua/), as its chunks name it.
 local LIB = (debug.getinfo(1, "S").source:match("^@(.*/)[^/]*$")) or "?"
