@@ -64,7 +64,7 @@ local function run_c(path, args)
 end
 
 R:main(function(R, dev)
-  local q, ctx = R.queue, R.ctx
+  local q = R.queue
   local nlaunch = R.args.n or (R.quick and 1000 or 10000)
   local batches = R.reps
   local launches = R.args.launches or (R.quick and 20 or 100)
@@ -98,19 +98,18 @@ R:main(function(R, dev)
   end
 
   -- The queue ran them all: a copy kernel enqueued behind the stream on the
-  -- same in-order queue, its output checked.
+  -- same in-order queue, its output poisoned first and checked after, its
+  -- input unchanged (R:measure: not a figure, the check).
   local copy = R:kernel("copy.cl", "copy")
   local m = 1024
-  local input, output = cl.array("float", m), cl.array("float", m)
-  input:random(7, -1, 1)
-  local din, dout = ctx:buffer(input), ctx:buffer(4 * m)
-  q:fill(dout, 0xFFFFFFFF, { type = "uint" })
-  for _ = 1, 100 do q:launch(empty, 1) end
-  q:launch(copy:args(dout, din), m)
-  output:fill(-7)
-  q:read(dout, output)
-  R:corrupt_one(output)
-  R:verify("copy kernel behind the stream of empty kernels", output, input)
+  local input = cl.array("float", m):random(7, -1, 1)
+  local din, dout = R:input("in", input), R:output("out", "float", m)
+  copy:args(dout, din)
+  R:measure{ label = "copy kernel behind the stream of empty kernels", reps = 1, warmup = 0, bound = false,
+    reads = { din }, outputs = { { dout, expect = input, exact = true } }, run = function()
+      for _ = 1, 100 do q:launch(empty, 1) end
+      return q:launch(copy, m)
+    end }
 
   -- 2. One launch at a time: dispatch (QUEUED -> START) from the event, round
   -- trip by the host clock around enqueue + clFinish.

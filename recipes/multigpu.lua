@@ -5,16 +5,16 @@
 -- flushed together: the aggregate against the sum of the alones is the cost
 -- of sharing host memory and the PCIe switches. Then, in one context holding
 -- every device, nvbandwidth's matrix (rows the source, columns the
--- destination, GB/s): the buffer is first migrated to its source device
--- (q:migrate), then the migration to the destination is timed, and the bytes
--- are checked there. With one device (PoCL in CI) the tables have one row and
--- a note says so.
+-- destination, GB/s): a kernel on the source writes the buffer (so that only
+-- the source holds its latest copy), then the migration to the destination is
+-- timed, and the bytes are checked there. With one device (PoCL in CI) the
+-- tables have one row and a note says so.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local units = require "clua.units"
 local timeline = require "clua.timeline"
 local devicemod = require "clua.device"
-local noise = require "clua.noise"
+local bounds = require "clua.bounds"
 local stats = require "clua.stats"
 
 local R = recipe.new{
@@ -25,6 +25,7 @@ local R = recipe.new{
 }
 
 local OPS = { "H2D", "D2H", "both", "copy" }
+local POISON = 0xA5 -- the harness's poison byte, for the all-at-once run's destinations
 
 -- The devices to use: every device of the chosen device's platform.
 local function platform_devices(dev)
@@ -35,6 +36,26 @@ local function platform_devices(dev)
   return { dev }
 end
 
+-- Runs f with R's device, context, queue and facts those of another device
+-- (or context), so that R:input, R:output and R:measure's bounds are that
+-- device's; R's own are back afterwards.
+local function on(dev, ctx, q, facts, f)
+  local keep = {}
+  for _, k in ipairs({ "device", "ctx", "queue", "facts" }) do keep[k] = rawget(R, k) end
+  rawset(R, "device", dev); rawset(R, "ctx", ctx); rawset(R, "queue", q); rawset(R, "facts", facts)
+  local ok, res = pcall(f)
+  for k, v in pairs(keep) do rawset(R, k, v) end
+  if not ok then error(res, 0) end
+  return res
+end
+
+-- A table's notes from measurements (a host clock, a cache figure), once each.
+local function add_notes(t, res)
+  t.seen = t.seen or {}
+  for _, n in ipairs(res.notes) do if not t.seen[n] then t.seen[n] = true; t:note(n) end end
+  if res.cache and not t.seen.cache then t.seen.cache = true; t:note(res.cache_note) end
+end
+
 R:main(function(R, dev)
   local devices = platform_devices(dev)
   local bytes = math.tointeger(R.size) // 4 * 4
@@ -42,111 +63,136 @@ R:main(function(R, dev)
   local src = cl.array("float", n):random(11, -1, 1)
 
   -- One context and queue per device (the alone and all-at-once runs), each
-  -- with its pinned host memory, its device buffers and a copy kernel.
+  -- with its pinned host memory, its device buffers and a copy kernel: da
+  -- holds src (H2D's destination, then read by D2H and the copy), db is
+  -- written by both's H2D and by the copy.
   local rigs = {}
   for i, d in ipairs(devices) do
     local ctx = cl.context(d)
-    local q = ctx:queue()
-    local q2 = ctx:queue() -- the second direction of "both"
+    local q = ctx:queue(d, { profiling = true })
+    local q2 = ctx:queue(d, { profiling = true }) -- the second direction of "both"
     local hin = q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })
     hin:copy(src)
     local hout = q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })
-    local da, db = ctx:buffer(bytes), ctx:buffer(bytes)
-    local k = ctx:program_file("copy.cl"):build():kernel("copy"):args(db, da)
-    rigs[i] = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, q2 = q2, hin = hin,
-      hout = hout, da = da, db = db, k = k }
+    local r = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, q2 = q2, hin = hin,
+      hout = hout, facts = d == dev and R.facts or devicemod.facts(d) }
+    on(d, ctx, q, r.facts, function()
+      r.da, r.db = R:input("a", src, "read_write"), R:output("b", "float", n)
+    end)
+    r.k = ctx:program_file("copy.cl"):build():kernel("copy"):args(r.db, r.da)
+    rigs[i] = r
   end
+  local pcie = function(r, k) return bounds.limit(r.facts, "pcie") * k end
 
-  -- Enqueues one operation on a rig without waiting; returns its events.
+  -- One operation on a rig, enqueued without waiting; its events. Its
+  -- contract: the buffer it writes (or the host array, checked after), what
+  -- it reads, its bytes and its bound (a link per direction, or the memory).
   local function start(r, op)
     if op == "H2D" then return { r.q:write(r.da, r.hin, { blocking = false }) } end
     if op == "D2H" then return { r.q:read(r.da, r.hout, { blocking = false }) } end
     if op == "both" then
-      return { r.q:write(r.da, r.hin, { blocking = false }), r.q2:read(r.db, r.hout, { blocking = false }) }
+      return { r.q:write(r.db, r.hin, { blocking = false }), r.q2:read(r.da, r.hout, { blocking = false }) }
     end
     return { r.q:launch(r.k, n) }
   end
-  local function moved(op) return op == "copy" and 2 * bytes or (op == "both" and 2 * bytes or bytes) end
-
-  -- Runs op on the given rigs at once, reps times after warm-ups: host-clock
-  -- span of each repetition (enqueue all, flush all, wait all), the share of
-  -- it spent before every enqueue had returned, and each rig's event span;
-  -- the last repetition's events for the timeline.
-  local function run(list, op)
-    local spans, enq, per, last = {}, {}, {}, nil
-    for rep = -R.warmup + 1, R.reps do
-      local t0 = cl.now()
-      local evs = {}
-      for i, r in ipairs(list) do evs[i] = start(r, op) end
-      local tq = cl.now()
-      for _, r in ipairs(list) do r.q:flush(); r.q2:flush() end
-      for _, e in ipairs(evs) do cl.wait(e) end
-      local t1 = cl.now()
-      if rep >= 1 then
-        spans[rep] = t1 - t0
-        enq[rep] = (tq - t0) / (t1 - t0) * 100
-        for i, e in ipairs(evs) do
-          local s, f = math.huge, 0
-          for _, x in ipairs(e) do s, f = math.min(s, x.start), math.max(f, x["end"]) end
-          per[i] = per[i] or {}
-          per[i][rep] = f - s
-        end
-        last = evs
-      end
-    end
-    local meds = {}
-    for i, p in ipairs(per) do meds[i] = stats.median(p) end
-    return stats.median(spans), meds, last, noise.spread(spans), stats.median(enq)
+  local function moved(op) return (op == "both" or op == "copy") and 2 * bytes or bytes end
+  local function dest(r, op) return op == "H2D" and r.da or ((op == "both" or op == "copy") and r.db) or nil end
+  local function to_host(op) return op == "D2H" or op == "both" end
+  local function check_host(r, op)
+    if to_host(op) then R:verify(("%s on %s: the host array"):format(op, r.device.name), r.hout, src, { exact = true }) end
   end
 
-  -- Checks what each operation left: the device buffer holds src after H2D,
-  -- the host array after D2H, db after the copy.
-  local function check(r, op)
-    local got = cl.array("float", n)
-    if op == "H2D" or op == "both" then r.q:read(r.da, got) end
-    if op == "D2H" then got:copy(r.hout) end
-    if op == "copy" then r.q:read(r.db, got) end
-    R:verify(("%s on %s"):format(op, r.device.name), got, src, { exact = true })
+  local alone_cols = { { name = "device", key = true }, { name = "index", key = true } }
+  for i, op in ipairs(OPS) do
+    local fmt = op == "copy" and function(v, row) return ("%.1f"):format(v) .. (row and row.copy_cache and " c" or "") end
+      or "%.1f"
+    alone_cols[#alone_cols + 1] = { name = op, unit = R.bw_unit, format = fmt, compare = i == 1 }
+    alone_cols[#alone_cols + 1] = R:spread_column(op .. " spread")
   end
-
   local alone = R:table{ title = ("Each device alone (%s per transfer, pinned host memory)"):format(units.format_size(bytes)),
-    id = "alone", columns = { { name = "device", key = true }, { name = "index", key = true },
-      { name = "H2D", unit = R.bw_unit, format = "%.1f", compare = true }, { name = "D2H", unit = R.bw_unit, format = "%.1f" },
-      { name = "both", unit = R.bw_unit, format = "%.1f" }, { name = "copy", unit = R.bw_unit, format = "%.1f" } } }
+    id = "alone", columns = alone_cols }
   local sum = {} -- of the alones by the host clock, as the all-at-once aggregate is taken
   for _, r in ipairs(rigs) do
     local row = { device = r.device.name, index = r.index }
-    for _, op in ipairs(OPS) do
-      local span, meds = run({ r }, op)
-      if R.corrupt and op == "H2D" then r.q:fill(r.da, 0, { type = "float", size = 4 }) end
-      check(r, op)
-      row[op] = R:bw(moved(op), meds[1])
-      sum[op] = (sum[op] or 0) + R:bw(moved(op), span)
-    end
+    on(r.device, r.ctx, r.q, r.facts, function()
+      for _, op in ipairs(OPS) do
+        if to_host(op) then r.hout:fill(0 / 0) end
+        local d = dest(r, op)
+        local res = R:measure{ label = ("%s on %s"):format(op, r.device.name), queue = r.q, host = true,
+          run = function() return start(r, op) end, finish = function() r.q:finish(); r.q2:finish() end,
+          outputs = d and { { d, expect = src, exact = true } } or nil, reads = op ~= "H2D" and { r.da } or nil,
+          bytes = moved(op), bound = op == "copy" and "memory" or pcie(r, op == "both" and 2 or 1) }
+        check_host(r, op)
+        row[op], row[op .. " spread"] = res.bw, res.spread
+        row.copy_cache = row.copy_cache or (op == "copy" and res.cache)
+        sum[op] = (sum[op] or 0) + R:bw(moved(op), res.t.host and res.t.host.median or res.median)
+        add_notes(alone, res)
+      end
+    end)
     alone:add(row)
   end
   alone:note("each figure: bytes moved / the median span of the operation's events (" .. R.reps .. " runs); both: an "
-    .. "H2D and a D2H at once on two queues, their bytes added; copy: a kernel reading and writing the buffer")
+    .. "H2D and a D2H at once on two queues, their bytes added; copy: a kernel reading and writing the buffer; "
+    .. "every destination poisoned first and checked after, exactly")
   R:emit(alone)
 
   local together = R:table{ title = "All at once: every device started from one host thread, flushed together",
     id = "together", columns = { { name = "operation", key = true },
       { name = "aggregate", unit = R.bw_unit, format = "%.1f", compare = true },
       { name = "sum of alone", unit = R.bw_unit, format = "%.1f" },
-      { name = "aggregate / sum", unit = "x", format = "%.2f" }, noise.column(),
+      { name = "aggregate / sum", unit = "x", format = "%.2f" }, R:spread_column(),
       { name = "slowest device", unit = R.bw_unit, format = "%.1f" },
       { name = "enqueue", unit = "% of span", format = "%.0f" } } }
   local tl = timeline.new(("multigpu: H2D on %d device%s at once"):format(#rigs, #rigs == 1 and "" or "s"))
   for _, op in ipairs(OPS) do
-    local span, meds, last, spread, enqueue = run(rigs, op)
-    for _, r in ipairs(rigs) do check(r, op) end
-    local slowest = math.huge
-    for _, m in ipairs(meds) do slowest = math.min(slowest, R:bw(moved(op), m)) end
-    local agg = R:bw(moved(op) * #rigs, span)
-    together:add{ operation = op, aggregate = agg, ["sum of alone"] = sum[op], ["aggregate / sum"] = agg / sum[op],
-      spread = spread, ["slowest device"] = slowest, enqueue = enqueue }
+    -- each repetition: enqueue on every device, flush every queue (the host
+    -- clock from here), then wait for all (R:measure's finish)
+    local evs, per, enq, cur = {}, {}, {}, 0
+    for _, r in ipairs(rigs) do
+      local d = dest(r, op)
+      if d then r.q:fill(d, POISON, { type = "uchar" }) end
+      if to_host(op) then r.hout:fill(0 / 0) end
+      r.q:finish()
+    end
+    local bound = 0
+    for _, r in ipairs(rigs) do bound = bound + (op == "copy" and bounds.limit(r.facts, "memory") or pcie(r, op == "both" and 2 or 1)) end
+    local res = R:measure{ label = op .. " on every device", bytes = moved(op) * #rigs, bound = bound,
+      run = function(rep)
+        local t0 = cl.now()
+        for i, r in ipairs(rigs) do evs[i] = start(r, op) end
+        local tq = cl.now()
+        for _, r in ipairs(rigs) do r.q:flush(); r.q2:flush() end
+        cur = rep
+        if rep >= 1 then enq[rep] = tq - t0 end
+      end,
+      finish = function()
+        for _, e in ipairs(evs) do cl.wait(e) end
+        if cur < 1 then return end
+        for i, e in ipairs(evs) do
+          local s, f = math.huge, 0
+          for _, x in ipairs(e) do s, f = math.min(s, x.start), math.max(f, x["end"]) end
+          per[i] = per[i] or {}
+          per[i][cur] = f - s
+        end
+      end }
+    -- every device's destination checked (the measurement's own queue is one device's)
+    for _, r in ipairs(rigs) do
+      local d = dest(r, op)
+      if d then
+        local got = cl.array("float", n)
+        r.q:read(d, got)
+        R:verify(("%s on every device: %s"):format(op, r.device.name), got, src, { exact = true })
+      end
+      check_host(r, op)
+    end
+    local slowest, share = math.huge, {}
+    for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(moved(op), stats.median(p))) end
+    for i, e in ipairs(enq) do share[i] = e / res.t.times[i] * 100 end
+    together:add{ operation = op, aggregate = res.bw, ["sum of alone"] = sum[op], ["aggregate / sum"] = res.bw / sum[op],
+      spread = res.spread, ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil }
+    add_notes(together, res)
     if op == "H2D" then
-      for i, e in ipairs(last) do
+      for i, e in ipairs(evs) do
         for _, x in ipairs(e) do tl:add(("%s %s"):format(rigs[i].index, rigs[i].device.name), "write", "H2D", x) end
       end
     end
@@ -155,7 +201,8 @@ R:main(function(R, dev)
     .. "wait's return (median of " .. R.reps .. "); sum of alone: each device's figure taken the same way when it ran "
     .. "alone; slowest device: by its own events; enqueue: the host-clock time until every enqueue of the "
     .. "repetition had returned, in % of its span (median): near 0 when the enqueues return at once and the devices "
-    .. "work after the flush, near 100 when an enqueue meant not to block waited for its transfer")
+    .. "work after the flush, near 100 when an enqueue meant not to block waited for its transfer; every device's "
+    .. "destination poisoned first and checked after")
   if #rigs == 1 then
     together:note("one device on this platform: all at once is the same run as alone, and aggregate / sum differs "
       .. "from 1 by its noise only (on a host with several GPUs the aggregate tells whether they moved data at the "
@@ -164,36 +211,68 @@ R:main(function(R, dev)
   R:emit(together)
   R:timeline(tl)
 
-  -- The device-to-device matrix, in one context holding every device.
+  -- The device-to-device matrix, in one context holding every device: each
+  -- repetition a kernel on the source writes the buffer (only the source holds
+  -- its latest copy), then q_dst:migrate(buf) is timed by its event. Where
+  -- the driver's event lasts 0 ns (NVIDIA's for clEnqueueMigrateMemObjects),
+  -- the host clock times it instead, from the source's completion to the
+  -- destination's; a figure above the link's bound is timed again by the
+  -- host clock, or refused.
   local ctx = cl.context(devices)
   local qs = {}
-  for i, d in ipairs(devices) do qs[i] = ctx:queue(d) end
-  local buf = ctx:buffer(src)
+  for i, d in ipairs(devices) do qs[i] = ctx:queue(d, { profiling = true }) end
   local matrix = R:table{ title = "Device to device: migrating a buffer (rows: source, columns: destination)",
     id = "matrix", columns = { { name = "source", key = true } } }
   for j, r in ipairs(rigs) do
     matrix.columns[#matrix.columns + 1] = { name = r.index, unit = R.bw_unit, format = "%.1f", compare = j == 1 }
   end
-  local got = cl.array("float", n)
+  if #rigs > 1 then matrix.columns[#matrix.columns + 1] = R:spread_column("widest spread") end
+  local sbuf, buf, write
+  on(devices[1], ctx, qs[1], R.facts, function()
+    sbuf, buf = R:input("src", src), R:output("buf", "float", n)
+  end)
+  write = ctx:program_file("copy.cl"):build():kernel("copy"):args(buf, sbuf)
+  -- The bound of a pair: its link, which the driver does not tell (NVLink or
+  -- PCIe through a switch; the host link's figure is no bound for it), so
+  -- clua.bounds' cap for any link ("pcie" with no bound known).
+  local link = {}
+  for j, r in ipairs(rigs) do
+    link[j] = {}
+    for k, v in pairs(r.facts) do link[j][k] = v end
+    link[j].pcie_bps = nil
+  end
+  local by_host = false
   for i, ri in ipairs(rigs) do
     local row = { source = ("%s %s"):format(ri.index, ri.device.name) }
     for j, rj in ipairs(rigs) do
-      local times = {}
-      for rep = -R.warmup + 1, R.reps do
-        qs[i]:migrate(buf):wait()            -- the source's copy of the data on device i
-        local e = qs[j]:migrate(buf)         -- then to device j
-        e:wait()
-        if rep >= 1 then times[rep] = e.duration end
+      if i ~= j then
+        local res = on(rj.device, ctx, qs[j], link[j], function()
+          return R:measure{ label = ("%s -> %s"):format(ri.index, rj.index), queue = qs[j],
+            reads = { sbuf }, outputs = { { buf, expect = src, exact = true } }, bytes = bytes, bound = "pcie",
+            run = function()
+              qs[i]:launch(write, n):wait()
+              local t0 = cl.now()
+              local e = qs[j]:migrate(buf)
+              e:wait()
+              if e["end"] > e.start then return e end
+              by_host = true
+              return { start = t0, ["end"] = cl.now() }
+            end }
+        end)
+        row[rj.index] = res.bw
+        row["widest spread"] = math.max(row["widest spread"] or 0, res.spread or 0)
+        add_notes(matrix, res)
       end
-      qs[j]:read(buf, got)
-      R:verify(("%s -> %s"):format(ri.index, rj.index), got, src, { exact = true })
-      if i ~= j then row[rj.index] = R:bw(bytes, math.max(1, stats.median(times))) end
     end
     matrix:add(row)
   end
-  matrix:note(("each cell: %s / the median duration of q_dst:migrate(buf) after q_src:migrate(buf) placed it on the "
-    .. "source (clEnqueueMigrateMemObjects); the diagonal is empty; checked on the destination"):format(
+  matrix:note(("each cell: %s / the median duration of q_dst:migrate(buf) after a kernel on the source wrote buf "
+    .. "(clEnqueueMigrateMemObjects); the diagonal is empty; the destination's copy checked, exactly"):format(
     units.format_size(bytes)))
+  if by_host then
+    matrix:note("the driver's event for a migration lasted 0 ns: those repetitions were timed by the host clock, "
+      .. "from the source's completion to the destination's")
+  end
   if #rigs == 1 then matrix:note("one device: no pair to measure") end
   R:emit(matrix)
 end)

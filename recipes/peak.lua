@@ -7,7 +7,6 @@
 -- unit are known (compute units x lanes x 2 x clock).
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
-local noise = require "clua.noise"
 local peakmod = require "clua.peak"
 
 local R = recipe.new{
@@ -54,7 +53,7 @@ R:main(function(R, dev)
       { name = "type", key = true }, { name = "width", key = true, format = "%d" },
       { name = "peak", unit = "G/s", format = "%.1f", compare = true },
       { name = "median", unit = "G/s", format = "%.1f" },
-      noise.column(),
+      R:spread_column(),
       { name = "theoretical", unit = "G/s", format = "%.0f" },
       { name = "% of theoretical", unit = "%", format = "%.1f" },
       { name = "iterations", format = "%d" },
@@ -63,7 +62,7 @@ R:main(function(R, dev)
   local p = plot.new{ title = "Compute peak by vector width", x = { name = "vector width", log2 = true },
     y = { name = "operations", unit = "G/s", from = 0 } }
 
-  local first, why_lanes = true, nil
+  local why_lanes
   for _, ty in ipairs(types) do
     local missing = (ty == "double" and not exts.cl_khr_fp64 and "cl_khr_fp64")
       or (ty == "half" and not exts.cl_khr_fp16 and "cl_khr_fp16")
@@ -78,8 +77,7 @@ R:main(function(R, dev)
       local th, why = peakmod.theoretical(info, ty)
       why_lanes = why_lanes or why
       for _, w in ipairs(widths) do
-        local m = peakmod.measure(R, ty, w, { target_ms = target, corrupt = first })
-        first = false
+        local m = peakmod.measure(R, ty, w, { target_ms = target }) -- R:measure, bound "compute" by its ops
         local row = { type = ty, width = w, peak = m.peak / 1e9, median = m.median / 1e9, spread = m.spread,
           theoretical = th and th / 1e9, iterations = m.iterations }
         row["% of theoretical"] = th and m.peak / th * 100

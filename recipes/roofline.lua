@@ -11,7 +11,6 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
-local noise = require "clua.noise"
 local peakmod = require "clua.peak"
 
 local R = recipe.new{
@@ -77,7 +76,7 @@ R:main(function(R, dev)
       { name = "intensity", unit = "op/B", format = "%.3g" },
       { name = "throughput", unit = "G/s", format = "%.1f", compare = true },
       { name = "bandwidth", unit = "GB/s", format = "%.1f" },
-      noise.column(),
+      R:spread_column(),
       { name = "roof", unit = "G/s", format = "%.1f" },
       { name = "% of roof", unit = "%", format = "%.1f" },
     },
@@ -97,13 +96,12 @@ R:main(function(R, dev)
     x = { name = "arithmetic intensity", unit = "op/B", log2 = true },
     y = { name = "throughput", unit = "G/s", log2 = true } }
 
-  local din, dout = R.ctx:buffer(n * 8), R.ctx:buffer(n * 8)
   local target = R.quick and 2 or (gpu and 20 or 5)
-  local first = true
+  local noted = {} -- the harness's notes (a cache figure, a host clock), once each
   for _, ty in ipairs(types) do
     local size = SIZE[ty]
-    local ab = R.ctx:buffer(cl.array(ty, 1):fill(1))
-    q:write(din, pattern(ty, n, 0))
+    local ab = R:input("a", cl.array(ty, 1):fill(1))
+    local din, dout = R:input("in", pattern(ty, n, 0)), R:output("out", ty, n)
 
     -- The compute roof: the best of three widths of clua.peak.
     local best, width = nil, nil
@@ -113,17 +111,20 @@ R:main(function(R, dev)
     end
 
     -- K = 0 (the bandwidth roof), then the sweep; intensity = 2K / (2 size).
+    -- The contract: every element of out is i mod 2^20 + K; in and a
+    -- unchanged; 2 x size bytes and 2K operations per element.
     local function point(K)
       local kern = R:kernel("roofline.cl", "roofline", { S = ty, K = K, INTEGER = ty == "int" or nil,
         FP64 = ty == "double" or nil })
       kern:args(dout, din, ab)
-      q:fill(dout, 0, { type = ty })
-      local tm = R:time(function() return q:launch(kern, global, L) end, { label = ("%s K=%d"):format(ty, K) })
-      local got = cl.array(ty, n)
-      q:read(dout, got)
-      if first and K > 0 then R:corrupt_one(got); first = false end
-      R:verify(("%s, K = %d: i mod 2^20 + K"):format(ty, K), got, pattern(ty, n, K), { exact = true })
-      return tm
+      local res = R:measure{ label = ("%s, K = %d: i mod 2^20 + K"):format(ty, K), reads = { din, ab },
+        run = function() return q:launch(kern, global, L) end, bytes = 2 * n * size,
+        ops = K > 0 and 2 * K * n or nil, type = ty, roofline = false,
+        outputs = { { dout, expect = pattern(ty, n, K), exact = true } } }
+      for _, note in ipairs({ res.cache and res.cache_note or nil, table.unpack(res.notes) }) do
+        if not noted[note] then noted[note] = true; t:note(note) end
+      end
+      return res
     end
     local copy = point(0)
     local bw = 2 * n * size / copy.min -- bytes per ns = GB/s
@@ -132,12 +133,12 @@ R:main(function(R, dev)
 
     for _, K in ipairs(ks) do
       local K2 = ty == "double" and 2 * K or K -- the same intensities for 8-byte elements
-      local tm = point(K2)
+      local res = point(K2)
       local intensity = K2 / size
-      local gops = 2 * K2 * n / tm.min
+      local gops = 2 * K2 * n / res.min
       local roof = math.min(peak_g, bw * intensity)
-      t:add{ type = ty, K = K2, intensity = intensity, throughput = gops, bandwidth = 2 * n * size / tm.min,
-        spread = noise.spread(tm), roof = roof, ["% of roof"] = gops / roof * 100 }
+      t:add{ type = ty, K = K2, intensity = intensity, throughput = gops, bandwidth = 2 * n * size / res.min,
+        spread = res.spread, roof = roof, ["% of roof"] = gops / roof * 100 }
       p:add(ty, intensity, gops)
     end
     -- the roof line: bandwidth x intensity up to the ridge, then the peak

@@ -97,6 +97,8 @@ describe("recipe multigpu on three devices (POCL_DEVICES)", function()
         else
           assert.is_number(v)
           assert.is_true(v > 0)
+          -- no figure above its bound: the cap for any link (the driver tells none between devices)
+          assert.is_true(v <= 10000 * 1.02, ("%d -> %d: %s GB/s"):format(i - 1, j, v))
           cells = cells + 1
         end
       end

@@ -7,7 +7,6 @@
 -- compute roof).
 -- @module clua.peak
 local cl = require "cl"
-local noise = require "clua.noise"
 
 local peak = {}
 
@@ -66,23 +65,25 @@ function peak.theoretical(info, ty)
 end
 
 --- Measures one type and vector width on R's device and queue: calibrates
--- the iterations to fill `opts.target_ms`, times the kernel with R:time,
--- reads every work-item's result and verifies it (R:verify, exact) before
--- returning. `opts.corrupt`: corrupt the result first (CLUA_CORRUPT).
+-- the iterations to fill `opts.target_ms`, then runs the kernel through the
+-- harness (R:measure: the output poisoned, every work-item's result verified
+-- exactly, the input `a` unchanged, the operations held against the compute
+-- bound; CLUA_CORRUPT's injection at the run's first verification).
+-- `opts.corrupt` is accepted and ignored (the harness corrupts).
 -- @param R a recipe (clua.recipe), its device chosen
 -- @string ty "float", "double" or "int"
 -- @int w the vector width: 1, 2, 4, 8 or 16
 -- @tab opts `target_ms` (required), `corrupt`
--- @treturn table `{peak=, median= (operations/s), spread= (%), iterations=, global=, tm=}`
+-- @treturn table `{peak=, median= (operations/s), spread= (%), iterations=, global=, tm=, res=}`
+-- (`res`: R:measure's result)
 function peak.measure(R, ty, w, opts)
   assert(EXACT[ty], "clua.peak: unknown type " .. tostring(ty))
   local q = R.queue
   local global, L = peak.geometry(R.device.info)
   local defines = { S = ty, W = w, INTEGER = ty == "int" or nil, FP64 = ty == "double" or nil }
   local k = R:kernel("peak.cl", "peak", defines)
-  local size = ty == "double" and 8 or 4
-  local out = R.ctx:buffer(global * size)
-  local ab = R.ctx:buffer(cl.array(ty, 1):fill(1))
+  local out = R:output("out", ty, global)
+  local ab = R:input("a", cl.array(ty, 1):fill(1))
   -- the most iterations whose result stays exact: 2W x (2W + N) < EXACT
   local cap = math.max(1, math.floor((EXACT[ty] / (2 * w) - 2 * w) / peak.STEPS))
   cap = math.min(cap, 1 << 20)
@@ -94,18 +95,16 @@ function peak.measure(R, ty, w, opts)
   q:finish()
   iterations = math.max(1, math.min(cap, math.floor(iterations * opts.target_ms * 1e6 / math.max(probe.duration, 1))))
   k:args(out, ab, cl.uint(iterations))
-  local tm = R:time(function() return q:launch(k, global, L) end, { label = ("%s%d"):format(ty, w) })
 
-  -- every work-item's sum of lanes: W(2W - 1) + 2W N
+  -- every work-item's sum of lanes: W(2W - 1) + 2W N; the operations held
+  -- against the compute bound (R:measure)
   local n = iterations * peak.STEPS
-  local got = cl.array(ty, global)
-  q:read(out, got)
-  if opts.corrupt then R:corrupt_one(got) end
-  R:verify(("%s%s: sum of lanes after %d steps"):format(ty, w == 1 and "" or w, n), got,
-    cl.array(ty, global):fill(w * (2 * w - 1) + 2 * w * n), { exact = true })
   local ops = global * iterations * peak.STEPS * peak.CHAINS * w * 2
-  return { peak = ops / tm.min * 1e9, median = ops / tm.median * 1e9, spread = noise.spread(tm),
-    iterations = iterations, global = global, tm = tm }
+  local res = R:measure{ label = ("%s%s: sum of lanes after %d steps"):format(ty, w == 1 and "" or w, n),
+    run = function() return q:launch(k, global, L) end, reads = { ab }, ops = ops, type = ty,
+    outputs = { { out, expect = cl.array(ty, global):fill(w * (2 * w - 1) + 2 * w * n), exact = true } } }
+  return { peak = ops / res.min * 1e9, median = ops / res.median * 1e9, spread = res.spread,
+    iterations = iterations, global = global, tm = res.t, res = res }
 end
 
 return peak
