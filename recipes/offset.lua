@@ -30,15 +30,12 @@ local R = recipe.new{
   end,
 }
 
-local POISON = -999.25 -- the inputs are in [-1, 1): never a copied value
-
 R:main(function(R, dev)
   local info = dev.info
   local maxoff = math.max(0, R.args.max_offset)
   local extra = math.max(32, maxoff) -- floats past n in each buffer: 128 bytes, as the baseline
   local bytes = math.tointeger(R.size)
   bytes = math.min(bytes, info.max_mem_alloc_size - extra * 4, info.global_mem_size // 4)
-  local k = R:kernel("copy.cl", "offsetCopy")
   local lsz = R.args["local"]
   if lsz and lsz > 0 then lsz = math.min(lsz, info.max_work_group_size) else lsz = nil end
   local grain = lsz or 1
@@ -49,48 +46,36 @@ R:main(function(R, dev)
 
   local src = cl.array("float", m)
   src:random(1, -1, 1)
-  local got = cl.array("float", m)
-  local poison = cl.array("float", extra)
-  poison:fill(POISON)
   local q = R.queue
-  -- guarded in assignment mode: a write outside odata, or into idata, fails (R:check_student)
-  local din = R:student_buffer("idata", src, { input = true, flags = "read_only" })
-  local dout = R:student_buffer("odata", m * 4, { flags = "write_only" })
+  local din = R:input("idata", src)
+  local dout = R:output("odata", "float", m, "write_only")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every offset after offsetCopy.
-  local student, student_label = R:student_kernel()
+  local variants = R:with_student({ { kernel = R:kernel("copy.cl", "offsetCopy") } })
+  local student = variants[2]
   if student and lsz then
-    student:args(dout, din, 0)
-    local fine, why = R:try_launch(student, n, lsz)
-    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student_label, lsz, why)) end
+    student.kernel:args(dout, din, 0)
+    local fine, why = R:try_launch(student.kernel, n, lsz)
+    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student.label, lsz, why)) end
+    R:check_student(("%s, offset 0"):format(student.label)) -- a write outside its buffers
   end
 
-  -- Times kernel kk at offset off, then checks every element: the copied
-  -- range equals the input, the rest is still poison. `who` prefixes the
-  -- names (the student's kernel); nil for offsetCopy.
-  local function measure(kk, off, who)
-    local pre = who and (who .. ": ") or ""
-    q:fill(dout, POISON, { type = "float" })
-    q:finish()
-    kk:args(dout, din, off)
-    local t = R:time(function() return q:launch(kk, n, lsz) end, { label = ("%soffset %d"):format(pre, off) })
-    if who then R:check_student(("%s, offset %d"):format(who, off)) end
-    got:fill(0)
-    q:read(dout, got)
-    if off == 1 and not who then R:corrupt_one(got, off + n // 2) end
-    R:verify(("%sodata[%d..%d) (offset %d)"):format(pre, off, off + n, off), got:slice(off, n), src:slice(off, n),
-      { exact = true })
-    if off > 0 then
-      R:verify(("%sodata[0..%d) untouched (offset %d)"):format(pre, off, off), got:slice(0, off),
-        poison:slice(0, off), { exact = true })
-    end
-    R:verify(("%sodata[%d..%d) untouched (offset %d)"):format(pre, off + n, m, off), got:slice(off + n, m - off - n),
-      poison:slice(0, m - off - n), { exact = true })
-    return t
-  end
-
+  -- Times a variant at offset off. It owns odata[off .. off + n), which must
+  -- equal the input bit for bit; the rest must still be poison (the harness).
   local results = {}
   for off = 0, maxoff do
-    results[#results + 1] = { offset = off, t = measure(k, off), st = student and measure(student, off, student_label) }
+    local r = { offset = off }
+    for _, v in ipairs(variants) do
+      local pre = v.student and (v.label .. ": ") or ""
+      v.kernel:args(dout, din, off)
+      r[v.student and "st" or "t"] = R:measure{ bytes = moved, reads = { din },
+        label = v.student and ("%s, offset %d"):format(v.label, off) or ("offset %d"):format(off),
+        run = function() return q:launch(v.kernel, n, lsz) end,
+        outputs = { { dout, owns = { off, off + n }, check = function(got)
+          return R:verify(("%sodata[%d..%d) (offset %d)"):format(pre, off, off + n, off), got, src:slice(off, n),
+            { exact = true }).max_rel
+        end } } }
+    end
+    results[#results + 1] = r
   end
 
   local base = results[1].t.median
@@ -101,31 +86,31 @@ R:main(function(R, dev)
       { name = "offset", unit = "floats", key = true },
       R:bw_column("bandwidth"),
       { name = "min", unit = R.bw_unit, format = "%.1f" }, { name = "max", unit = R.bw_unit, format = "%.1f" },
-      { name = "time", unit = "µs", format = "%.1f" },
+      { name = "time", unit = "µs", format = "%.1f" }, R:spread_column(),
       { name = "vs offset 0", unit = "%", format = "%.1f" },
     },
   }
   if student then -- assignment mode: the student's kernel at each offset
-    t.columns[#t.columns + 1] = R:bw_column("student")
-    t.columns[#t.columns + 1] = { name = "student speed-up", unit = "x", format = "%.2f" }
+    table.move({ R:bw_column("student"), R:spread_column("student spread"),
+      { name = "student speed-up", unit = "x", format = "%.2f" } }, 1, 3, #t.columns + 1, t.columns)
   end
   local p = plot.new{ title = "offsetCopy: effective bandwidth (Figure 3.7)",
     x = { name = "offset", unit = "floats" }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
-    local bw = R:bw(moved, r.t.median)
-    t:add{ offset = r.offset, bandwidth = bw, min = R:bw(moved, r.t.max), max = R:bw(moved, r.t.min),
-      time = r.t.median / 1e3, ["vs offset 0"] = 100 * base / r.t.median,
-      student = r.st and R:bw(moved, r.st.median), ["student speed-up"] = r.st and r.t.median / r.st.median }
-    p:add(dev.name, r.offset, bw)
-    if r.st then p:add(student_label, r.offset, R:bw(moved, r.st.median)) end
+    R:add_row(t, r.t, { offset = r.offset, min = R:bw(moved, r.t.max), max = R:bw(moved, r.t.min),
+      time = r.t.median / 1e3, ["vs offset 0"] = 100 * base / r.t.median, student = r.st and r.st.bw,
+      ["student spread"] = r.st and r.st.spread, ["student speed-up"] = r.st and r.t.median / r.st.median })
+    p:add(dev.name, r.offset, r.t.bw)
+    if r.st then p:add(student.label, r.offset, r.st.bw) end
   end
   t:note(("n = %d work-items%s; buffers of %d bytes; bytes = 2 x 4n (read + write); median of %d, min/max "
     .. "bandwidth from the slowest/fastest run"):format(n, lsz and (", local size " .. lsz) or ", local size "
     .. "chosen by the driver", m * 4, R.reps))
-  t:note("every output element checked: the copied range bit for bit against the input, the rest still poison")
+  t:note("every output element checked: the copied range bit for bit against the input, the rest still poison; "
+    .. "idata unchanged")
   if student then
     t:note(("student: the bandwidth of %s at each offset, same bytes; student speed-up: offsetCopy's time / "
-      .. "its time"):format(student_label))
+      .. "its time"):format(student.label))
   end
   R:emit(t)
   if student then
@@ -142,7 +127,7 @@ R:main(function(R, dev)
         { name = "worst offset", unit = "floats" },
       },
     }
-    for _, v in ipairs{ { "offsetCopy (Listing 3.5)", "t" }, { student_label, "st" } } do
+    for _, v in ipairs{ { "offsetCopy (Listing 3.5)", "t" }, { student.label, "st" } } do
       local sum, worst = 0, nil
       for _, r in ipairs(results) do
         sum = sum + r[v[2]].median

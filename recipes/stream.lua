@@ -8,12 +8,15 @@
 --   bandwidth from the fastest iteration, with the median beside it;
 --   verification: the recurrence replayed on scalars on the host for the
 --   number of iterations run, every element of a, b, c and the dot sum
---   compared with it.
+--   compared with it (one R:measure an iteration: a, b, c are read and
+--   written by it, the partial sums are its output, owned [0, groups)).
 -- --size is the array size in elements, as BabelStream's --arraysize.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local units = require "clua.units"
-local verify = require "clua.verify"
+local stats = require "clua.stats"
+local noise = require "clua.noise"
+local bounds = require "clua.bounds"
 
 local R = recipe.new{
   name = "stream",
@@ -31,9 +34,9 @@ local R = recipe.new{
 }
 
 local START_A, START_B, START_C, SCALAR = 0.1, 0.2, 0.0, 0.4
-local POISON = -999.25
-local KERNELS = { "copy", "mul", "add", "triad", "dot" }
-local WEIGHT = { copy = 2, mul = 2, add = 3, triad = 3, dot = 2 } -- arrays read + written per element
+-- per element: the arrays read + written, and the operations (mul 1, add 1,
+-- triad 2 (a multiply-add), dot 2; copy none)
+local KERNELS = { { "copy", 2, 0 }, { "mul", 2, 1 }, { "add", 3, 1 }, { "triad", 3, 2 }, { "dot", 2, 2 } }
 
 local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
 
@@ -49,15 +52,11 @@ local function replay(iters, round)
   return a, b, c
 end
 
-local function pow2_floor(x)
-  local p = 1
-  while p * 2 <= x do p = p * 2 end
-  return p
-end
+local function pow2_floor(x) local p = 1; while p * 2 <= x do p = p * 2 end; return p end
 
 R:main(function(R, dev)
   local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local q = R.queue
   local precisions = R.args.precision == "both" and { "float", "double" } or { R.args.precision }
 
   local results, notes = {}, {}
@@ -97,14 +96,11 @@ R:main(function(R, dev)
       -- reports 256 and runs 1024); a size the driver refuses is halved below.
       wg = pow2_floor(math.min(wg, info.max_work_group_size))
 
-      local da, db, dc = ctx:buffer(n * esize), ctx:buffer(n * esize), ctx:buffer(n * esize)
-      local dsum = ctx:buffer(groups * esize)
-      local host = cl.array(T, n)
-      for _, x in ipairs({ { da, START_A }, { db, START_B }, { dc, START_C } }) do
-        host:fill(round(x[2]))
-        q:write(x[1], host)
-      end
-      q:fill(dsum, POISON, { type = T }) -- the partial sums: poison until dot writes them
+      -- a, b and c are read and written by the recurrence (not poisoned: they
+      -- hold its start values); the dot's partial sums are its output.
+      local da, db, dc = R:output("a", T, n), R:output("b", T, n), R:output("c", T, n)
+      local dsum = R:output("sum", T, groups)
+      for _, x in ipairs({ { da, START_A }, { db, START_B }, { dc, START_C } }) do q:fill(x[1], round(x[2]), { type = T }) end
       k.copy:args(da, dc)
       k.mul:args(db, dc)
       k.add:args(da, db, dc)
@@ -120,57 +116,53 @@ R:main(function(R, dev)
         wg = wg // 2
         k.dot:args(da, db, dsum, cl["local"](wg * esize), n)
       end
-      q:fill(dsum, POISON, { type = T })
 
-      local iterations, events = 0, {}
-      local t = R:time(function(i)
-        iterations = iterations + 1
-        local evs = {
-          q:launch(k.copy, n), q:launch(k.mul, n), q:launch(k.add, n), q:launch(k.triad, n),
-          q:launch(k.dot, groups * wg, wg),
-        }
-        if i > 0 then events[#events + 1] = evs end
-        return evs
-      end, { label = T })
-      q:finish()
-
-      -- verify: the recurrence replayed for the iterations run
-      local ga, gb, gc = replay(iterations, round)
-      local gsum = ga * gb * n
-      local ref = cl.array(T, n)
+      -- One repetition is one iteration of the five kernels; the verification
+      -- replays the recurrence for the iterations run, and the dot's sum is
+      -- held against the dot's rounding: each work-item adds n / (groups x wg)
+      -- products in T, then a tree of log2(wg).
+      local iterations, events, sum, gsum = 0, {}, nil, nil
       local tol = eps * 100
-      for _, x in ipairs({ { "a", da, ga }, { "b", db, gb }, { "c", dc, gc } }) do
-        host:fill(-1)
-        q:read(x[2], host)
-        ref:fill(x[3])
-        if x[1] == "a" and T == precisions[1] then R:corrupt_one(host) end
-        R:verify(("%s[] (%s, %d iterations)"):format(x[1], T, iterations), host, ref, { tol = tol })
-      end
-      local partial = cl.array(T, groups)
-      q:read(dsum, partial)
-      local sum = partial:sum()
-      -- the dot's rounding: each work-item adds n / (groups x wg) products in T, then a tree of log2(wg)
       local terms = (n + groups * wg - 1) // (groups * wg)
       local dot_tol = math.max(T == "double" and 1e-8 or tol, (terms + math.log(wg, 2) + 2) * eps)
-      verify.scalar(("dot (%s, %d iterations)"):format(T, iterations), sum, gsum, dot_tol)
-      ref:release(); host:release()
+      local ref = cl.array(T, n)
+      local function array(buf, which)
+        return { buf, poison = false, check = function(got, what)
+          ref:fill((select(which, replay(iterations, round))))
+          return R:verify(("%s (%d iterations)"):format(what, iterations), got, ref, { tol = tol }).max_rel
+        end }
+      end
+      local res = R:measure{ label = T, bytes = 12 * esize * n, ops = 6 * n, type = T, roofline = false,
+        outputs = { array(da, 1), array(db, 2), array(dc, 3), { dsum, owns = { 0, groups }, check = function(got, what)
+          local ga, gb = replay(iterations, round)
+          sum, gsum = got:sum(), ga * gb * n
+          return R:verify_scalar(("%s: dot (%d iterations)"):format(what, iterations), sum, gsum, dot_tol)
+        end } },
+        run = function(i)
+          iterations = iterations + 1
+          local evs = { q:launch(k.copy, n), q:launch(k.mul, n), q:launch(k.add, n), q:launch(k.triad, n),
+            q:launch(k.dot, groups * wg, wg) }
+          if i > 0 then events[i] = evs end
+          return evs
+        end }
 
-      for j, name in ipairs(KERNELS) do
+      -- Each kernel's figure: its own events in those repetitions, held
+      -- against the bound of the iteration's working set (a cache figure
+      -- where the three arrays fit the device's caches).
+      for j, kern in ipairs(KERNELS) do
         local times = {}
         for r = 1, #events do times[r] = events[r][j].duration end
-        table.sort(times)
-        local mean = 0
-        for _, v in ipairs(times) do mean = mean + v end
-        mean = mean / #times
-        local median = #times % 2 == 1 and times[(#times + 1) // 2] or (times[#times // 2] + times[#times // 2 + 1]) / 2
-        local bytes = WEIGHT[name] * esize * n
-        results[#results + 1] = { precision = T, kernel = name, n = n, bytes = bytes, min = times[1],
-          max = times[#times], median = median, mean = mean }
+        local s, bytes = stats.summary(times), kern[2] * esize * n
+        local ok, why = bounds.check(bytes / s.min * 1e9, R.facts, res.cache and "cache" or "memory")
+        if not ok then error(("%s %s: %s GB/s by its fastest event is %s: not a result"):format(T, kern[1],
+          units.format_number(bytes / s.min), why), 0) end
+        results[#results + 1] = setmetatable({ precision = T, kernel = kern[1], ops = kern[3] * n, bytes = bytes,
+          median = s.median, min = s.min, max = s.max, mean = s.mean, spread = noise.spread(s) }, { __index = res })
       end
       notes[#notes + 1] = ("%s: %d elements (%s per array), %d iterations run (%d warm-up), dot on %d groups x "
         .. "%d, verified: arrays within %.3g, dot sum %.10g vs %.10g (tolerance %.3g)"):format(T, n,
-        units.format_size(n * esize), iterations, t.warmup, groups, wg, tol, sum, gsum, dot_tol)
-      for _, b in ipairs({ da, db, dc, dsum }) do b:release() end
+        units.format_size(n * esize), iterations, res.t.warmup, groups, wg, tol, sum, gsum, dot_tol)
+      for _, b in ipairs({ da, db, dc, dsum, ref }) do b:release() end
     end
     ::continue::
   end
@@ -184,15 +176,14 @@ R:main(function(R, dev)
       { name = "bytes", unit = "MiB", format = "%.1f" },
       R:bw_column("best"), { name = "median", unit = R.bw_unit, format = "%.1f" },
       { name = "min time", unit = "ms", format = ms, ns = true }, { name = "median time", unit = "ms", format = ms, ns = true },
-      { name = "max time", unit = "ms", format = ms, ns = true }, { name = "average", unit = "ms", format = ms, ns = true } },
+      { name = "max time", unit = "ms", format = ms, ns = true }, R:spread_column(),
+      { name = "average", unit = "ms", format = ms, ns = true } },
   }
   for _, r in ipairs(results) do
-    t:add{ precision = r.precision, kernel = r.kernel, bytes = r.bytes / 2 ^ 20, best = R:bw(r.bytes, r.min),
+    R:add_row(t, r, { precision = r.precision, kernel = r.kernel, bytes = r.bytes / 2 ^ 20, best = R:bw(r.bytes, r.min),
       median = R:bw(r.bytes, r.median), ["min time"] = r.min, ["median time"] = r.median,
-      ["max time"] = r.max, average = r.mean }
-    -- operations per element: mul 1, add 1, triad 2 (a multiply-add), dot 2; copy none
-    local ops = ({ copy = 0, mul = 1, add = 1, triad = 2, dot = 2 })[r.kernel]
-    R:roofline_point(r.kernel, { ops = ops * r.n, bytes = r.bytes, ns = r.median, type = r.precision })
+      ["max time"] = r.max, average = r.mean })
+    R:roofline_point(r.kernel, { ops = r.ops, bytes = r.bytes, ns = r.median, type = r.precision })
   end
   t:note("bytes: 2, 2, 3, 3, 2 arrays x element size x array size (BabelStream's); times: each kernel's "
     .. "profiling event (BabelStream times each call by the host clock around it and a finish, dot including "

@@ -33,7 +33,7 @@ local R = recipe.new{
   end,
 }
 
-local POISON = -999.25 -- the inputs are in [-1, 1): never a copied value
+local POISON = (string.unpack("<f", string.char(require("clua.harness").POISON):rep(4))) -- as a float
 
 local function strides(max)
   local list = {}
@@ -48,7 +48,6 @@ R:main(function(R, dev)
   local bytes = math.tointeger(R.size)
   bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
   local m = bytes // 4 -- floats per buffer
-  local k = R:kernel("copy.cl", "strideCopy")
   local lsz = R.args["local"]
   if lsz and lsz > 0 then lsz = math.min(lsz, info.max_work_group_size) else lsz = nil end
   local grain = lsz or 1
@@ -60,59 +59,53 @@ R:main(function(R, dev)
 
   local src = cl.array("float", m)
   src:random(1, -1, 1)
-  local got = cl.array("float", m)
-  local poison = cl.array("float", m)
-  poison:fill(POISON)
+  local poison = cl.array("float", m):fill(POISON)
   local q = R.queue
-  -- guarded in assignment mode: a write outside odata, or into idata, fails (R:check_student)
-  local din = R:student_buffer("idata", src, { input = true, flags = "read_only" })
-  local dout = R:student_buffer("odata", m * 4, { flags = "write_only" })
+  local din = R:input("idata", src)
+  local dout = R:output("odata", "float", m, "write_only")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every stride after strideCopy.
-  local student, student_label = R:student_kernel()
+  local variants = R:with_student({ { kernel = R:kernel("copy.cl", "strideCopy") } })
+  local student = variants[2]
   if student and lsz and m // lsz > 0 then
-    student:args(dout, din, 1)
-    local fine, why = R:try_launch(student, lsz, lsz)
-    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student_label, lsz, why)) end
+    student.kernel:args(dout, din, 1)
+    local fine, why = R:try_launch(student.kernel, lsz, lsz)
+    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student.label, lsz, why)) end
+    R:check_student(("%s, stride 1"):format(student.label)) -- a write outside its buffers
   end
 
-  -- Times kernel kk at stride s on n work-items, then checks every element:
-  -- odata[i*s] = idata[i*s]; every other one still poison. `who` prefixes the
-  -- names (the student's kernel); nil for strideCopy.
-  local function measure(kk, s, n, who)
-    local pre = who and (who .. ": ") or ""
-    q:fill(dout, POISON, { type = "float" })
-    q:finish()
-    kk:args(dout, din, s)
-    local t = R:time(function() return q:launch(kk, n, lsz) end, { label = ("%sstride %d"):format(pre, s) })
-    if who then R:check_student(("%s, stride %d"):format(who, s)) end
-    got:fill(0)
-    q:read(dout, got)
-    if s == 2 and not who then R:corrupt_one(got, (n // 2) * s) end
-    local g, e = cl.array("float", n), cl.array("float", n)
-    g:gather(got, 0, s)
-    e:gather(src, 0, s)
-    R:verify(("%sodata[i*%d] (stride %d)"):format(pre, s, s), g, e, { exact = true })
-    for j = 1, s - 1 do
-      g:gather(got, j, s)
-      R:verify(("%sodata[i*%d+%d] untouched (stride %d)"):format(pre, s, j, s), g, poison:slice(0, n),
-        { exact = true })
-    end
-    local tail = m - n * s
-    if tail > 0 then
-      R:verify(("%sodata[%d..%d) untouched (stride %d)"):format(pre, n * s, m, s), got:slice(n * s, tail),
-        poison:slice(0, tail), { exact = true })
-    end
-    return t
+  -- Times a variant at stride s on n work-items. It owns odata[0 .. (n-1)s]:
+  -- odata[i*s] must equal idata[i*s], bit for bit; every other element,
+  -- between them (checked here) or past them (by the harness), is still poison.
+  local function measure(v, s, n)
+    local pre = v.student and (v.label .. ": ") or ""
+    local label = v.student and ("%s, stride %d"):format(v.label, s) or ("stride %d"):format(s)
+    return R:measure{ label = label, bytes = 2 * 4 * n, reads = { din },
+      run = function() return q:launch(v.kernel, n, lsz) end,
+      outputs = { { dout, owns = { 0, (n - 1) * s + 1 }, check = function(got)
+        local g, e = cl.array("float", n):gather(got, 0, s), cl.array("float", n):gather(src, 0, s)
+        local err = R:verify(("%sodata[i*%d] (stride %d)"):format(pre, s, s), g, e, { exact = true }).max_rel
+        for j = 1, s - 1 do
+          local ok, _, _, at = g:slice(0, n - 1):gather(got, j, s):compare(poison:slice(0, n - 1), 0)
+          if not ok then error(("%s: odata[%d] written outside the part the kernel owns (odata[i*%d], 0 <= i < %d)")
+            :format(label, at * s + j, s, n), 0) end
+        end
+        return err
+      end } } }
   end
 
   local results = {}
   for _, s in ipairs(strides(R.args.max_stride)) do
     local n = m // s // grain * grain
     if n == 0 then break end
-    results[#results + 1] = { stride = s, n = n, t = measure(k, s, n), st = student and measure(student, s, n, student_label) }
+    local r = { stride = s, n = n }
+    for _, v in ipairs(variants) do
+      v.kernel:args(dout, din, s)
+      r[v.student and "st" or "t"] = measure(v, s, n)
+    end
+    results[#results + 1] = r
   end
 
-  local base = R:bw(2 * 4 * results[1].n, results[1].t.median)
+  local base = results[1].t.bw
   local t = R:table{
     title = ("strideCopy: effective bandwidth by stride (%s buffers)"):format(units.format_size(m * 4)),
     id = "stride",
@@ -121,27 +114,27 @@ R:main(function(R, dev)
       { name = "work-items" },
       R:bw_column("bandwidth"),
       { name = "min", unit = R.bw_unit, format = "%.1f" }, { name = "max", unit = R.bw_unit, format = "%.1f" },
-      { name = "time", unit = "µs", format = "%.1f" },
+      { name = "time", unit = "µs", format = "%.1f" }, R:spread_column(),
       { name = "vs stride 1", unit = "%", format = "%.1f" },
       { name = "model", unit = R.bw_unit, format = "%.1f" },
     },
   }
   if student then -- assignment mode: the student's kernel at each stride
-    t.columns[#t.columns + 1] = R:bw_column("student")
-    t.columns[#t.columns + 1] = { name = "student speed-up", unit = "x", format = "%.2f" }
+    table.move({ R:bw_column("student"), R:spread_column("student spread"),
+      { name = "student speed-up", unit = "x", format = "%.2f" } }, 1, 3, #t.columns + 1, t.columns)
   end
   local p = plot.new{ title = "strideCopy: effective bandwidth (Figure 3.9)",
     x = { name = "stride", unit = "floats", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
     local moved = 2 * 4 * r.n
-    local bw = R:bw(moved, r.t.median)
+    local bw = r.t.bw
     local fetched = math.max(4, math.min(4 * r.stride, sector)) -- bytes fetched per useful float
-    t:add{ stride = r.stride, ["work-items"] = r.n, bandwidth = bw, min = R:bw(moved, r.t.max),
+    R:add_row(t, r.t, { stride = r.stride, ["work-items"] = r.n, min = R:bw(moved, r.t.max),
       max = R:bw(moved, r.t.min), time = r.t.median / 1e3, ["vs stride 1"] = 100 * bw / base,
-      model = base * 4 / fetched,
-      student = r.st and R:bw(moved, r.st.median), ["student speed-up"] = r.st and r.t.median / r.st.median }
+      model = base * 4 / fetched, student = r.st and r.st.bw, ["student spread"] = r.st and r.st.spread,
+      ["student speed-up"] = r.st and r.t.median / r.st.median })
     p:add("measured", r.stride, bw)
-    if r.st then p:add(student_label, r.stride, R:bw(moved, r.st.median)) end
+    if r.st then p:add(student.label, r.stride, r.st.bw) end
     p:add(("model (%d-byte sectors)"):format(sector), r.stride, base * 4 / fetched)
   end
   t:note(("n = SIZE/4/stride work-items%s; bytes = 2 x 4n (useful bytes only); median of %d, min/max bandwidth "
@@ -150,10 +143,10 @@ R:main(function(R, dev)
   t:note(("model: stride 1's bandwidth x 4 / min(4 x stride, %d): every useful float costs a whole %d-byte "
     .. "sector once the stride spans one (--sector)"):format(sector, sector))
   t:note("every output element checked: odata[i*stride] bit for bit against the input (gathered), every other "
-    .. "element still poison")
+    .. "element still poison; idata unchanged")
   if student then
     t:note(("student: the bandwidth of %s at each stride, same bytes; student speed-up: strideCopy's time / "
-      .. "its time"):format(student_label))
+      .. "its time"):format(student.label))
   end
   R:emit(t)
   if student then
@@ -169,7 +162,7 @@ R:main(function(R, dev)
         { name = "worst stride", unit = "floats" },
       },
     }
-    for _, v in ipairs{ { "strideCopy (Listing 3.6)", "t" }, { student_label, "st" } } do
+    for _, v in ipairs{ { "strideCopy (Listing 3.6)", "t" }, { student.label, "st" } } do
       local sum, worst, wbw = 0, nil, nil
       for _, r in ipairs(results) do
         sum = sum + r[v[2]].median

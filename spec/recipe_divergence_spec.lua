@@ -19,6 +19,7 @@ describe("recipe divergence", function()
       local len = r.branch:match("^(%a+)")
       seen[len .. " " .. r.variant] = r
       assert.is_true(r.time > 0 and r.slowdown > 0)
+      assert.is_number(r.spread)
     end
     for _, len in ipairs({ "long", "short" }) do
       for _, v in ipairs({ "divergent", "aligned", "predicated" }) do
@@ -36,6 +37,6 @@ describe("recipe divergence", function()
     local status, stdout, stderr = run("CLUA_CORRUPT=divergence")
     assert.is_not.equal(0, status)
     assert.equal("", stdout)
-    assert.matches("verify", stderr)
+    assert.matches("verify divergent (long branch, 16 steps): out[0 .. ", stderr, 1, true)
   end)
 end)

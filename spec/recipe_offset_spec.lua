@@ -48,6 +48,20 @@ describe("recipe offset", function()
     assert.are.equal(4, #doc.tables[1].rows)
   end)
 
+  it("fails a student's kernel that writes inside odata outside the part it owns, or past it", function()
+    for _, c in ipairs({
+      { "offset_outside.cl", "student: offsetCopy (offset_outside.cl), offset 1: odata[1048577] written outside "
+        .. "the part the kernel owns (odata[1 .. 1048577) of 1048608 elements" },
+      { "offset_past.cl", "student: odata: 4 bytes written at offset 4194432, past the end (4194432 bytes) (after "
+        .. "student: offsetCopy (offset_past.cl), offset 0)" },
+    }) do
+      local o, rc, e = run(nil, "--max-offset 2 --kernel spec/fixtures/own/" .. c[1])
+      assert.are.equal(1, rc, c[1])
+      assert.are.equal("", o)
+      assert.truthy(e:find(c[2], 1, true), e)
+    end
+  end)
+
   it("exits non-zero with no table when a result is corrupted", function()
     local o, c, e = run("CLUA_CORRUPT=offset")
     assert.are_not.equal(0, c)

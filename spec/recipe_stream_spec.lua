@@ -56,6 +56,12 @@ describe("recipe stream", function()
     assert.truthy(notes:find("iterations run", 1, true))
   end)
 
+  it("marks cache figures: --quick's arrays fit the device's caches", function()
+    local notes = table.concat(tables.stream.notes, "\n")
+    assert.truthy(notes:find("c: a cache figure: the working set", 1, true), notes)
+    for _, r in ipairs(tables.stream.rows) do assert.is_number(r.spread) end
+  end)
+
   it("takes --precision and --reps (the replay follows the iterations run)", function()
     local path = os.tmpname()
     local _, c, e = run(nil, "--precision float --reps 3 --json " .. path)

@@ -48,6 +48,26 @@ describe("recipe stride", function()
     assert.truthy(out:find("strideCopy: effective bandwidth (Figure 3.9)", 1, true))
   end)
 
+  it("fails a student's kernel that writes inside odata outside the part it owns", function()
+    for _, c in ipairs({
+      { "stride_outside.cl", "student: strideCopy (stride_outside.cl), stride 3: odata[1048320] written outside "
+        .. "the part the kernel owns (odata[0 .. 1048318) of 1048576 elements" },
+      { "stride_gap.cl", "student: strideCopy (stride_gap.cl), stride 2: odata[1] written outside the part the "
+        .. "kernel owns (odata[i*2], 0 <= i < 524288)" },
+      { "stride_past.cl", "student: odata: 4 bytes written at offset 4194304, past the end (4194304 bytes) (after "
+        .. "student: strideCopy (stride_past.cl), stride 1)" },
+    }) do
+      local o, rc, e = run(nil, "--max-stride 4 --kernel spec/fixtures/own/" .. c[1])
+      assert.are.equal(1, rc, c[1])
+      assert.are.equal("", o)
+      assert.truthy(e:find(c[2], 1, true), e)
+    end
+  end)
+
+  it("has a spread column", function()
+    for _, r in ipairs(tables.stride.rows) do assert.is_number(r.spread) end
+  end)
+
   it("exits non-zero with no table when a result is corrupted", function()
     local o, c, e = run("CLUA_CORRUPT=stride")
     assert.are_not.equal(0, c)
