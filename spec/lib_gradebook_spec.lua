@@ -84,7 +84,7 @@ describe("clua.rubric", function()
     assert.are.equal(4, s) -- no speed points unless correct at every size
     s = rubric.score(r, { built = true, correct = { true, true }, speedup = 0.6, late_days = 5 })
     assert.are.equal(7 - 3, s) -- late: at most 3 off
-    s, _, lines = rubric.score(r, { built = true, correct = {}, oob = true })
+    s, m, lines = rubric.score(r, { built = true, correct = {}, oob = true })
     assert.are.equal(0, s)
     assert.are.equal("= 0 (never below 0; -1 before)", lines[#lines])
     s = rubric.score(r, { built = true, correct = { true, true }, too_fast = true, speedup = 50 })
