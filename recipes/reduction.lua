@@ -48,12 +48,27 @@ R:main(function(R, dev)
   local info = dev.info
   local L = R.args["local"]
   if L < 64 or L & (L - 1) ~= 0 then error("--local must be a power of two >= 64, got " .. L) end
+  -- The size asked is the size run (a ragged one leaves a partial last
+  -- work-group, which is the point of asking for it), or it is refused with
+  -- the reason; only the default shrinks to fit the device, and says so.
   local default = info.type == "GPU" and 2^28 or 2^24 -- bytes: 2^26 floats on a GPU, 2^22 on a CPU
-  local bytes = math.tointeger(R.size or default)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local n = bytes // 4 // 1024 * 1024
-  if n == 0 then error("--size is too small: at least 4 KiB") end
-  bytes = n * 4
+  local limit = math.min(info.max_mem_alloc_size, info.global_mem_size // 4)
+  local bytes, size_note = math.tointeger(R.size or default), nil
+  if R.args.size then
+    if bytes < 4 or bytes % 4 ~= 0 then
+      error(("--size %d bytes is not a whole number of floats (4 bytes each): give a multiple of 4 bytes")
+        :format(bytes), 0)
+    end
+    if bytes > limit then
+      error(("--size %s is more than one vector may take on %s: %s (the smaller of its largest allocation "
+        .. "and a quarter of its memory)"):format(units.format_size(bytes), info.name, units.format_size(limit)), 0)
+    end
+  elseif bytes > limit then
+    size_note = ("the default size shrank from %s to %s: the smaller of %s's largest allocation and a "
+      .. "quarter of its memory"):format(units.format_size(bytes), units.format_size(limit // 4 * 4), info.name)
+    bytes = limit // 4 * 4
+  end
+  local n = bytes // 4
   local cus = info.compute_units
   local q = R.queue
 
@@ -148,7 +163,8 @@ R:main(function(R, dev)
   -- The copy kernel on the same bytes: the device's streaming bandwidth.
   local dout = R:output("copy out", "float", n)
   copy:args(dout, din)
-  local tcopy = R:measure{ label = "copy", run = function() return q:launch(copy, n, L) end, reads = { din },
+  local copy_local = n % L == 0 and L or nil -- a ragged size: the driver's work-group (copy.cl has no tail test)
+  local tcopy = R:measure{ label = "copy", run = function() return q:launch(copy, n, copy_local) end, reads = { din },
     outputs = { { dout, expect = host, exact = true } }, bytes = 2 * bytes }
   local copy_bw = tcopy.bw
 
@@ -179,22 +195,43 @@ R:main(function(R, dev)
   rows[#rows + 1] = { label = ("slides' two-stage kernel (%d groups/CU)"):format(bests.g), r = bests.rs }
 
   -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
-  -- of 1-6; its first launch is checked work-group by work-group (out[g], and
-  -- nothing else of out) before it is timed.
+  -- of 1-6. Before it is timed, its first launch is checked work-group by
+  -- work-group (out[g], and nothing else of out) at the size run, at a size
+  -- that leaves a partial last work-group (the size run when it is ragged)
+  -- and at one partial work-group alone (what the later launches see). Past
+  -- the n elements it is given, its input holds 1e30 for a whole span: a
+  -- group that reads beyond n is wrong, and named.
   local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
   local kper = R.args.kernel_per
+  local checked = {}
   if student then
     if not kper or kper < 1 then error("--kernel-per must be at least 1") end
     local span = kper * L
-    local g = (n + span - 1) // span
-    local want = cl.array("double", g)
-    for i = 0, g - 1 do want[i] = host:slice(i * span, math.min(span, n - i * span)):sum() end
-    R:measure{ label = student_label .. ", first launch", reps = 1, warmup = 0, reads = { din },
-      outputs = { { P[1], owns = { 0, g }, expect = want, tol = span * U / (1 - span * U) } },
-      run = function()
-        student:args(din, P[1], cl.uint(n), cl["local"](L * 4))
-        return q:launch(student, g * L, L)
-      end }
+    local function first_launch(m, why)
+      local g = (m + span - 1) // span
+      local data = cl.array("float", m + span):fill(1e30)
+      data:slice(0, m):copy(host:slice(0, m))
+      local want = cl.array("double", g)
+      for i = 0, g - 1 do want[i] = host:slice(i * span, math.min(span, m - i * span)):sum() end
+      local din_m = R:input(("in (n = %d)"):format(m), data)
+      local dout_m = R:output("out", "float", (m + L - 1) // L)
+      R:measure{ label = ("%s, first launch, n = %d%s"):format(student_label, m, why), reps = 1, warmup = 0,
+        reads = { din_m }, outputs = { { dout_m, owns = { 0, g }, expect = want, tol = span * U / (1 - span * U) } },
+        run = function()
+          student:args(din_m, dout_m, cl.uint(m), cl["local"](L * 4))
+          return q:launch(student, g * L, L)
+        end }
+      checked[#checked + 1] = m
+    end
+    local function ragged(m)
+      local r = m % span
+      return r == 0 and "" or (" (%d groups, the last one %d of %d elements)"):format((m + span - 1) // span, r, span)
+    end
+    first_launch(n, ragged(n))
+    local m2 = n % span ~= 0 and nil or n - span // 2 - 1
+    if m2 and m2 > 0 then first_launch(m2, ragged(m2)) end
+    local m3 = math.min(n, span // 2 + 3)
+    if m3 ~= n and m3 ~= m2 then first_launch(m3, ragged(m3)) end
     rows[#rows + 1] = { label = student_label, r = measure(student_label, plan(student, kper, "any")) }
   end
 
@@ -226,10 +263,12 @@ R:main(function(R, dev)
     .. "floats in [0, 1] (seed 7); bound: gamma_h = h u / (1 - h u), u = 2^-24, h the most additions "
     .. "any element goes through; each result is checked against it"):format(ref))
   t:note(warp_why)
+  if size_note then t:note(size_note) end
   if student then
     R:rank(t, "time", function(row) return row.variant ~= t.rows[1].variant end)
     t:note(("%s: %d elements per work-item per launch (--kernel-per), its error bound that of any "
-      .. "order of a group's %d additions"):format(student_label, kper, kper * L))
+      .. "order of a group's %d additions; its first launch was checked group by group at n = %s (past n, "
+      .. "its input held 1e30)"):format(student_label, kper, kper * L, table.concat(checked, ", ")))
   end
   t:note(("work-groups of %d work-items; 6 and the slides' kernel use the best of the groups-per-CU sweep "
     .. "(%d compute units); the slides' last step (work-item 0 adding every group's value after "

@@ -1,7 +1,11 @@
--- clua.gradebook: a submission's run read as a verdict (spec/grade_spec.lua
--- runs the grader over the fixture folder; here the cases a fixture cannot
--- stage on every driver: a crash, the wall-clock kill).
+-- clua.gradebook, clua.rubric, clua.similarity, clua.lms: a submission's run
+-- read as a verdict, ranks within the noise, scores by a rubric, the
+-- similarity score, the course-system exports (spec/grade_spec.lua runs the
+-- grader itself over the fixture class).
 local gradebook = require "clua.gradebook"
+local rubric = require "clua.rubric"
+local similarity = require "clua.similarity"
+local lms = require "clua.lms"
 
 describe("clua.gradebook", function()
   it("reads a signal as a crash and the wall-clock kill as a timeout", function()
@@ -13,23 +17,117 @@ describe("clua.gradebook", function()
     assert.is_true(o.timed_out)
   end)
 
-  it("takes the student's fastest row and the recipe's fastest kernel of the same table", function()
+  it("takes the student's fastest row against the fastest ranked kernel, never a reference", function()
     local doc = { tables = { { id = "t", columns = { { name = "variant" }, { name = "time", unit = "ns" },
-      { name = "bandwidth", unit = "GB/s" } },
-      rows = { { variant = "ref", time = 100, bandwidth = 10 }, { variant = "student: k (k.cl)", time = 50, bandwidth = 20 },
-        { variant = "student: k (k.cl)", time = 80, bandwidth = 12 } } } } }
+      { name = "bandwidth", unit = "GB/s" }, { name = "rank" } },
+      rows = { { variant = "copy (reference)", time = 10, bandwidth = 99 }, { variant = "ref", time = 100, rank = 3 },
+        { variant = "student: k (k.cl)", time = 50, bandwidth = 20, rank = 1 },
+        { variant = "student: k (k.cl)", time = 80, bandwidth = 12, rank = 2 } } } } }
     local o = gradebook.outcome(0, "", doc)
     assert.are.equal("correct", o.verdict)
     assert.are.equal(50, o.time)
     assert.are.equal(20, o.bandwidth)
     assert.are.equal(100, o.reference_time)
-    local t = gradebook.table({ { student = "s", file = "k.cl", seconds = 1, outcome = o } })
-    assert.are.equal(2, t.rows[1]["speed-up"])
-    assert.are.equal(1, t.rows[1].rank)
+    assert.are.equal("ref", o.reference)
+    assert.are.equal(2, o.speedup)
   end)
 
-  it("says so when the recipe ran but printed no row of the student's", function()
-    local o = gradebook.outcome(0, "", { tables = { { columns = {}, rows = { { variant = "ref" } } } } })
-    assert.are.equal("no kernel", o.verdict)
+  it("names the element written outside the owned part, the offset past a buffer, the first wrong element", function()
+    local o = gradebook.outcome(1, "recipe reduction: student: reduce (k.cl), first launch, n = 8: out[512] written "
+      .. "outside the part the kernel owns (out[0 .. 512) of 1024 elements; 4 bytes changed outside it)\n")
+    assert.are.equal("out of bounds", o.verdict)
+    assert.are.equal("writes out[512], outside its part out[0 .. 512)", o.reason)
+    o = gradebook.outcome(1, "recipe reduction: student: out: 4 bytes written at offset 4096, past the end (4096 bytes) (after x)\n")
+    assert.are.equal("out of bounds", o.verdict)
+    assert.are.equal("writes 4 bytes at offset 4096 of out, past the end", o.reason)
+    o = gradebook.outcome(1, "recipe reduction: verify student: reduce (k.cl), first launch, n = 100: out[0 .. 4): 1 of "
+      .. "4 elements differ (tolerance 1e-05); worst at index 3: got 9, expected 1; first at index 3: got 9, expected 1\n")
+    assert.are.equal("wrong", o.verdict)
+    assert.are.same({ where = "out[3] (first launch, n = 100)", got = "9", expected = "1",
+      text = "out[3]: got 9, expected 1 (first launch, n = 100)" }, o.first_wrong)
+    o = gradebook.outcome(1, "recipe reduction: verify student: reduce (k.cl): out[0 .. 1): the sum: got nan, "
+      .. "expected 5 (tolerance 0.001)\n")
+    assert.are.equal("wrong", o.verdict)
+    assert.are.equal("got nan, expected 5", o.first_wrong.text:match("got.*"))
+    o = gradebook.outcome(1, "recipe x: student: k: 9e+09 GB/s by the host clock is above the memory bound: not a result\n")
+    assert.are.equal("too fast", o.verdict)
+    assert.is_true(o.too_fast)
+  end)
+
+  it("ranks by time, a difference within the noise sharing a rank", function()
+    local function e(n, t, s) return { student = n, outcome = { verdict = "correct", time = t, spread = s } } end
+    local es = { e("a", 100, 2), e("b", 101, 2), e("c", 150, 2), e("d", 50, 1),
+      { student = "w", outcome = { verdict = "wrong" } }, { student = "f", outcome = { verdict = "too fast", time = 1 } } }
+    gradebook.rank(es)
+    assert.are.same({ 2, 2, 4, 1 }, { es[1].rank, es[2].rank, es[3].rank, es[4].rank })
+    assert.is_true(es[2].tied)
+    assert.is_nil(es[5].rank)
+    assert.is_nil(es[6].rank) -- flagged, not ranked
+    gradebook.rank(es, 250) -- a floor of 250%: everything within 3.5 times the fastest
+    assert.are.same({ 1, 1, 1, 1 }, { es[1].rank, es[2].rank, es[3].rank, es[4].rank })
+  end)
+end)
+
+describe("clua.rubric", function()
+  local r = rubric.check{ build = 1, sizes = { { size = "1MiB", points = 3 }, { size = "1000000", points = 2 } },
+    speed = { against = "reference", { at_least = 0.5, points = 1 }, { at_least = 0.9, points = 2 } },
+    penalties = { out_of_bounds = 2, timeout = 1, late_per_day = 1, late_max = 3 } }
+
+  it("adds build, each size and the highest speed threshold met, less the penalties", function()
+    assert.are.equal(8, r.max)
+    local s, m, lines = rubric.score(r, { built = true, correct = { true, true }, speedup = 0.95, late_days = 0 })
+    assert.are.equal(8, s)
+    assert.are.equal(8, m)
+    assert.are.same({ "+1 builds", "+3 correct at --size 1MiB", "+2 correct at --size 1000000",
+      "+2 speed: 0.95x the recipe's fastest kernel (>= 0.9)" }, lines)
+    s = rubric.score(r, { built = true, correct = { true, false }, speedup = 2 })
+    assert.are.equal(4, s) -- no speed points unless correct at every size
+    s = rubric.score(r, { built = true, correct = { true, true }, speedup = 0.6, late_days = 5 })
+    assert.are.equal(7 - 3, s) -- late: at most 3 off
+    s, m, lines = rubric.score(r, { built = true, correct = {}, oob = true })
+    assert.are.equal(0, s)
+    assert.are.equal("= 0 (never below 0; -1 before)", lines[#lines])
+    s = rubric.score(r, { built = true, correct = { true, true }, too_fast = true, speedup = 50 })
+    assert.are.equal(6, s)
+  end)
+
+  it("refuses a rubric with an unknown key or a bad value, naming it", function()
+    assert.has_error(function() rubric.check{ buidl = 1 } end,
+      "rubric: unknown key 'buidl' (known: build, correct, sizes, speed, penalties)")
+    assert.has_error(function() rubric.check{ correct = -1 } end, "rubric: correct must be a number >= 0, got -1")
+    assert.has_error(function() rubric.check{ sizes = { { size = "12 parsecs", points = 1 } } } end,
+      "rubric: sizes[1]: bad size '12 parsecs'")
+    assert.has_error(function() rubric.check{ penalties = { lateness = 1 } } end)
+  end)
+
+  it("loads the fixture rubrics", function()
+    assert.are.equal(8, rubric.load("spec/fixtures/grade/rubric-reduction.lua").max)
+    local t = rubric.load("spec/fixtures/grade/rubric-triad.lua")
+    assert.are.equal(5, t.max)
+    assert.are.equal(1e9, t.speed[1].at_most)
+  end)
+end)
+
+describe("clua.similarity", function()
+  it("scores a copy with its names, comments and layout changed 1.00, other code less", function()
+    local a = "/* mine */ __kernel void k(__global float *x, uint n) { size_t i = get_global_id(0); if (i < n) x[i] *= 2.0f; }"
+    local b = "// honest\n__kernel void k(__global float *data,\n uint count)\n{\n  size_t me = get_global_id(0);\n"
+      .. "  if (me < count)\n    data[me] *= 2.0f;\n}\n"
+    local c = "__kernel void k(__global float *x, uint n) { for (size_t i = 0; i < n; i++) x[i] = x[i] + 1.0f; }"
+    assert.are.equal(1, similarity.score(similarity.tokens(a), similarity.tokens(b)))
+    assert.is_true(similarity.score(similarity.tokens(a), similarity.tokens(c)) < 0.8)
+    local p = similarity.pairs({ { name = "a", source = a }, { name = "b", source = b }, { name = "c", source = c } }, 0.95)
+    assert.are.same({ { a = "a", b = "b", score = 1 } }, p)
+  end)
+end)
+
+describe("clua.lms", function()
+  it("writes Moodle's and Canvas's import columns", function()
+    local get = function(s, a) return s == "ann" and 7.5 or 0, a .. " ok" end
+    local m = lms.moodle({ "ann", "bo" }, { { name = "lab1", max = 8 } }, get, { bo = { student = "bo", email = "bo@u" } })
+    assert.are.equal("Username,Email address,ID number,lab1,Feedback: lab1\r\nann,,,7.5,lab1 ok\r\nbo,bo@u,,0,lab1 ok\r\n", m)
+    local c = lms.canvas({ "ann" }, { { name = "lab1 (42)", max = 8 } }, get)
+    assert.are.equal("Student,ID,SIS User ID,SIS Login ID,Section,lab1 (42)\r\n    Points Possible,,,,,8\r\n"
+      .. "ann,,,ann,,7.5\r\n", c)
   end)
 end)

@@ -67,3 +67,44 @@ describe("recipe reduction", function()
     assert.truthy(e:find("verify copy", 1, true), e)
   end)
 end)
+
+-- The issue's reduction verdicts: the size asked is the size run, or refused;
+-- a student's first launch is checked group by group at a ragged size too.
+describe("recipe reduction: sizes and the student's contract", function()
+  local FIX = "spec/fixtures/grade/reduction/"
+
+  it("runs a ragged --size as asked (a partial last work-group), and refuses one that is no whole float", function()
+    local out, code, err = run(nil, "--size 1000000 --reps 1")
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("Sum of 250000 floats", 1, true), out)
+    out, code, err = run(nil, "--size 1000001")
+    assert.are_not.equal(0, code)
+    assert.truthy(err:find("--size 1000001 bytes is not a whole number of floats (4 bytes each)", 1, true), err)
+  end)
+
+  it("names the first wrong group of a kernel with no bounds check, at a ragged size", function()
+    local out, code, err = run(nil, "--reps 1 --kernel " .. FIX .. "r03_tail.cl")
+    assert.are.equal(1, code)
+    assert.are.equal("", out)
+    assert.truthy(err:find("first launch, n = 261887 (512 groups, the last one 255 of 512 elements): out[0 .. 512): "
+      .. "1 of 512 elements differ", 1, true), err)
+    assert.truthy(err:find("first at index 511: got 2.57", 1, true), err)
+  end)
+
+  it("fails a write inside out past the part the kernel owns, and one past the buffer", function()
+    local _, code, err = run(nil, "--reps 1 --kernel " .. FIX .. "r04_inside.cl")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("first launch, n = 262144: out[512] written outside the part the kernel owns "
+      .. "(out[0 .. 512) of 1024 elements", 1, true), err)
+    _, code, err = run(nil, "--reps 1 --kernel " .. FIX .. "r05_past.cl")
+    assert.are.equal(1, code)
+    assert.truthy(err:find("student: out: 4 bytes written at offset 4096, past the end (4096 bytes)", 1, true), err)
+  end)
+
+  it("checks a correct kernel at the size run, a ragged size and one partial group, and ranks it", function()
+    local out, code, err = run(nil, "--reps 1 --kernel " .. FIX .. "r01_fast.cl")
+    assert.are.equal(0, code, err)
+    assert.truthy(out:find("checked group by group at n = 262144, 261887, 259", 1, true), out)
+    assert.truthy(out:find("student: reduce (r01_fast.cl) ranks ", 1, true), out)
+  end)
+end)
