@@ -133,7 +133,6 @@ R:main(function(R, dev)
     for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
       local k, name = v.kernel:args(dA, dC, M), ("%s, tile %d"):format(v.label, T)
       if v.student then
-        v.pad = nil
         local fine, why = R:try_launch(k, { M, M }, { T, T })
         if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(v.label, T, T, why)) end
       end

@@ -122,9 +122,7 @@ R:main(function(R, dev)
   variants = R:with_student(variants, { TILE = T }, variants[2])
   for _, v in ipairs(variants) do
     local k = v.kernel
-    if v.student then
-      v.name, v.tile, v.pitch = v.label, k.nargs >= 5 and T * (T + 1) or nil, nil
-    end
+    if v.student then v.name, v.tile = v.label, k.nargs >= 5 and T * (T + 1) or nil end
     if v.tile then k:args(dC, dA, width, height, cl["local"](4 * v.tile)) else k:args(dC, dA, width, height) end
     if v.student then
       local fine, why = R:try_launch(k, { width, height }, { T, T })
