@@ -20,7 +20,9 @@ local R = recipe.new{
     .. "and the warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T "
     .. "(no rounding: every work-item is inside C). A is M x T, C = A A^T is M x M (about --size bytes), both "
     .. "row-major floats; work-item (x, y) = (get_global_id(0), get_global_id(1)) must write c[y * M + x] = sum "
-    .. "over i < T of a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged). Checked "
+    .. "over i < T of a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged); then launched "
+    .. "once more on {M, M - T} work-items (a tile row short), where it owns c[0 .. (M - T) M) and must write "
+    .. "no other element of c. Checked "
     .. "against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every "
     .. "element up to 2^24 multiply-adds, else sampled rows and every row and column sum; ranked by time among "
     .. "the kernels of its tile.",
@@ -39,17 +41,7 @@ local GUIDE_TILE = 16
 local GUIDE = { simpleMultiply = { 1.1, 0.5 }, coalescedMultiply = { 24.8, 13.2 },
   coalescedMultiplyPadded = { 30.3, 15.6 } }
 local KERNELS = { { "simpleMultiply" }, { "coalescedMultiply", 0 }, { "coalescedMultiplyPadded", 1 } }
-local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element left unwritten fails
-
 local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
-
--- Frees a tile's buffers; in assignment mode (--kernel) they are guarded, and
--- kept and checked after every launch until the recipe ends: at most two
--- tiles' worth.
-local function free(R, ...)
-  if R.args.kernel then return end
-  for _, b in ipairs({ ... }) do b:release() end
-end
 
 -- The bank conflict of the write transposedTile[x][y] = ..., by the model:
 -- `banks` banks of 32-bit words (word w in bank w % banks) serve requests of
@@ -118,52 +110,47 @@ R:main(function(R, dev)
   local M = math.floor(math.sqrt(cbytes / 4)) // align * align
   if M < align then error(("--size %d is too small: C must be at least %d x %d floats"):format(cbytes, align, align)) end
 
+  -- One measurement per kernel: it owns the whole of C (the student's second
+  -- launch, a tile row short, its first M - T rows), A unchanged; bytes and
+  -- operations (M^2 dot products of length T, a multiply-add each step).
   local rows, how = {}, {}
   for ti, T in ipairs(tiles) do
     local prog = R:program("aat.cl", { TILE_DIM = T })
     local A = cl.array("float", M * T):random(10 + ti)
     local At = cl.array("float", T * M):transpose(A, M, T)
-    local C = cl.array("float", M * M)
-    -- guarded in assignment mode: a write outside C, or into A, fails (R:check_student)
-    local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
-    local dC = R:student_buffer("c", C.size, { flags = "write_only" })
+    local dA, dC = R:input("a", A), R:output("c", "float", M * M, "write_only")
     local ref = matrix.product_reference(A, At, M, T, M, 30 + ti) -- C = A B with B = A^T
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    local kernels = {}
-    for _, kv in ipairs(KERNELS) do kernels[#kernels + 1] = { kv[1], kv[2], k = prog:kernel(kv[1]) } end
-    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
-    local student, student_label = R:student_kernel(nil, { TILE_DIM = T })
-    if student then kernels[#kernels + 1] = { student_label, k = student, student = true } end
-    for _, kv in ipairs(kernels) do
-      local name, pad = kv[1], kv[2]
-      local k = kv.k:args(dA, dC, M)
-      local label = ("%s, tile %d"):format(name, T)
-      if kv.student then
-        local fine, why = R:try_launch(k, { M, M }, { T, T })
-        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(name, T, T, why)) end
-      end
-      q:fill(dC, POISON)
-      local t = R:time(function() return q:launch(k, { M, M }, { T, T }) end, { label = label })
-      R:check_student(label)
-      C:fill(0)
-      q:read(dC, C)
-      if #rows == 0 then R:corrupt_one(C) end
-      matrix.check_product(R, label, C, ref)
-      rows[#rows + 1] = { tile = T, kernel = name, t = t, m = M, bytes = 4 * (M * T + M * M),
-        conflict = pad and conflict_degree(T, pad, banks) }
+    local function measure(label, name, k, rows_, r, once)
+      return R:measure{ label = label, reads = { dA }, bytes = 4 * (M * T + M * M), ops = 2 * M * M * T,
+        roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil,
+        outputs = { { dC, owns = { 0, rows_ * M }, check = function(C) matrix.check_product(R, name, C, r) end } },
+        run = function() return q:launch(k, { M, rows_ }, { T, T }) end }
     end
-    free(R, dA, dC)
+    local variants = {}
+    for _, kv in ipairs(KERNELS) do variants[#variants + 1] = { label = kv[1], pad = kv[2], kernel = prog:kernel(kv[1]) } end
+    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
+    for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
+      local k, name = v.kernel:args(dA, dC, M), ("%s, tile %d"):format(v.label, T)
+      if v.student then
+        local fine, why = R:try_launch(k, { M, M }, { T, T })
+        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(v.label, T, T, why)) end
+      end
+      rows[#rows + 1] = { tile = T, kernel = v.label, r = measure(("%s (tile %d)"):format(v.label, T), name, k, M, ref),
+        conflict = v.pad and conflict_degree(T, v.pad, banks) }
+      if v.student and M > T then
+        local short = matrix.product_reference(A:slice(0, (M - T) * T), At, M - T, T, M, 50 + ti)
+        measure(name .. ", a tile row short", name .. ", a tile row short", k, M - T, short, true)
+      end
+    end
   end
 
   -- Everything verified: the figures.
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local t = R:table{
     title = ("C = AA^T, A %d x T (the guide's Table 3.3)"):format(M),
     id = "table_3_3",
     columns = {
-      { name = "tile", key = true }, { name = "kernel", key = true },
-      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
-      { name = "max", unit = "us", format = us, ns = true },
+      { name = "tile", key = true }, { name = "kernel", key = true }, R:time_columns("us", { compare = false }),
       R:bw_column("effective"),
       { name = "speedup", unit = "x", format = "%.2f" },
       { name = "tile write", unit = "n-way", format = "%d" },
@@ -171,15 +158,11 @@ R:main(function(R, dev)
     },
   }
   local base
-  for _, r in ipairs(rows) do
-    if r.kernel == "simpleMultiply" then base = r.t.median end
-    local g = r.tile == GUIDE_TILE and GUIDE[r.kernel]
-    t:add{ tile = r.tile, kernel = r.kernel, time = r.t.median, min = r.t.min, max = r.t.max,
-      effective = R:bw(r.bytes, r.t.median), speedup = base / r.t.median,
-      ["tile write"] = r.conflict, ["GTX 280"] = g and g[1] or nil }
-    -- C = A A^T, A M x T: M^2 dot products of length T, a multiply-add each step
-    R:roofline_point(("%s (tile %d)"):format(r.kernel, r.tile), { ops = 2 * r.m * r.m * r.tile, bytes = r.bytes,
-      ns = r.t.median })
+  for _, row in ipairs(rows) do
+    if row.kernel == "simpleMultiply" then base = row.r.median end
+    local g = row.tile == GUIDE_TILE and GUIDE[row.kernel]
+    R:add_row(t, row.r, { tile = row.tile, kernel = row.kernel, effective = row.r.bw, speedup = base / row.r.median,
+      ["tile write"] = row.conflict, ["GTX 280"] = g and g[1] or nil })
   end
   t:note("effective bandwidth: (M*T + M*M) * 4 bytes (A read once, C written once) / time")
   t:note(("tile write: the bank conflict of transposedTile[x][y] by the model: %d banks of 32-bit words serving "

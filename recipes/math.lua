@@ -26,7 +26,6 @@ local R = recipe.new{
   end,
 }
 
-local SENTINEL = 0x7FC0DEAD -- a NaN as a float
 local MAGIC = -3e38         -- a value no sink can take (see kernels/math.cl)
 local P = string.unpack("f", string.pack("f", 2.37)) -- pow's exponent, as the kernel's float sees it
 local LOOSE = 2 ^ -10       -- the loose bound: |error| <= 2^-10 (|reference| + A)
@@ -97,7 +96,7 @@ end
 R:main(function(R, dev)
   local info = dev.info
   local gpu = info.type == "GPU"
-  local ctx, q = R.ctx, R.queue
+  local q = R.queue
   local n = R.size and math.tointeger(R.size) // 4 or (gpu and 2 ^ 20 or 2 ^ 16)
   n = math.max(256, math.min(n, 2 ^ 20) // 256 * 256) -- the sample: every output, at most 2^20
   local evals = R.args.evals or (R.quick and 2 or gpu and 256 or 8)
@@ -117,7 +116,7 @@ R:main(function(R, dev)
       local r = F.f(xs[i])
       ref[i], inv[i] = r, 1 / ulp(r)
     end
-    data[name] = { x = x, xs = xs, ref = ref, inv = inv, buf = ctx:buffer(x, "read_only") }
+    data[name] = { x = x, xs = xs, ref = ref, inv = inv, buf = R:input("x (" .. name .. ")", x) }
   end
   local ints = cl.array("uint", n)
   ints:random(77, 0, 0xFFFFFFFF)
@@ -126,74 +125,74 @@ R:main(function(R, dev)
     local x = ints[i]
     int_ref[i] = ((x // divisor) * 65599 + x % divisor) & 0xFFFFFFFF
   end
-  local dInts = ctx:buffer(ints, "read_only")
-  local dOut = ctx:buffer(n * 4, "write_only")
-  local fout, iout = cl.array("float", n), cl.array("uint", n)
+  local dInts = R:input("i", ints)
+  local dOut = R:output("out", "float", n, "write_only")
+  local iOut = R:output("out (integers)", "uint", n, "write_only")
 
-  local corrupted = false
-  local results = {}
-  for _, row in ipairs(ROWS) do
-    if row.fp64 and not fp64 then goto continue end
-    do
-      local k = R:kernel("math.cl", row.kernel, defines, row.build)
-      local step
-      if row.int then
-        k:args(dInts, dOut, divisor, shift, divisor - 1, evals, 0)
-      else
-        local d = data[row.fn]
-        step = (FUNCS[row.fn].hi - FUNCS[row.fn].lo) * 2 ^ -24
-        k:args(d.buf, dOut, cl.float(step), evals, cl.float(MAGIC), cl.float(P))
+  -- A float variant's check: the largest error in ulp (and absolute) against
+  -- the double reference, and a failure past the variant's bound.
+  local function ulp_check(row, name, res)
+    return function(fout)
+      local d = data[row.fn]
+      local got, ref, inv = fout:totable(), d.ref, d.inv
+      local A = FUNCS[row.fn].A
+      local loose = row.bound == "loose"
+      local max_ulp, worst, max_abs, bad = 0, 1, 0, nil
+      for i = 1, n do
+        local r = ref[i]
+        local e = got[i] - r
+        if e < 0 then e = -e end
+        if e ~= e then e = math.huge end -- NaN
+        local u = e * inv[i]
+        if u > max_ulp then max_ulp, worst = u, i end
+        if e > max_abs then max_abs = e end
+        if loose and not bad and e > LOOSE * ((r < 0 and -r or r) + A) then bad = i end
       end
-      q:fill(dOut, SENTINEL):wait()
-      local label = row.variant .. (row.build and (" " .. row.build) or "")
-      local t = R:time(function() return q:launch(k, n, nil) end, { label = label })
-      local res = { row = row, t = t }
-      local name = ("%s%s"):format(row.variant, row.build and (" (" .. row.build .. ")") or "")
-      if row.int then
-        q:read(dOut, iout)
-        if not corrupted then corrupted = R:corrupt_one(iout) end
-        R:verify(name, iout, int_ref, { exact = true })
-        res.ulp, res.abs = 0, 0
-      else
-        q:read(dOut, fout)
-        if not corrupted then corrupted = R:corrupt_one(fout) end
-        local d = data[row.fn]
-        local got, ref, inv = fout:totable(), d.ref, d.inv
-        local A = FUNCS[row.fn].A
-        local loose = row.bound == "loose"
-        local max_ulp, worst, max_abs, bad = 0, 1, 0, nil
-        for i = 1, n do
-          local r = ref[i]
-          local e = got[i] - r
-          if e < 0 then e = -e end
-          if e ~= e then e = math.huge end -- NaN
-          local u = e * inv[i]
-          if u > max_ulp then max_ulp, worst = u, i end
-          if e > max_abs then max_abs = e end
-          if loose and not bad and e > LOOSE * ((r < 0 and -r or r) + A) then bad = i end
-        end
-        res.ulp, res.abs, res.x = max_ulp, max_abs, d.xs[worst]
-        if bad then
-          error(("verify %s: at x = %.9g got %.9g, expected %.9g: beyond the loose bound 2^-10 x (|ref| + %d)")
-            :format(name, d.xs[bad], got[bad], ref[bad], A), 0)
-        end
-        if type(row.bound) == "number" and max_ulp > row.bound then
-          res.violated = true
-          if R.args.warn_bounds then goto verified end
+      res.ulp, res.abs, res.x = max_ulp, max_abs, d.xs[worst]
+      if bad then
+        error(("verify %s: at x = %.9g got %.9g, expected %.9g: beyond the loose bound 2^-10 x (|ref| + %d)")
+          :format(name, d.xs[bad], got[bad], ref[bad], A), 0)
+      end
+      if type(row.bound) == "number" and max_ulp > row.bound then
+        res.violated = true
+        if not R.args.warn_bounds then
           error(("verify %s: %.2f ulp at x = %.9g (got %.9g, expected %.9g) exceeds the bound of %g ulp")
             :format(name, max_ulp, d.xs[worst], got[worst], ref[worst], row.bound), 0)
         end
       end
-      ::verified::
+    end
+  end
+
+  -- One measurement per row: the kernel reads its inputs (unchanged after)
+  -- and owns every output; one input and one output word per work-item, and
+  -- `evals` evaluations (not a roofline point: an evaluation is no one operation).
+  local results = {}
+  for _, row in ipairs(ROWS) do
+    if not row.fp64 or fp64 then
+      local k = R:kernel("math.cl", row.kernel, defines, row.build)
+      local name = ("%s%s"):format(row.variant, row.build and (" (" .. row.build .. ")") or "")
+      local res = { row = row, ulp = 0, abs = 0 }
+      local out, ins
+      if row.int then
+        k:args(dInts, iOut, divisor, shift, divisor - 1, evals, 0)
+        out, ins = { iOut, name = name, expect = int_ref, exact = true }, { dInts }
+      else
+        local step = (FUNCS[row.fn].hi - FUNCS[row.fn].lo) * 2 ^ -24
+        k:args(data[row.fn].buf, dOut, cl.float(step), evals, cl.float(MAGIC), cl.float(P))
+        out, ins = { dOut, name = name, check = ulp_check(row, name, res) }, { data[row.fn].buf }
+      end
+      res.r = R:measure{ label = row.variant .. (row.build and (" " .. row.build) or ""), outputs = { out },
+        reads = ins, bytes = 8 * n, ops = n * evals, roofline = false,
+        run = function() return q:launch(k, n, nil) end }
       results[#results + 1] = res
     end
-    ::continue::
   end
 
   -- Everything verified: the figures.
   local base = {}
-  for _, r in ipairs(results) do if r.row.ref then base[r.row.fn] = r.t.median end end
-  local ms = function(v) return ("%.4f"):format(v / 1e6) end
+  for _, r in ipairs(results) do if r.row.ref then base[r.row.fn] = r.r.median end end
+  local times = R:time_columns("ms", { compare = false })
+  for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
   local function sig(v) return v >= 100 and ("%.0f"):format(v) or v >= 10 and ("%.1f"):format(v) or ("%.3g"):format(v) end
   local t = R:table{
     title = ("Arithmetic instructions: speed and accuracy (%d work-items x %d evaluations)"):format(n, evals),
@@ -202,8 +201,7 @@ R:main(function(R, dev)
       { name = "section" }, { name = "function", key = true }, { name = "variant", key = true },
       { name = "build", key = true },
       { name = "GOP/s", format = sig, compare = true },
-      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
-      { name = "max", unit = "ms", format = ms, ns = true },
+      times,
       { name = "speedup", unit = "x", format = "%.2f" },
       { name = "max error", unit = "ulp", format = function(v) return v >= 1e5 and ("%.3g"):format(v)
         or ("%.2f"):format(v) end },
@@ -213,11 +211,11 @@ R:main(function(R, dev)
   }
   for _, r in ipairs(results) do
     local row = r.row
-    t:add{ section = row.section, ["function"] = row.fn, variant = row.variant, build = row.build or "default",
-      ["GOP/s"] = n * evals / r.t.median, time = r.t.median, min = r.t.min, max = r.t.max,
-      speedup = base[row.fn] and base[row.fn] / r.t.median or nil,
+    R:add_row(t, r.r, { section = row.section, ["function"] = row.fn, variant = row.variant,
+      build = row.build or "default", ["GOP/s"] = r.r.rate / 1e9,
+      speedup = base[row.fn] and base[row.fn] / r.r.median or nil,
       ["max error"] = r.ulp, ["max abs error"] = r.abs, ["at x"] = r.x,
-      bound = r.violated and ("%s VIOLATED"):format(row.bound) or row.bound }
+      bound = r.violated and ("%s VIOLATED"):format(row.bound) or row.bound })
   end
   t:note("GOP/s: evaluations of the variant's expression per second (10^9); each also costs an argument step "
     .. "and a sum (the identity row)")

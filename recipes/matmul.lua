@@ -22,7 +22,8 @@ local R = recipe.new{
     .. "groups, M and N multiples of T (no rounding: every work-item is inside C). A is M x T, B is T x N, C is "
     .. "M x N (M = N, about --size bytes), all row-major floats; work-item (x, y) = (get_global_id(0), "
     .. "get_global_id(1)) must write c[y * N + x] = sum over i < T of a[y * T + i] * b[i * N + x], and nothing "
-    .. "outside c (a and b must stay unchanged). Checked against the CPU product (double, tolerance "
+    .. "outside c (a and b must stay unchanged); then launched once more on {N, M - T} work-items (a tile row "
+    .. "short), where it owns c[0 .. (M - T) N) and must write no other element of c. Checked against the CPU product (double, tolerance "
     .. "max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every element up to 2^24 multiply-adds, else sampled "
     .. "rows and every row and column sum; ranked by time among the kernels of its tile.",
   student_name = "matmul",
@@ -38,17 +39,7 @@ local GUIDE_TILE = 16
 -- Table 3.2, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
 local GUIDE = { simpleMultiply = { 8.8, 0.7 }, coalescedMultiply = { 14.3, 8.2 }, sharedABMultiply = { 29.7, 15.7 } }
 local KERNELS = { "simpleMultiply", "coalescedMultiply", "sharedABMultiply" }
-local POISON = 0xDEADBEEF - (1 << 32) -- 0xDEADBEEF; as a float, -6.3e18: any element a kernel leaves unwritten fails verification
-
 local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
-
--- Frees a tile's buffers; in assignment mode (--kernel) they are guarded, and
--- kept and checked after every launch until the recipe ends: at most two
--- tiles' worth.
-local function free(R, ...)
-  if R.args.kernel then return end
-  for _, b in ipairs({ ... }) do b:release() end
-end
 
 R:main(function(R, dev)
   local info = dev.info
@@ -104,49 +95,43 @@ R:main(function(R, dev)
   nn = nn // align * align
   if nn < align then error(("--n must be at least %d"):format(align)) end
 
-  local results, how = {}, {}
-  local function measure(label, k, global, localsz, dC, C, ref)
-    q:fill(dC, POISON)
-    local t = R:time(function() return q:launch(k, global, localsz) end, { label = label })
-    R:check_student(label) -- assignment mode: a write outside C, or into A or B, fails here
-    C:fill(0)
-    q:read(dC, C)
-    if #results == 0 then R:corrupt_one(C) end
-    matrix.check_product(R, label, C, ref)
-    results[#results + 1] = t
-    return t
+  -- One measurement: the kernel owns the whole of C (M x N; the student's
+  -- second launch a tile row short owns its first rows), A and B unchanged.
+  local how = {}
+  local function measure(label, name, k, global, T, ins, dC, ref, M, N, K, once)
+    return R:measure{ label = label, reads = ins, bytes = 4 * (M * K + K * N + M * N), ops = 2 * M * N * K,
+      roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil,
+      outputs = { { dC, owns = { 0, M * N }, check = function(C) matrix.check_product(R, name, C, ref) end } },
+      run = function() return q:launch(k, global, { T, T }) end }
   end
 
-  -- Part 1, the guide's Table 3.2, once per tile.
+  -- Part 1, the guide's Table 3.2, once per tile; in assignment mode
+  -- (--kernel FILE) the student's kernel, built for the tile, last.
   local guide_rows = {}
   for ti, T in ipairs(tiles) do
     local prog = R:program("matmul.cl", { TILE_DIM = T })
     local M, N, K = side, side, T
     local A = cl.array("float", M * K):random(10 + ti)
     local B = cl.array("float", K * N):random(20 + ti)
-    local C = cl.array("float", M * N)
-    -- guarded in assignment mode: a write outside C, or into A or B, fails (R:check_student)
-    local dA = R:student_buffer("a", A, { input = true, flags = "read_only" })
-    local dB = R:student_buffer("b", B, { input = true, flags = "read_only" })
-    local dC = R:student_buffer("c", C.size, { flags = "write_only" })
+    local dA, dB, dC = R:input("a", A), R:input("b", B), R:output("c", "float", M * N, "write_only")
     local ref = matrix.product_reference(A, B, M, K, N, 30 + ti)
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    local kernels = {}
-    for _, name in ipairs(KERNELS) do kernels[#kernels + 1] = { name = name, k = prog:kernel(name) } end
-    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
-    local student, student_label = R:student_kernel(nil, { TILE_DIM = T })
-    if student then kernels[#kernels + 1] = { name = student_label, k = student, student = true } end
-    for _, kv in ipairs(kernels) do
-      local k = kv.k:args(dA, dB, dC, N)
-      if kv.student then
+    local variants = {}
+    for _, name in ipairs(KERNELS) do variants[#variants + 1] = { label = name, kernel = prog:kernel(name) } end
+    for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
+      local k, name = v.kernel:args(dA, dB, dC, N), ("%s, tile %d"):format(v.label, T)
+      if v.student then
         local fine, why = R:try_launch(k, { N, M }, { T, T })
-        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(kv.name, T, T, why)) end
+        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(v.label, T, T, why)) end
       end
-      local t = measure(("%s, tile %d"):format(kv.name, T), k, { N, M }, { T, T }, dC, C, ref)
-      guide_rows[#guide_rows + 1] = { tile = T, kernel = kv.name, t = t,
-        bytes = 4 * (M * K + K * N + M * N), flops = 2 * M * N * K }
+      local res = measure(("%s (tile %d)"):format(v.label, T), name, k, { N, M }, T, { dA, dB }, dC, ref, M, N, K)
+      guide_rows[#guide_rows + 1] = { tile = T, kernel = v.label, r = res }
+      if v.student and M > T then
+        local short = matrix.product_reference(A:slice(0, (M - T) * K), B, M - T, K, N, 50 + ti)
+        measure(name .. ", a tile row short", name .. ", a tile row short", k, { N, M - T }, T, { dA, dB }, dC,
+          short, M - T, N, K, true)
+      end
     end
-    free(R, dA, dB, dC)
   end
 
   -- Part 2, the slides' N x N multiply: naive, then tiled with each tile.
@@ -155,9 +140,7 @@ R:main(function(R, dev)
     local N = nn
     local A = cl.array("float", N * N):random(41)
     local B = cl.array("float", N * N):random(42)
-    local C = cl.array("float", N * N)
-    local dA, dB = R.ctx:buffer(A, "read_only"), R.ctx:buffer(B, "read_only")
-    local dC = R.ctx:buffer(C.size, "write_only")
+    local dA, dB, dC = R:input("a (N x N)", A), R:input("b (N x N)", B), R:output("c (N x N)", "float", N * N)
     local ref = matrix.product_reference(A, B, N, N, N, 43)
     how[#how + 1] = ("N x N: %s"):format(ref.how)
     local variants = { { "naive", devtile, "multiplyNaive" } }
@@ -165,21 +148,18 @@ R:main(function(R, dev)
     for _, v in ipairs(variants) do
       local kind, T, name = v[1], v[2], v[3]
       local k = R:program("matmul.cl", { TILE_DIM = T }):kernel(name):args(dA, dB, dC, N)
-      local t = measure(("%s %d x %d, %d x %d groups"):format(kind, N, N, T, T), k, { N, N }, { T, T }, dC, C, ref)
-      nn_rows[#nn_rows + 1] = { variant = kind, tile = T, t = t, bytes = 4 * 3 * N * N, flops = 2 * N * N * N }
+      local res = measure(("N x N %s (tile %d)"):format(kind, T), ("%s %d x %d, %d x %d groups"):format(kind, N, N,
+        T, T), k, { N, N }, T, { dA, dB }, dC, ref, N, N, N)
+      nn_rows[#nn_rows + 1] = { variant = kind, tile = T, r = res }
     end
-    dA:release(); dB:release(); dC:release()
   end
 
   -- Everything verified: the figures.
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local t = R:table{
     title = ("C = AB, A %d x T, B T x %d (the guide's Table 3.2)"):format(side, side),
     id = "table_3_2",
     columns = {
-      { name = "tile", key = true }, { name = "kernel", key = true },
-      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
-      { name = "max", unit = "us", format = us, ns = true },
+      { name = "tile", key = true }, { name = "kernel", key = true }, R:time_columns("us", { compare = false }),
       R:bw_column("effective"),
       { name = "GFLOP/s", format = "%.1f" },
       { name = "speedup", unit = "x", format = "%.2f" },
@@ -187,13 +167,12 @@ R:main(function(R, dev)
     },
   }
   local base
-  for _, r in ipairs(guide_rows) do
-    if r.kernel == "simpleMultiply" then base = r.t.median end
-    local g = r.tile == GUIDE_TILE and GUIDE[r.kernel]
-    t:add{ tile = r.tile, kernel = r.kernel, time = r.t.median, min = r.t.min, max = r.t.max,
-      effective = R:bw(r.bytes, r.t.median), ["GFLOP/s"] = r.flops / r.t.median,
-      speedup = base / r.t.median, ["GTX 280"] = g and g[1] or nil }
-    R:roofline_point(("%s (tile %d)"):format(r.kernel, r.tile), { ops = r.flops, bytes = r.bytes, ns = r.t.median })
+  for _, g in ipairs(guide_rows) do
+    local r = g.r
+    if g.kernel == "simpleMultiply" then base = r.median end
+    local gtx = g.tile == GUIDE_TILE and GUIDE[g.kernel]
+    R:add_row(t, r, { tile = g.tile, kernel = g.kernel, effective = r.bw, ["GFLOP/s"] = r.ops / r.median,
+      speedup = base / r.median, ["GTX 280"] = gtx and gtx[1] or nil })
   end
   t:note("effective bandwidth: (M*T + T*N + M*N) * 4 bytes (A and B read once, C written once) / time, as in the guide")
   t:note("GTX 280: the guide's Table 3.2 with TILE_DIM 16 (GTX 8800: 0.7, 8.2, 15.7 GB/s); speedup against "
@@ -203,25 +182,19 @@ R:main(function(R, dev)
   for _, h in ipairs(skipped) do t:note(h) end
   if R.args.kernel then R:rank_within(t, "time", "tile", tiles, "kernel") end
 
-  local ms = function(v) return ("%.3f"):format(v / 1e6) end
   local t2 = R:table{
     title = ("C = AB, N x N with N = %d (the slides' naive and tiled multiply)"):format(nn),
     id = "nxn",
     columns = {
-      { name = "variant", key = true }, { name = "tile", key = true },
-      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
-      { name = "max", unit = "ms", format = ms, ns = true },
+      { name = "variant", key = true }, { name = "tile", key = true }, R:time_columns("ms", { compare = false }),
       { name = "GFLOP/s", format = "%.1f", compare = true },
       R:bw_column("effective", { compare = false }),
       { name = "speedup", unit = "x", format = "%.2f" },
     },
   }
-  for _, r in ipairs(nn_rows) do
-    t2:add{ variant = r.variant, tile = r.tile, time = r.t.median, min = r.t.min, max = r.t.max,
-      ["GFLOP/s"] = r.flops / r.t.median, effective = R:bw(r.bytes, r.t.median),
-      speedup = nn_rows[1].t.median / r.t.median }
-    R:roofline_point(("N x N %s (tile %d)"):format(r.variant, r.tile), { ops = r.flops, bytes = r.bytes,
-      ns = r.t.median })
+  for _, v in ipairs(nn_rows) do
+    R:add_row(t2, v.r, { variant = v.variant, tile = v.tile, ["GFLOP/s"] = v.r.ops / v.r.median,
+      effective = v.r.bw, speedup = nn_rows[1].r.median / v.r.median })
   end
   t2:note("GFLOP/s: 2 N^3 / time; effective bandwidth: 3 N^2 * 4 bytes (A, B read once, C written once) / time")
   t2:note("tile: the work-group is tile x tile; the naive kernel uses the device tile's shape")

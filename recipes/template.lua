@@ -3,10 +3,12 @@
 -- then change the name, the kernels and the bytes each moves; run it with
 --   build/clua recipes/NAME.lua --quick        (and --help for every option)
 -- It measures c = a + scalar * b (the STREAM triad) with one float and with
--- one float4 per work-item, for a sweep of work-group sizes; every result is
--- checked against the CPU before any figure is printed. With --kernel FILE a
--- student's own triad is timed, checked and ranked beside them (assignment
--- mode, docs/assignments.md).
+-- one float4 per work-item, for a sweep of work-group sizes. Each kernel runs
+-- under a contract (R:measure, clua.harness): the buffers it reads, the part
+-- of its output it owns and what that part must hold, the bytes it moves; the
+-- harness checks all of it before any figure is printed. With --kernel FILE a
+-- student's own triad is one more variant under the same contract, timed,
+-- checked and ranked beside them (assignment mode, docs/assignments.md).
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
@@ -23,7 +25,8 @@ local R = recipe.new{
   student = "a kernel with the arguments of triad (__global float *c, __global const float *a, "
     .. "__global const float *b, float scalar, uint n), launched with one work-item per element "
     .. "(the global size rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] "
-    .. "for every i < n. Checked element by element against the CPU.",
+    .. "for every i < n and nothing else of c (a and b must stay unchanged); each is checked once more on "
+    .. "n - 1 elements, where it owns c[0 .. n - 1). Checked element by element against the CPU.",
   student_name = "triad",
   options = function(p)
     p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(tonumber)
@@ -32,8 +35,6 @@ local R = recipe.new{
       :argname("LIST")
   end,
 }
-
-local POISON = -999.25 -- never a result: any element left unwritten fails verification
 
 R:main(function(R, dev)
   local info = dev.info
@@ -50,14 +51,13 @@ R:main(function(R, dev)
   local scalar = R.args.scalar
 
   -- 3. Kernels (kernels/template.cl, built once per device) and the variants
-  -- to time: each with its global size and the bytes it moves.
-  local variants = {
-    { name = "triad (float)", k = R:kernel("template.cl", "triad"), items = n, count = n },
-    { name = "triad4 (float4)", k = R:kernel("template.cl", "triad4"), items = n // 4, count = n // 4 },
+  -- to time: each with the elements of c one work-item writes (`width`). In
+  -- assignment mode (--kernel FILE), R:with_student adds the student's kernel
+  -- as one more variant, a copy of the first.
+  local variants = R:with_student{
+    { label = "triad (float)", kernel = R:kernel("template.cl", "triad"), width = 1 },
+    { label = "triad4 (float4)", kernel = R:kernel("template.cl", "triad4"), width = 4 },
   }
-  local student, student_label = R:student_kernel()
-  if student then variants[#variants + 1] = { name = student_label, k = student, items = n, count = n } end
-  local moved = 3 * bytes -- a and b read, c written
 
   local sizes = {}
   if R.args["local"] then
@@ -71,36 +71,40 @@ R:main(function(R, dev)
   end
 
   -- 4. Data and the CPU reference, computed once (a Lua loop: a few million
-  -- elements a second; cl.array's own operations run at C speed).
+  -- elements a second; cl.array's own operations run at C speed). R:input and
+  -- R:output make the buffers the harness knows (in assignment mode each sits
+  -- between guard zones, so a write past c, or into a or b, fails).
   local a = cl.array("float", n):random(1, -1, 1)
   local b = cl.array("float", n):random(2, -1, 1)
   local ref = cl.array("float", n)
   for i = 0, n - 1 do ref[i] = a[i] + scalar * b[i] end
-  -- R:student_buffer: in assignment mode each buffer sits between guard zones,
-  -- so a kernel writing outside c (or into a or b) fails R:check_student.
-  local da = R:student_buffer("a", a, { input = true, flags = "read_only" })
-  local db = R:student_buffer("b", b, { input = true, flags = "read_only" })
-  local dc = R:student_buffer("c", bytes, { flags = "write_only" })
-  local got = cl.array("float", n)
+  local da, db, dc = R:input("a", a), R:input("b", b), R:output("c", "float", n, "write_only")
 
-  -- 5. Time, read back, verify, for every variant and work-group size. A
-  -- wrong result raises here: the recipe exits non-zero, no figure printed.
+  -- 5. The contract, for every variant and work-group size: the kernel reads
+  -- a and b (unchanged after), owns c[0 .. m) of m elements, which must hold
+  -- the reference, and moves 3 x 4 bytes and does 2 operations per element.
+  -- R:measure poisons c, times the launch, and checks all of it; the element
+  -- past m must stay poisoned, so each kernel is checked once more on n - 1
+  -- elements (a tail past them, as the global size is rounded up). A wrong
+  -- result raises: the recipe exits non-zero, no figure printed.
+  local function measure(v, L, m, once)
+    local count = m // v.width
+    v.kernel:args(dc, da, db, cl.float(scalar), cl.uint(count))
+    local global = (count + L - 1) // L * L
+    return R:measure{ label = ("%s, local size %d%s"):format(v.label, L, once and ", n - 1 elements" or ""),
+      run = function() return q:launch(v.kernel, global, L) end, reads = { da, db },
+      outputs = { { dc, owns = { 0, count * v.width }, expect = ref:slice(0, count * v.width) } },
+      bytes = 3 * 4 * m, ops = 2 * m, roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil }
+  end
   local results, refused = {}, {}
   for _, v in ipairs(variants) do
     for _, L in ipairs(sizes) do
-      v.k:args(dc, da, db, cl.float(scalar), cl.uint(v.count))
-      local global = (v.items + L - 1) // L * L
-      local ok, why = R:try_launch(v.k, global, L)
-      if not ok then refused[#refused + 1] = ("%s, local size %d: left out, the driver refused it: %s"):format(v.name, L, why)
+      v.kernel:args(dc, da, db, cl.float(scalar), cl.uint(n // v.width))
+      local ok, why = R:try_launch(v.kernel, (n // v.width + L - 1) // L * L, L)
+      if not ok then refused[#refused + 1] = ("%s, local size %d: left out, the driver refused it: %s"):format(v.label, L, why)
       else
-        q:fill(dc, POISON, { type = "float" })
-        local t = R:time(function() return q:launch(v.k, global, L) end, { label = v.name .. " " .. L })
-        R:check_student(v.name)
-        got:fill(0)
-        q:read(dc, got)
-        if #results == 1 then R:corrupt_one(got) end -- CLUA_CORRUPT: the check below must fail
-        R:verify(("%s, local size %d"):format(v.name, L), got, ref)
-        results[#results + 1] = { variant = v.name, ["local"] = L, t = t }
+        results[#results + 1] = { variant = v.label, ["local"] = L, r = measure(v, L, n) }
+        measure(v, L, n - v.width, true)
       end
     end
   end
@@ -108,28 +112,24 @@ R:main(function(R, dev)
   -- 6. Report: everything is verified; the table (text, --md, --csv, --json,
   -- --compare) and the plot (terminal, --svg). Median, min and max time of
   -- the repetitions: R:emit adds their spread, and flags a noisy row.
-  local function us(ns) return ("%.1f"):format(ns / 1e3) end
   local t = R:table{
     title = ("Triad c = a + %g b on %d floats (%s per array)"):format(scalar, n, units.format_size(bytes)),
     id = "triad",
     columns = {
-      { name = "variant", key = true }, { name = "local", key = true },
-      { name = "time", unit = "µs", format = us, ns = true, compare = true },
-      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "variant", key = true }, { name = "local", key = true }, R:time_columns("µs"),
       R:bw_column("bandwidth", { compare = false }),
     },
   }
   local p = plot.new{ title = "Triad: effective bandwidth by work-group size",
     x = { name = "work-group size", log2 = true }, y = { name = "bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
-    local bw = R:bw(moved, r.t.median)
-    t:add{ variant = r.variant, ["local"] = r["local"], time = r.t.median, min = r.t.min, max = r.t.max, bandwidth = bw }
-    p:add(r.variant, r["local"], bw)
+    R:add_row(t, r.r, { variant = r.variant, ["local"] = r["local"] })
+    p:add(r.variant, r["local"], r.r.bw)
   end
   t:note(("bandwidth: 3 x %d bytes (a and b read, c written) / median time of %d runs"):format(bytes, R.reps))
   t:note("verified: every element against the CPU (tolerance 1e-5 relative)")
   for _, why in ipairs(refused) do t:note(why) end
-  if student then R:rank(t, "time") end
+  if R.args.kernel then R:rank(t, "time") end
   R:emit(t)
   R:plot(p)
 end)

@@ -76,6 +76,22 @@ describe("recipes/matmul.lua", function()
     assert.truthy(e:find("verify", 1, true), e)
   end)
 
+  it("fails a student's kernel that writes an element of C outside the part it owns, naming it", function()
+    -- correct on the full grid; its extra c[N * N - 1] lies outside the launch a tile row short
+    local o, c, e = run("--tile 16 --n 16 --reps 1 --kernel spec/fixtures/own/matmul_outside.cl")
+    assert.are.equal(1, c, e)
+    assert.are.equal("", o)
+    assert.truthy(e:find("student: matmul (matmul_outside.cl), tile 16, a tile row short: c[65535] written "
+      .. "outside the part the kernel owns (c[0 .. 61440) of 65536 elements", 1, true), e)
+  end)
+
+  it("fails a student's kernel that writes past the end of C (a guard zone)", function()
+    local o, c, e = run("--tile 16 --n 16 --reps 1 --kernel spec/fixtures/own/matmul_past_end.cl")
+    assert.are.equal(1, c, e)
+    assert.are.equal("", o)
+    assert.truthy(e:find("student: c: 4 bytes written at offset 262144, past the end (262144 bytes)", 1, true), e)
+  end)
+
   it("rejects a tile larger than a work-group", function()
     local _, c, e = run("--tile 1000")
     assert.are_not.equal(0, c)

@@ -78,4 +78,21 @@ describe("recipe template", function()
     assert.truthy(t.rows[3].variant:find("^student: my_triad %("), t.rows[3].variant)
     assert.truthy(out:find("ranks %d of 3 by time"), out)
   end)
+
+  it("fails a student's kernel that writes an element of c outside the part it owns, naming it", function()
+    -- right for every i < n; its last work-item also writes past n, which the check on n - 1 elements shows
+    local out, code, err = run(nil, "--local 64 --reps 1 --kernel spec/fixtures/own/template_outside.cl")
+    assert.are.equal(1, code, err)
+    assert.are.equal("", out)
+    assert.truthy(err:find("student: triad (template_outside.cl), local size 64, n - 1 elements: c[262143] "
+      .. "written outside the part the kernel owns (c[0 .. 262143) of 262144 elements", 1, true), err)
+  end)
+
+  it("fails a student's kernel that writes past the end of c (a guard zone)", function()
+    local out, code, err = run(nil, "--local 64 --reps 1 --kernel spec/fixtures/own/template_past_end.cl")
+    assert.are.equal(1, code, err)
+    assert.are.equal("", out)
+    assert.truthy(err:find("student: c: 4 bytes written at offset 1048576, past the end (1048576 bytes)", 1, true),
+      err)
+  end)
 end)

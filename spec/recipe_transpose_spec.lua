@@ -61,6 +61,22 @@ describe("recipes/transpose.lua", function()
     assert.are_not.equal(0, c)
     assert.falsy(o:find("GB/s", 1, true))
     assert.falsy(o:find("Transpose of", 1, true))
-    assert.truthy(e:find("verify naive", 1, true), e)
+    assert.truthy(e:find("verify copy", 1, true), e)
+  end)
+
+  it("fails a student's kernel that writes an element of c outside the part it owns, naming it", function()
+    -- correct on the full grid; its extra c[n - 1] lies outside the launch a tile column short
+    local o, c, e = run("--reps 1 --kernel spec/fixtures/own/transpose_outside.cl")
+    assert.are.equal(1, c, e)
+    assert.are.equal("", o)
+    assert.truthy(e:find(("student: transpose (transpose_outside.cl), a tile column short: c[65535] written "
+      .. "outside the part the kernel owns (c[0 .. %d) of 65536 elements"):format((256 - TILE) * 256), 1, true), e)
+  end)
+
+  it("fails a student's kernel that writes past the end of c (a guard zone)", function()
+    local o, c, e = run("--reps 1 --kernel spec/fixtures/own/transpose_past_end.cl")
+    assert.are.equal(1, c, e)
+    assert.are.equal("", o)
+    assert.truthy(e:find("student: c: 4 bytes written at offset 262144, past the end (262144 bytes)", 1, true), e)
   end)
 end)
