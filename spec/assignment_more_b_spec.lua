@@ -186,8 +186,9 @@ __kernel void euler(__global const float *in, __global float *out, int n, float 
 
   it("fails a step with k for dt at its first element, and a write past out", function()
     wrong("particles", "--reps 1 --kernel " .. kernel_file(soa:format("k", "")), "student: euler (", 0)
-    past_end("particles", "--reps 1 --kernel " .. kernel_file(soa:format("dt", "if (i == s - 1) out[6 * s] = 1.0f;")),
-      "out", 4 * 6 * 65536)
+    -- out holds 9 n floats, as in does (the step owns the first 6 n)
+    past_end("particles", "--reps 1 --kernel " .. kernel_file(soa:format("dt", "if (i == s - 1) out[9 * s] = 1.0f;")),
+      "out", 4 * 9 * 65536)
   end)
 
   it("shows the contract in --help", function()
