@@ -148,12 +148,11 @@ R:main(function(R, dev)
     patterns[#patterns + 1] = { name = "broadcast", start = bc }
   end
 
-  -- guarded in assignment mode: a write outside out, or into table or start, fails (R:check_student);
-  -- each pattern's start[] has its own buffer (an input the guard compares with)
-  local dTable = R:student_buffer("table", table_, { input = true, flags = "read_only" })
-  local dOut = R:student_buffer("out", 4 * items, { flags = "write_only" })
-  local out, exp = cl.array("uint", items), cl.array("uint", items)
-  local one = cl.array("uint", G)
+  -- The contract of a launch: table and start read and unchanged, out (one
+  -- word per work-item) owned whole, every word the CPU's replay.
+  local dTable = R:input("table", table_)
+  local dOut = R:output("out", "uint", items, "write_only")
+  local exp, one = cl.array("uint", items), cl.array("uint", G)
   local k = R:kernel("banks.cl", "chase")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked on every pattern after chase.
   local student, student_label = R:student_kernel()
@@ -161,7 +160,7 @@ R:main(function(R, dev)
   for i, p in ipairs(patterns) do
     local startArr = cl.array("uint", G)
     for lid = 0, G - 1 do startArr[lid] = p.start[lid] end
-    local dStart = R:student_buffer("start", startArr, { input = true, flags = "read_only" })
+    local dStart = R:input("start", startArr) -- each pattern's own: an input compared with its array
     for lid = 0, G - 1 do one[lid] = expected(p.start[lid]) end
     for g = 0, groups - 1 do exp:slice(g * G, G):copy(one) end
     local function measure(kk, who)
@@ -170,16 +169,12 @@ R:main(function(R, dev)
         local fine, why = R:try_launch(kk, items, G)
         if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(who, G, why)) end
       end
-      q:fill(dOut, -1)
-      local t = R:time(function() return q:launch(kk, items, G) end,
-        { label = who and (who .. ": " .. p.name) or p.name })
-      if who then R:check_student(("%s, %s"):format(who, p.name)) end
-      out:fill(0)
-      q:read(dOut, out)
-      if i == 1 and not who then R:corrupt_one(out) end
-      R:verify(("%s%s (%d work-items x 4 chains x %d reads)"):format(who and (who .. ": ") or "", p.name, items,
-        iterations), out, exp)
-      return t
+      return R:measure{ label = who and (who .. ", " .. p.name) or p.name, reads = { dTable, dStart },
+        bytes = 4 * reads, bound = "cache", roofline = false, run = function() return q:launch(kk, items, G) end,
+        outputs = { { dOut, check = function(got)
+          R:verify(("%s%s (%d work-items x 4 chains x %d reads)"):format(who and (who .. ": ") or "", p.name, items,
+            iterations), got, exp)
+        end } } }
     end
     p.t = measure(k)
     p.st = student and measure(student, student_label)
@@ -195,8 +190,7 @@ R:main(function(R, dev)
     id = "banks",
     columns = {
       { name = "pattern", key = true },
-      { name = "time", unit = "us", format = us, ns = true }, { name = "min", unit = "us", format = us, ns = true },
-      { name = "max", unit = "us", format = us, ns = true },
+      R:time_columns("us"),
       R:bw_column("local reads", { theoretical = false }),
       { name = "slowdown", unit = "x", format = "%.2f" },
       { name = "model", unit = "n-way", format = way },
@@ -208,9 +202,8 @@ R:main(function(R, dev)
   end
   local base = patterns[1].t.median
   for _, p in ipairs(patterns) do
-    t:add{ pattern = p.name, time = p.t.median, min = p.t.min, max = p.t.max, ["local reads"] = R:bw(4 * reads, p.t.median),
-      slowdown = p.t.median / base, model = p.model,
-      student = p.st and p.st.median, ["student slowdown"] = p.st and p.st.median / patterns[1].st.median }
+    R:add_row(t, p.t, { pattern = p.name, ["local reads"] = p.t.bw, slowdown = p.t.median / base, model = p.model,
+      student = p.st and p.st.median, ["student slowdown"] = p.st and p.st.median / patterns[1].st.median })
   end
   t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)")
     :format(reads))

@@ -20,7 +20,8 @@ local R = recipe.new{
     .. "k = dt / m = 0.005), in one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global const "
     .. "float *in, __global float *out, int n, float dt, float k), the structure of arrays: in = posx | posy | "
     .. "posz | velx | vely | velz | forcex | forcey | forcez, n floats each, and it must write out = posx' | "
-    .. "posy' | posz' | velx' | vely' | velz' (6 n floats); or those of eulerAoS (__global const float *in, "
+    .. "posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: the force rows "
+    .. "must not be written); or those of eulerAoS (__global const float *in, "
     .. "__global float *out, float dt, float k), the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, "
     .. "vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] "
     .. "(the force fields) untouched. Launched as the recipe's kernels are: n work-items, one per particle "
@@ -36,7 +37,9 @@ local R = recipe.new{
   end,
 }
 
-local POISON = -999.25 -- the data are in [-1, 1]: never a computed value
+-- what the harness fills an output with (clua.harness.POISON bytes): the fields a kernel must leave
+-- untouched still hold it
+local POISON = string.unpack("<f", string.rep(string.char(require("clua.harness").POISON), 4))
 local DT, MASS = 0.01, 2.0
 local USEFUL = 60 -- bytes per particle the step needs: pos, vel, force read (36), pos, vel written (24)
 local SEED = { h2d = 15.3e6, kernel = 1.32e6 } -- ns, GTX 280, 1M particles ("Measured Performance")
@@ -47,9 +50,7 @@ R:main(function(R, dev)
   local info = dev.info
   local q, ctx = R.queue, R.ctx
   local dt, kk = f32(DT), f32(DT / MASS)
-  local names = { "eulerAoS", "eulerSoA3", "eulerSoA", "eulerAoS4", "eulerSoA4" }
-  local kern, L = {}, math.min(math.max(1, R.args["local"]), info.max_work_group_size)
-  for _, nm in ipairs(names) do kern[nm] = R:kernel("particles.cl", nm) end
+  local L = math.min(math.max(1, R.args["local"]), info.max_work_group_size)
   local N = math.tointeger(R.size)
   N = math.min(N, info.max_mem_alloc_size // 48, info.global_mem_size // (4 * 48)) // L * L
   if N == 0 then error("--size is too small: at least " .. L .. " particles") end
@@ -101,61 +102,54 @@ R:main(function(R, dev)
   local X = { POISON, POISON, POISON }
 
   local layouts = {
-    { name = "AoS float3 (struct of 3 float3, 36 B)", kernel = "eulerAoS", stored = 36, written = 24,
+    { label = "AoS float3 (struct of 3 float3, 36 B)", id = "eulerAoS", stored = 36, written = 24,
       input = layout(cat(P, V, F), 9, 1), expect = layout(cat(P1, V1, X), 9, 1), out = 9 },
-    { name = "SoA float3 arrays (pos[], vel[], force[])", kernel = "eulerSoA3", stored = 36, written = 24, n = true,
+    { label = "SoA float3 arrays (pos[], vel[], force[])", id = "eulerSoA3", stored = 36, written = 24, n = true,
       input = layout(cat(P, V, F), 3, 3), expect = layout(cat(P1, V1), 3, 2), out = 6 },
-    { name = "SoA float arrays (posx[], posy[], ...)", kernel = "eulerSoA", stored = 36, written = 24, n = true,
+    { label = "SoA float arrays (posx[], posy[], ...)", id = "eulerSoA", stored = 36, written = 24, n = true,
       input = soa9, expect = ref6, out = 6 },
-    { name = "AoS float4-padded (struct of 3 float4, 48 B)", kernel = "eulerAoS4", stored = 48, written = 32,
+    { label = "AoS float4-padded (struct of 3 float4, 48 B)", id = "eulerAoS4", stored = 48, written = 32,
       input = layout(cat(P, 0, V, 0, F, 0), 12, 1), expect = layout(cat(P1, 0, V1, 0, X, POISON), 12, 1),
       out = 12 },
-    { name = "SoA float4 arrays (pos4[], vel4[], force4[])", kernel = "eulerSoA4", stored = 48, written = 32, n = true,
+    { label = "SoA float4 arrays (pos4[], vel4[], force4[])", id = "eulerSoA4", stored = 48, written = 32, n = true,
       input = layout(cat(P, 0, V, 0, F, 0), 4, 3), expect = layout(cat(P1, 0, V1, 0), 4, 2), out = 8 },
   }
 
   -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA
-  -- float arrays, as eulerSoA; 4: AoS float3, as eulerAoS), in guarded buffers (R:check_student).
-  local student, student_label = R:student_kernel()
-  if student then
-    if student.nargs ~= 4 and student.nargs ~= 5 then
-      error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)")
-        :format(student_label, student.nargs))
-    end
-    local like = student.nargs == 5 and layouts[3] or layouts[1]
-    kern.student = student
-    layouts[#layouts + 1] = { name = student_label, kernel = "student", student = true, stored = like.stored, written = like.written, n = like.n,
-      input = like.input, expect = like.expect, out = like.out }
+  -- float arrays, as eulerSoA; 4: AoS float3, as eulerAoS).
+  local student = R:student_kernel()
+  if student and student.nargs ~= 4 and student.nargs ~= 5 then
+    error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)")
+      :format(R.student_label, student.nargs))
   end
+  layouts = R:with_student(layouts, nil, student and layouts[student.nargs == 5 and 3 or 1])
 
+  -- Each layout: its input written (host -> device), the step, its results
+  -- read back (device -> host), each checked. out is a state of the same
+  -- layout as in (so that the two could swap from step to step); the step
+  -- owns pos' and vel': the rows before force in the SoA layouts (the force
+  -- rows past them must keep the poison), the whole of an AoS buffer (its force
+  -- fields checked still poison); in is read and unchanged.
   for li, l in ipairs(layouts) do
-    local k = kern[l.kernel]
-    local din, dout
-    if l.student then
-      din = R:student_buffer("in", l.input, { input = true, flags = "read_only" })
-      dout = R:student_buffer("out", l.out * N * 4, { flags = "write_only" })
-    else
-      din = ctx:buffer(#l.input * 4, "read_only")
-      dout = ctx:buffer(l.out * N * 4, "write_only")
-    end
+    local k = l.student and l.kernel or R:kernel("particles.cl", l.id)
+    local din, dout = R:input("in", l.input), R:output("out", "float", #l.input, "write_only")
     local got = cl.array("float", l.out * N)
-    -- host -> device: the layout's particle data
-    l.h2d = R:time(function() return q:write(din, l.input, { blocking = false }) end,
-      { label = l.kernel .. " write" })
-    q:fill(dout, POISON, { type = "float" })
+    l.outbytes, l.moved = l.out * N * 4, l.stored + l.written -- bytes the kernel reads + writes per particle
+    l.h2d = R:measure{ label = l.id .. " write", bound = "pcie", bytes = #l.input * 4,
+      outputs = { { din, expect = l.input, exact = true } },
+      run = function() return q:write(din, l.input, { blocking = false }) end }
     if l.n then k:args(din, dout, N, dt, kk) else k:args(din, dout, dt, kk) end
-    l.t = R:time(function() return q:launch(k, N, L) end, { label = l.kernel })
-    R:check_student(l.name) -- assignment mode: a write outside out, or into in, fails here
-    -- device -> host: the results
+    l.t = R:measure{ label = l.label, reads = { din }, outputs = { { dout, owns = { 0, l.out * N }, expect = l.expect,
+      tol = 1e-6 } },
+      -- per particle: pos + vel dt and vel + force k, two float3 multiply-adds: 12 operations
+      bytes = l.moved * N, ops = 12 * N, run = function() return q:launch(k, N, L) end }
     got:fill(0)
-    l.d2h = R:time(function() return q:read(dout, got, { blocking = false }) end, { label = l.kernel .. " read" })
-    q:finish()
-    if li == 1 then R:corrupt_one(got, 9 * (N // 2)) end
-    R:verify(l.name, got, l.expect, { tol = 1e-6 })
-    l.outbytes = l.out * N * 4
-    l.moved = l.stored + l.written -- bytes the kernel reads + writes per particle
-    if li == 1 then l.got, l.din, l.dout = got, din, dout
-    elseif not l.student then din:release(); dout:release() end -- the guard holds the student's
+    l.d2h = R:measure{ label = l.id .. " read", bound = "pcie", bytes = l.outbytes,
+      outputs = { { dout, poison = false, check = function() R:verify(l.label .. ", read back", got, l.expect,
+        { tol = 1e-6 }) end } },
+      run = function() return q:read(dout, got, { size = l.outbytes, blocking = false }) end }
+    if li == 1 then l.din, l.dout = din, dout
+    elseif not R.args.kernel then din:release(); dout:release() end -- in assignment mode the guard holds them
   end
 
   -- The seed's comparison, for the struct layout: pageable and pinned transfers.
@@ -166,15 +160,14 @@ R:main(function(R, dev)
   view_in:copy(aos.input)
   local pin_out = ctx:buffer(bytes_out, "alloc_host_ptr")
   local view_out = q:map(pin_out, { type = "float" })
-  local h2d_pinned = R:time(function() return q:write(aos.din, view_in, { blocking = false }) end,
-    { label = "pinned write" })
-  q:fill(aos.dout, POISON, { type = "float" })
-  q:launch(kern.eulerAoS, N, L)
+  local h2d_pinned = R:measure{ label = "pinned write", bound = "pcie", bytes = bytes_in,
+    outputs = { { aos.din, expect = aos.input, exact = true } },
+    run = function() return q:write(aos.din, view_in, { blocking = false }) end }
   view_out:fill(0)
-  local d2h_pinned = R:time(function() return q:read(aos.dout, view_out, { blocking = false }) end,
-    { label = "pinned read" })
-  q:finish()
-  R:verify("AoS results through pinned memory", view_out, aos.expect, { tol = 1e-6 })
+  local d2h_pinned = R:measure{ label = "pinned read", bound = "pcie", bytes = bytes_out,
+    outputs = { { aos.dout, poison = false, check = function() R:verify("AoS results through pinned memory", view_out,
+      aos.expect, { tol = 1e-6 }) end } },
+    run = function() return q:read(aos.dout, view_out, { size = bytes_out, blocking = false }) end }
   q:unmap(view_in)
   q:unmap(view_out)
   q:finish()
@@ -196,21 +189,20 @@ R:main(function(R, dev)
   local best = layouts[1]
   for _, l in ipairs(layouts) do
     if l.t.median < best.t.median and not l.student then best = l end
-    t:add{ layout = l.name, stored = l.stored, moved = l.moved, kernel = l.t.median, min = l.t.min, max = l.t.max,
-      effective = R:bw(USEFUL * N, l.t.median), actual = R:bw(l.moved * N, l.t.median),
-      ["vs AoS"] = layouts[1].t.median / l.t.median, ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
-      ["transfer/kernel"] = (l.h2d.median + l.d2h.median) / l.t.median }
-    -- per particle: pos + vel dt and vel + force k, two float3 multiply-adds: 12 operations
-    R:roofline_point(l.name, { ops = 12 * N, bytes = l.moved * N, ns = l.t.median })
+    R:add_row(t, l.t, { layout = l.label, stored = l.stored, moved = l.moved, kernel = l.t.median,
+      effective = R:bw(USEFUL * N, l.t.median), actual = l.t.bw, ["vs AoS"] = layouts[1].t.median / l.t.median,
+      ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
+      ["transfer/kernel"] = (l.h2d.median + l.d2h.median) / l.t.median })
   end
   t:note(("step: pos += vel*dt, vel += force*dt/m (dt = %g, m = %g); effective = %d useful bytes per particle "
     .. "(pos, vel, force read; pos, vel written); actual = the bytes the layout moves (padding included)")
     :format(DT, MASS, USEFUL))
   t:note(("kernel: median of %d (event timing), local size %d; H2D in / D2H out: pageable host arrays, the "
     .. "layout's input / output buffer"):format(R.reps, L))
-  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison")
+  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; "
+    .. "every transfer's destination checked too")
   if student then
-    t:note(("%s: %s (the arguments of %s)"):format(student_label, student.nargs == 5
+    t:note(("%s: %s (the arguments of %s)"):format(R.student_label, student.nargs == 5
       and "the structure of float arrays (posx[], posy[], ...)" or "the array of structs (3 float3, 36 B)",
       student.nargs == 5 and "eulerSoA" or "eulerAoS"))
     R:rank(t, "kernel")
@@ -221,19 +213,18 @@ R:main(function(R, dev)
     title = ("Transfer against kernel: the struct (AoS) particles, %d of them"):format(N),
     id = "transfer",
     columns = { { name = "step", key = true }, { name = "data", unit = "MB", format = "%.1f" },
-      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
-      R:bw_column("bandwidth", { theoretical = false }), { name = "vs kernel", unit = "x", format = "%.1f" },
+      R:time_columns("ms"), R:bw_column("bandwidth", { theoretical = false }), { name = "vs kernel", unit = "x", format = "%.1f" },
       { name = "seed (GTX 280)", unit = "ms", format = ms, ns = true } },
   }
   local kt = aos.t.median
   local function row(step, bytes, tm, seed)
-    tt:add{ step = step, data = bytes / 1e6, time = tm.median, min = tm.min, bandwidth = R:bw(bytes, tm.median),
-      ["vs kernel"] = tm.median / kt, ["seed (GTX 280)"] = seed }
+    R:add_row(tt, tm, { step = step, data = bytes / 1e6, bandwidth = R:bw(bytes, tm.median),
+      ["vs kernel"] = tm.median / kt, ["seed (GTX 280)"] = seed })
   end
   row("H2D pageable", bytes_in, aos.h2d, SEED.h2d)
   row("H2D pinned", bytes_in, h2d_pinned)
   row("kernel, AoS", USEFUL * N, aos.t, SEED.kernel)
-  row(("kernel, fastest layout (%s)"):format((best.kernel:gsub("^euler", ""))), USEFUL * N, best.t)
+  row(("kernel, fastest layout (%s)"):format((best.id:gsub("^euler", ""))), USEFUL * N, best.t)
   row("D2H pageable", bytes_out, aos.d2h)
   row("D2H pinned", bytes_out, d2h_pinned)
   tt:note("kernel rows: data = the useful bytes; vs kernel: time / the AoS kernel's time")

@@ -19,11 +19,12 @@ local R = recipe.new{
     .. "(n / 2 rounded up to whole groups: one group per block of 2B elements), temp of 2B + ((2B - 1) >> L) + "
     .. "((2B - 1) >> 2L) + 1 uints (room for either padding). Group g must write the exclusive prefix sum of its "
     .. "block in[2Bg .. 2B(g + 1)) (elements at or past n count as 0) to out[2Bg + j] for every index below n "
-    .. "(out[2Bg] = 0; uint arithmetic, mod 2^32) and the block's total to sums[g]; nothing else. in and out may "
+    .. "(out[2Bg] = 0; uint arithmetic, mod 2^32) and the block's total to sums[g]; nothing else (out holds whole "
+    .. "blocks: its tail past n must keep the poison it is filled with). in and out may "
     .. "be the same buffer (read your block before writing it): the large-array scan scans the block totals in "
     .. "place. Timed alone (every block, one launch) and as the recipe's large-array scan (its levels and "
-    .. "uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes outside out and "
-    .. "sums caught; ranked against the recipe's kernels within each.",
+    .. "uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes outside out[0 .. n) "
+    .. "and sums caught; ranked against the recipe's kernels within each.",
   student_name = "scan",
   options = function(p)
     p:option("--local", "Work-group size B, a power of two (a block is 2B elements).", "256")
@@ -58,8 +59,6 @@ R:main(function(R, dev)
     error(("--local %d exceeds the device's maximum work-group size %d"):format(B, info.max_work_group_size))
   end
   local prog = R:program("scan.cl", { LOG_NUM_BANKS = logb })
-  local kernels = {}
-  for _, p in ipairs(PADS) do kernels[p.k] = prog:kernel(p.k) end
   local add = prog:kernel("uniform_add")
   local function temp_bytes(pad) -- TEMP_WORDS(m, pad) of scan.cl
     local i = m - 1
@@ -96,17 +95,17 @@ R:main(function(R, dev)
 
   -- Buffers: input, output, and the block totals of every level of the
   -- large-array scan (level k has ceil(size(k-1) / m) elements, down to one
-  -- block), plus one word for the last level's total. Guarded in assignment
-  -- mode: a write outside them, or into the input, fails (R:check_student).
-  local din = R:student_buffer("in", host, { input = true, flags = "read_only" })
-  local dout = R:student_buffer("out", bytes)
+  -- block), plus one word for the last level's total. out holds whole blocks;
+  -- a scan owns its first n elements: past them, the last block's tail must
+  -- keep its poison.
+  local din = R:input("in", host)
+  local dout = R:output("out", "uint", nblocks * m)
   local sizes, sumbufs = { n }, {}
   repeat
     sizes[#sizes + 1] = (sizes[#sizes] + m - 1) // m
-    sumbufs[#sumbufs + 1] = R:student_buffer(#sumbufs == 0 and "sums" or ("sums (level %d)"):format(#sumbufs + 1),
-      sizes[#sizes] * 4)
+    sumbufs[#sumbufs + 1] = R:output(#sumbufs == 0 and "sums" or ("sums (level %d)"):format(#sumbufs + 1),
+      "uint", sizes[#sizes])
   until sizes[#sizes] == 1
-  local POISON = 0xdeadbeef
 
   local function scan(k, pad, src, dst, sums, count)
     k:args(src, dst, sums, cl.uint(count), cl["local"](temp_bytes(pad)))
@@ -120,20 +119,14 @@ R:main(function(R, dev)
   -- Assignment mode (--kernel FILE): the student's kernel, a variant after
   -- the recipe's three, given the local memory of the largest padding; a
   -- refusal ends the recipe.
-  local variants = PADS
-  local student, student_label = R:student_kernel(nil, { LOG_NUM_BANKS = logb })
-  if student then
-    kernels.student = student
-    variants = table.move(PADS, 1, #PADS, 1, {})
-    variants[#variants + 1] = { k = "student", name = student_label, pad = 2, student = true }
-  end
   local pads, scopes, refused = {}, { "block", "whole" }, {}
-  for _, p in ipairs(variants) do
-    local k = kernels[p.k]
+  for _, p in ipairs(R:with_student(PADS, { LOG_NUM_BANKS = logb }, PADS[3])) do
+    local k = p.student and p.kernel or prog:kernel(p.k)
     k:args(din, dout, sumbufs[1], cl.uint(n), cl["local"](temp_bytes(p.pad)))
     local ok, why = R:try_launch(k, B, B)
-    if ok then pads[#pads + 1] = p
-    elseif p.student then error(("%s: the driver refused it in groups of %d: %s"):format(p.name, B, why))
+    if p.student then R:check_student("work-group scan, " .. p.label) end -- its writes past a buffer, named now
+    if ok then pads[#pads + 1] = { k = k, name = p.student and p.label or p.name, pad = p.pad, student = p.student }
+    elseif p.student then error(("%s: the driver refused it in groups of %d: %s"):format(p.label, B, why))
     else refused[#refused + 1] = ("%s left out: the driver refused %s in groups of %d: %s"):format(p.name, p.k, B, why) end
   end
   if #pads == 0 then error(("--local %d: the driver refused every scan kernel (%s)"):format(B, table.concat(refused, "; "))) end
@@ -146,18 +139,19 @@ R:main(function(R, dev)
     end
   end
 
-  -- One work-group per block of m elements, each scanned on its own.
+  -- One work-group per block of m elements, each scanned on its own: out[0 ..
+  -- n) the blocks' scans, sums the blocks' totals.
   local function blocks(p)
-    return { scan(kernels[p.k], p.pad, din, dout, sumbufs[1], n) }
+    return { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
   end
 
   -- The whole array: scan the blocks, scan the totals level by level (in
-  -- place), then add each level's scanned totals back to the level below.
+  -- place), then add each level's scanned totals back to the level below;
+  -- out[0 .. n) the scan, every level's totals owned as well.
   local function whole(p)
-    local k, evs = kernels[p.k], {}
-    evs[1] = scan(k, p.pad, din, dout, sumbufs[1], n)
+    local evs = { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
     for lv = 2, #sizes - 1 do
-      evs[#evs + 1] = scan(k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv])
+      evs[#evs + 1] = scan(p.k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv])
     end
     for lv = #sizes - 2, 1, -1 do
       local data = lv == 1 and dout or sumbufs[lv - 1]
@@ -167,60 +161,37 @@ R:main(function(R, dev)
     return evs
   end
 
-  local got = cl.array("uint", n)
-  local got_totals = cl.array("uint", nblocks)
-  local corrupted = false
-  local function measure(scope, p)
-    q:fill(dout, POISON, { type = "uint" })
-    for _, b in ipairs(sumbufs) do q:fill(b, POISON, { type = "uint" }) end
-    q:finish()
-    local step = scope == "block" and blocks or whole
-    local label = ("%s, %s"):format(scope == "block" and "work-group scan" or "large-array scan", p.name)
-    local t = R:time(function() return step(p) end, { label = label })
-    if p.student then R:check_student(label) end
-    got:fill(0)
-    q:read(dout, got)
-    if not corrupted and not p.student then corrupted = R:corrupt_one(got) end
-    if scope == "block" then
-      R:verify(label, got, blk)
-      got_totals:fill(0)
-      q:read(sumbufs[1], got_totals)
-      R:verify(label .. ": block totals", got_totals, totals)
-    else
-      R:verify(label, got, full)
-    end
-    return { label = label, t = t, launches = scope == "block" and 1 or 2 * #sizes - 3 }
-  end
-
   local results = {}
   for _, scope in ipairs(scopes) do
-    for _, p in ipairs(pads) do results[#results + 1] = { scope = scope, p = p, r = measure(scope, p) } end
+    for _, p in ipairs(pads) do
+      local label = ("%s, %s"):format(scope == "block" and "work-group scan" or "large-array scan", p.name)
+      local outs = { { dout, owns = { 0, n }, expect = scope == "block" and blk or full, exact = true },
+        { sumbufs[1], expect = scope == "block" and totals or nil, name = "block totals" } }
+      for lv = 2, scope == "block" and 0 or #sumbufs do outs[#outs + 1] = { sumbufs[lv] } end
+      local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = 2 * bytes,
+        -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
+        ops = not p.student and 2 * (n - 1) or nil, run = function() return (scope == "block" and blocks or whole)(p) end }
+      r.launches = scope == "block" and 1 or 2 * #sizes - 3
+      results[#results + 1] = { scope = scope, p = p, r = r }
+    end
   end
 
   -- Everything verified: the figures.
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local t = R:table{
     title = ("Exclusive scan of %d uints (%s), blocks of %d"):format(n, units.format_size(bytes), m),
     id = "scan",
     columns = {
-      { name = "variant", key = true }, { name = "launches" },
-      { name = "time", unit = "µs", format = us, ns = true, compare = true },
-      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
       R:bw_column("bandwidth", { compare = false }),
       { name = "padding speed-up", unit = "x", format = "%.2f" },
     },
   }
   local plain = {}
   for _, x in ipairs(results) do
-    if x.p.pad == 0 then plain[x.scope] = x.r.t.median end
-    t:add{ variant = x.r.label, launches = x.r.launches, time = x.r.t.median, min = x.r.t.min, max = x.r.t.max,
-      bandwidth = R:bw(2 * bytes, x.r.t.median),
-      ["padding speed-up"] = x.p.pad > 0 and not x.p.student and plain[x.scope] and plain[x.scope] / x.r.t.median
-        or nil }
-    -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
-    if not x.p.student then
-      R:roofline_point(x.r.label, { ops = 2 * (bytes // 4 - 1), bytes = 2 * bytes, ns = x.r.t.median })
-    end
+    if x.p.pad == 0 then plain[x.scope] = x.r.median end
+    R:add_row(t, x.r, { variant = x.r.label, launches = x.r.launches,
+      ["padding speed-up"] = x.p.pad > 0 and not x.p.student and plain[x.scope] and plain[x.scope] / x.r.median
+        or nil })
   end
   t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; "
     .. "large-array scan: the blocks, then their totals level by level (%s), then the totals added back")
@@ -233,7 +204,8 @@ R:main(function(R, dev)
     .. (info.type ~= "GPU" and "; a CPU device has no local-memory banks: a difference here is not a "
       .. "bank conflict (padding adds a shift and an add per index and changes the cache footprint)" or ""))
   for _, why in ipairs(refused) do t:note(why) end
-  if student then
+  local student_label = R.student_label
+  if student_label then
     t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels "
       .. "and uniform_add around it; its local memory that of the zero-conflicts offset"):format(student_label))
     -- Ranked within each scope. R:rank notes the place of the row whose value

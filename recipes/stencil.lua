@@ -27,10 +27,12 @@ local R = recipe.new{
     .. "One Jacobi sweep of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} (s0 .. s4 = centre, west, "
     .. "east, north, south; h2); it must write every point of out, i = y * N + x: out[i] = u[i] on the "
     .. "boundary (x or y 0 or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * u[i - 1] + c[2] * u[i + 1] + "
-    .. "c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u and f must stay unchanged. u and out are two buffers "
-    .. "that swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against "
-    .. "the CPU (double; tolerance 1e-5 for float, 1e-12 for double) and against the global-memory sweep; "
-    .. "ranked by time among the variants of its grid and type.",
+    .. "c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must stay unchanged. out holds G x G points, "
+    .. "of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and out "
+    .. "are two such buffers that swap at every sweep. Checked before any figure: --sweeps sweeps from the same "
+    .. "start against the CPU (double; tolerance 1e-5 for float, 1e-12 for double) and against the global-memory "
+    .. "sweep, --batch sweeps against the global-memory sweep's; ranked by time among the variants of its grid "
+    .. "and type.",
   student_name = "jacobi",
   options = function(p)
     p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, "
@@ -46,7 +48,6 @@ local R = recipe.new{
 }
 
 local TILE = 16
-local POISON = -7777.25
 local STENCIL = { 4, -1, -1, -1, -1 } -- centre, west, east, north, south (the seed's __constant__ stencil[5])
 local H2 = 1                          -- grid spacing 1: f weighs as much as u
 
@@ -58,14 +59,6 @@ local VARIANTS = {
 }
 
 local function roundup(a, b) return (a + b - 1) // b * b end
-
--- The guarded buffers of assignment mode (R:student_buffer) are checked after
--- every launch until dropped: each grid drops the last grid's, and the
--- collector frees them.
-local function drop_guard(R)
-  R:drop_student_buffers()
-  collectgarbage()
-end
 
 -- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from
 -- those rows of u and f (Lua lists, row-major, 1-based). Rows lo and hi, when
@@ -129,32 +122,28 @@ R:main(function(R, dev)
     error(("work-groups of %d work-items are too large for this device (at most %d)"):format(TILE * TILE,
       info.max_work_group_size))
   end
+  -- u, f and the two padded u/out buffers must fit
+  local function fits(N, esize)
+    local padded = roundup(N, TILE) ^ 2 * esize
+    return padded <= info.max_mem_alloc_size and 2 * N * N * esize + 2 * padded <= info.global_mem_size
+  end
   local student_label
   for _, ty in ipairs(types) do
     local esize = ty == "double" and 8 or 4
     local tol = ty == "double" and 1e-12 or 1e-5
-    local kernels = {}
-    local variants = { table.unpack(VARIANTS) }
-    for _, v in ipairs(VARIANTS) do
-      local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil, COEF = v.coef }
-      kernels[v.id] = R:kernel("stencil.cl", v.kernel, defines)
-    end
-    -- Assignment mode (--kernel FILE): the student's sweep, built for this type, last.
-    local student
-    student, student_label = R:student_kernel(nil, { TILE = TILE, USE_DOUBLE = ty == "double" or nil })
-    if student then
-      kernels.student = student
-      variants[#variants + 1] = { id = "student", label = student_label }
-    end
+    local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil }
+    -- Assignment mode (--kernel FILE): the student's sweep, built for this type, last, launched as "global".
+    local variants = R:with_student(VARIANTS, defines, VARIANTS[2])
+    student_label = R.student_label
     local coef = cl.array(ty, 6)
     for i, s in ipairs(STENCIL) do coef[i - 1] = s end
     coef[5] = H2
-    -- in assignment mode a guarded input, made per grid (a fresh guard per grid)
-    local dcoef = not student and R.ctx:buffer(coef, "read_only") or nil
+    local largest = 0 -- the roofline gets the largest grid of each variant
+    for _, N in ipairs(grids) do if fits(N, esize) then largest = math.max(largest, N) end end
 
     for gi, N in ipairs(grids) do
       local bytes = N * N * esize
-      if bytes > info.max_mem_alloc_size or 4 * bytes > info.global_mem_size then
+      if not fits(N, esize) then
         skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N,
           units.format_size(bytes))
         goto next_grid
@@ -163,29 +152,23 @@ R:main(function(R, dev)
         local u0, f = cl.array(ty, N * N), cl.array(ty, N * N)
         u0:random(100 + gi, 0, 1)
         f:random(200 + gi, -1, 1)
-        -- guarded in assignment mode: a write outside u/out, or into f or c, fails (R:check_student)
-        local du = { R:student_buffer("u/out 1", bytes), R:student_buffer("u/out 2", bytes) }
-        local df = R:student_buffer("f", f, { input = true, flags = "read_only" })
-        if student then dcoef = R:student_buffer("c", coef, { input = true, flags = "read_only" }) end
-        local got = cl.array(ty, N * N)
+        -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up
+        -- to the work-group), owns its N x N points: the padding past them must keep its poison, so a
+        -- work-item past the grid that writes is named. The sweeps from u run u -> 1 -> 2 -> 1 ...
+        local G = roundup(N, TILE)
+        local du0, df, dcoef = R:input("u", u0), R:input("f", f), R:input("c", coef)
+        local du = { R:output("u/out 1", ty, G * G), R:output("u/out 2", ty, G * G) }
 
         -- The CPU reference: every point when N <= --full-check, else 16 rows.
         local full = N <= full_check
-        local check_rows = {}
-        if full then
-          check_rows = { { lo = 0, hi = N - 1, rows = nil } }
-        else
-          local picked, seen = { 0, 1, N // 2, N - 2, N - 1 }, {}
-          local rng = 12345 + N
-          while #picked < 16 + 5 do -- 16 distinct rows: the edges, the middle and random ones
-            rng = (rng * 1103515245 + 12345) % 2147483648
-            picked[#picked + 1] = rng % N
-          end
-          for _, r in ipairs(picked) do
-            if not seen[r] and #check_rows < 16 then
-              seen[r] = true
-              check_rows[#check_rows + 1] = { lo = math.max(0, r - K), hi = math.min(N - 1, r + K), row = r }
-            end
+        local check_rows = full and { { lo = 0, hi = N - 1 } } or {}
+        local picked, seen, rng = { 0, 1, N // 2, N - 2, N - 1 }, {}, 12345 + N
+        while not full and #check_rows < math.min(16, N) do -- 16 distinct rows: the edges, the middle and random ones
+          local r = table.remove(picked, 1)
+          if not r then rng = (rng * 1103515245 + 12345) % 2147483648; r = rng % N end
+          if not seen[r] then
+            seen[r] = true
+            check_rows[#check_rows + 1] = { lo = math.max(0, r - K), hi = math.min(N - 1, r + K), row = r }
           end
         end
         for _, c in ipairs(check_rows) do
@@ -193,65 +176,69 @@ R:main(function(R, dev)
           c.ref = cpu_sweeps(u0:slice(first, count):totable(), f:slice(first, count):totable(), N, c.lo, c.hi, K)
         end
 
-        local reference_out -- the global-memory sweep's result, for the comparison of every point
+        local reference_out, reference_b2b -- the global-memory sweep's results, for the comparison of every point
         for _, v in ipairs(variants) do
-          local k = kernels[v.id]
-          local gsize = v.id == "overlap" and (N + TILE - 3) // (TILE - 2) * TILE or roundup(N, TILE)
-          local function sweep(it)
-            k:args(dcoef, du[it % 2 + 1], df, du[(it + 1) % 2 + 1], N)
+          local k = v.student and v.kernel or R:kernel("stencil.cl", v.kernel, { TILE = TILE,
+            USE_DOUBLE = defines.USE_DOUBLE, COEF = v.coef })
+          local gsize = v.id == "overlap" and (N + TILE - 3) // (TILE - 2) * TILE or G
+          local function sweep(s) -- sweep s (1-based) from u
+            k:args(dcoef, s == 1 and du0 or du[(s - 2) % 2 + 1], df, du[(s - 1) % 2 + 1], N)
             return q:launch(k, { gsize, gsize }, { TILE, TILE })
           end
-          q:write(du[1], u0)
-          q:write(du[2], u0)
-          local it = 0
-          local label = ("%s %d^2 %s"):format(ty, N, v.label)
-          local t = R:time(function()
-            it = it + 1
-            return sweep(it)
-          end, { label = label, target_ms = not R.quick and 100 or nil })
-          R:check_student(label) -- assignment mode: a write outside u/out, or into f or c, fails here
-          local tb = R:time(function()
-            local evs = {}
-            for b = 1, B do evs[b] = sweep(b) end
-            return evs
-          end, { label = label .. " back to back" })
-          R:check_student(label .. " back to back")
-
-          -- K sweeps from u0, every output poisoned first; the result is in du[K % 2 + 1].
-          q:write(du[1], u0)
-          for s = 1, K do
-            q:fill(du[s % 2 + 1], POISON, { type = ty })
-            sweep(s - 1)
+          local label = ("%s %dx%d"):format(v.label, N, N)
+          -- the outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked
+          local function outs(n, chk)
+            local o = { { du[1], owns = { 0, N * N } }, { du[2], owns = { 0, n > 1 and N * N or 0 } } }
+            o[(n - 1) % 2 + 1].check = chk
+            return o
           end
-          R:check_student(("%s, %d sweeps"):format(label, K))
-          got:fill(0)
-          q:read(du[K % 2 + 1], got)
-          if v.id == "local" and gi == #grids then R:corrupt_one(got) end
+          -- Each repetition sweeps K times from u; the time is the last sweep's kernel. The result must
+          -- be K Jacobi sweeps of u (the CPU's), and the global-memory sweep's.
           local name = ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label)
-          for _, c in ipairs(check_rows) do
-            local ref, lo = c.ref, c.lo
-            if c.row then
-              local off = (c.row - lo) * N + 1
-              R:verify(("%s, row %d"):format(name, c.row), got:slice(c.row * N, N),
-                function(i) return ref[off + i] end, { tol = tol })
+          local function check(got)
+            for _, c in ipairs(check_rows) do
+              local ref, lo = c.ref, c.lo
+              if c.row then
+                local off = (c.row - lo) * N + 1
+                R:verify(("%s, row %d"):format(name, c.row), got:slice(c.row * N, N),
+                  function(i) return ref[off + i] end, { tol = tol })
+              else
+                R:verify(name, got, function(i) return ref[i + 1] end, { tol = tol })
+              end
+            end
+            if reference_out then
+              R:verify(name .. " vs the global-memory sweep", got, reference_out, { tol = tol })
             else
-              R:verify(name, got, function(i) return ref[i + 1] end, { tol = tol })
+              reference_out = cl.array(ty, N * N):copy(got)
             end
           end
-          if reference_out then
-            R:verify(name .. " vs the global-memory sweep", got, reference_out, { tol = tol })
-          elseif v.id == "global" or v.id == "global-gcoef" then
-            reference_out = cl.array(ty, N * N)
-            reference_out:copy(got)
+          local t = R:measure{ label = label, reads = { du0, df, dcoef }, outputs = outs(K, check), bytes = 3 * bytes,
+            -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a
+            -- subtraction and a division: 10 operations
+            ops = N == largest and 10 * (N - 2) ^ 2 or nil, type = ty,
+            target_ms = not R.quick and 100 or nil,
+            run = function()
+              for s = 1, K - 1 do sweep(s) end
+              return sweep(K)
+            end }
+          -- B sweeps in a row from u: their span / B; the result checked against the global-memory kernel's.
+          local function check_b2b(got)
+            if not reference_b2b then reference_b2b = cl.array(ty, N * N):copy(got)
+            else R:verify(("u after %d sweeps back to back (%s, %dx%d, %s) vs the global-memory sweep"):format(B,
+              ty, N, N, v.label), got, reference_b2b, { tol = tol }) end
           end
+          local tb = R:measure{ label = label .. " back to back", reads = { du0, df, dcoef }, outputs = outs(B, check_b2b),
+            bytes = 3 * bytes * B, run = function()
+              local evs = {}
+              for s = 1, B do evs[s] = sweep(s) end
+              return evs
+            end }
           results[#results + 1] = { type = ty, N = N, v = v, t = t, tb = tb, bytes = 3 * bytes,
             check = full and "full" or ("%d rows + all vs global"):format(#check_rows) }
         end
-        if student then drop_guard(R) -- its buffers go with it
-        else
-          for _, b in ipairs(du) do b:release() end
-          df:release()
-        end
+        -- assignment mode: the guard lets this grid's buffers go
+        R:drop_student_buffers()
+        for _, b in ipairs({ du0, df, dcoef, du[1], du[2] }) do b:release() end
       end
       ::next_grid::
     end
@@ -259,44 +246,37 @@ R:main(function(R, dev)
 
   -- Everything verified: the figures.
   local us = function(v) return ("%.2f"):format(v / 1e3) end
+  local time = R:time_columns("µs")
+  for _, c in ipairs(time) do c.format = us end
   local t = R:table{
     title = "Jacobi sweeps of the 5-point Poisson stencil: time per sweep by grid size",
     id = "stencil",
     columns = {
-      { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true },
-      { name = "time", unit = "µs", format = us, ns = true, compare = true },
-      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true }, time,
       { name = "back to back", unit = "µs", format = us, ns = true },
       R:bw_column("bandwidth", { compare = false }),
       { name = "vs global", unit = "x", format = "%.2f" },
       { name = "checked" },
     },
   }
-  local global_t, largest = {}, 0
+  local global_t = {}
   for _, r in ipairs(results) do
-    largest = math.max(largest, r.N) -- the roofline gets the largest grid of each variant
     if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end
   end
   local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
     x = { name = "grid side N", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
-    t:add{ type = r.type, grid = ("%dx%d"):format(r.N, r.N), variant = r.v.label, time = r.t.median,
-      min = r.t.min, max = r.t.max, ["back to back"] = r.tb.median / B, bandwidth = R:bw(r.bytes, r.t.median),
-      ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check }
-    if r.type == types[1] then p:add(r.v.label, r.N, R:bw(r.bytes, r.t.median)) end
-    -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a
-    -- subtraction and a division: 10 operations
-    if r.N == largest then
-      R:roofline_point(("%s %dx%d"):format(r.v.label, r.N, r.N), { ops = 10 * (r.N - 2) ^ 2, bytes = r.bytes,
-        ns = r.t.median, type = r.type })
-    end
+    R:add_row(t, r.t, { type = r.type, grid = ("%dx%d"):format(r.N, r.N), variant = r.v.label,
+      ["back to back"] = r.tb.median / B, ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check })
+    if r.type == types[1] then p:add(r.v.label, r.N, r.t.bw) end
   end
-  t:note("time: one sweep's kernel (event start to end), median; back to back: the span of " .. B
-    .. " sweeps launched in a row / " .. B)
+  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same "
+    .. "start), median; back to back: the span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
   t:note("bandwidth: 3 N^2 elements per sweep (u and f read, u' written, each once) / time; small grids fit the caches")
   t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): "
     .. "every point up to N = %d, else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point "
-    .. "against the global-memory sweep"):format(K, full_check, K))
+    .. "against the global-memory sweep; the %d back-to-back sweeps against the global-memory kernel's; u/out hold "
+    .. "G x G points (G = N rounded up to %d), the padding past N x N still poisoned"):format(K, full_check, K, B, TILE))
   t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of "
     .. TILE .. "x" .. TILE)
   for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
@@ -308,13 +288,7 @@ R:main(function(R, dev)
       if not groups[g] then groups[g] = true; groups[#groups + 1] = g end
     end
     for _, g in ipairs(groups) do
-      local before = #t.notes
-      local ranked = R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end)
-      -- R:rank's note names the best row by the first column (the type): the variant replaces it
-      for i = before + 1, #t.notes do
-        local note = t.notes[i]:gsub("%(the best: .*%)$", function() return "(the best: " .. ranked[1].variant .. ")" end)
-        t.notes[i] = g .. ": " .. note
-      end
+      R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
     end
   end
   R:emit(t)

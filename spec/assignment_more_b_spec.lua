@@ -146,9 +146,9 @@ __kernel void jacobi(__constant const real *c, __global const real *u, __global 
   it("fails a sweep without its division at the first interior point, and a write past the grid", function()
     wrong("stencil", "--grids 40 --reps 1 --kernel " .. kernel_file(body:format("", "")),
       "u after 3 sweeps (float, 40x40, student: jacobi (", 41)
-    -- N = 40: the launch is 48 x 48 work-items; one writes out[N * N]
+    -- N = 40: the launch is 48 x 48 work-items and out holds 48 x 48 points; one writes out[48 * 48]
     past_end("stencil", "--grids 40 --reps 1 --kernel " .. kernel_file(body:format(" / c[0]",
-      "if (x == N - 1 && y == N - 1) out[i + 1] = u[i];")), "u/out 1", 4 * 40 * 40)
+      "if (x == N - 1 && y == N - 1) out[get_global_size(0) * get_global_size(1)] = u[i];")), "u/out 1", 4 * 48 * 48)
   end)
 
   it("shows the contract in --help", function()
@@ -186,8 +186,9 @@ __kernel void euler(__global const float *in, __global float *out, int n, float 
 
   it("fails a step with k for dt at its first element, and a write past out", function()
     wrong("particles", "--reps 1 --kernel " .. kernel_file(soa:format("k", "")), "student: euler (", 0)
-    past_end("particles", "--reps 1 --kernel " .. kernel_file(soa:format("dt", "if (i == s - 1) out[6 * s] = 1.0f;")),
-      "out", 4 * 6 * 65536)
+    -- out holds 9 n floats, as in does (the step owns the first 6 n)
+    past_end("particles", "--reps 1 --kernel " .. kernel_file(soa:format("dt", "if (i == s - 1) out[9 * s] = 1.0f;")),
+      "out", 4 * 9 * 65536)
   end)
 
   it("shows the contract in --help", function()

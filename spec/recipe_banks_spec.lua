@@ -59,6 +59,23 @@ describe("recipes/banks.lua", function()
     assert.are_not.equal(0, c)
     assert.falsy(o:find("GB/s", 1, true))
     assert.falsy(o:find("slowdown", 1, true))
-    assert.truthy(e:find("verify stride 1", 1, true), e)
+    assert.truthy(e:find("verify stride 1 (", 1, true), e)
+  end)
+
+  -- Assignment mode: out holds one word per work-item of the launch, every one owned, so a write outside
+  -- the kernel's part lands past out (the guard) or in an input (table, start).
+  it("fails a correct student's chase that also writes into its table, an input", function()
+    local o, c, e = run("--groups 2 --reps 1 --kernel spec/fixtures/own/banks_input.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Local-memory reads", 1, true))
+    assert.truthy(e:find("student: table: an input changed: 1 of 2048 elements, the first at index 2047", 1, true), e)
+  end)
+
+  it("fails a correct student's chase that also writes past its allocation", function()
+    local o, c, e = run("--groups 2 --reps 1 --kernel spec/fixtures/own/banks_past_end.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Local-memory reads", 1, true))
+    assert.truthy(e:find("student: out: 4 bytes written at offset 2048, past the end (2048 bytes) (after student: "
+      .. "chase (banks_past_end.cl), stride 1)", 1, true), e)
   end)
 end)

@@ -56,6 +56,23 @@ describe("recipe particles", function()
     local o, c, e = run("CLUA_CORRUPT=particles")
     assert.are_not.equal(0, c)
     assert.falsy(o:find("One Euler step of", 1, true))
-    assert.truthy(e:find("verify", 1, true), e)
+    assert.truthy(e:find("verify eulerAoS write: in[0 .. 589824)", 1, true), e)
+  end)
+
+  -- Assignment mode, SoA: out holds 9 n floats as in does; the step owns the 6 n of pos' and vel'.
+  it("fails a correct student's step that also writes into out's force rows, naming the element and the part", function()
+    local o, c, e = run(nil, "--reps 1 --kernel spec/fixtures/own/particles_outside.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("One Euler step of", 1, true))
+    assert.truthy(e:find("student: euler (particles_outside.cl): out[393221] written outside the part the kernel "
+      .. "owns (out[0 .. 393216) of 589824 elements", 1, true), e)
+  end)
+
+  it("fails a correct student's step that also writes past its allocation", function()
+    local o, c, e = run(nil, "--reps 1 --kernel spec/fixtures/own/particles_past_end.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("One Euler step of", 1, true))
+    assert.truthy(e:find("student: out: 4 bytes written at offset 2359296, past the end (2359296 bytes) (after "
+      .. "student: euler (particles_past_end.cl))", 1, true), e)
   end)
 end)

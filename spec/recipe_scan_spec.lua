@@ -62,6 +62,23 @@ describe("recipe scan", function()
     assert.are_not.equal(0, c)
     assert.falsy(o:find("Exclusive scan", 1, true))
     assert.falsy(o:find("variant", 1, true))
-    assert.truthy(e:find("verify work-group scan, no padding", 1, true), e)
+    assert.truthy(e:find("verify work-group scan, no padding: out[0 .. 262144)", 1, true), e)
+  end)
+
+  -- Assignment mode: 1000 uints, out holds two whole blocks of 512; a scan owns out[0 .. 1000).
+  it("fails a correct student's scan that also writes into out's tail past n, naming the element and the part", function()
+    local o, c, e = run(nil, "--size 4000 --reps 1 --kernel spec/fixtures/own/scan_outside.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Exclusive scan", 1, true))
+    assert.truthy(e:find("work-group scan, student: scan (scan_outside.cl): out[1000] written outside the part the "
+      .. "kernel owns (out[0 .. 1000) of 1024 elements", 1, true), e)
+  end)
+
+  it("fails a correct student's scan that also writes past its allocation", function()
+    local o, c, e = run(nil, "--size 4000 --reps 1 --kernel spec/fixtures/own/scan_past_end.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Exclusive scan", 1, true))
+    assert.truthy(e:find("student: out: 4 bytes written at offset 4096, past the end (4096 bytes) (after work-group "
+      .. "scan, student: scan (scan_past_end.cl))", 1, true), e)
   end)
 end)

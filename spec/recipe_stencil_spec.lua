@@ -53,8 +53,24 @@ describe("recipe stencil", function()
       assert.are_not.equal(0, c)
       assert.falsy(o:find("Jacobi", 1, true))
       assert.falsy(o:find("variant", 1, true))
-      assert.truthy(e:find("verify u after 3 sweeps (float, ", 1, true), e)
-      assert.truthy(e:find("local 18x18 tile with halo", 1, true), e)
+      assert.truthy(e:find("verify u after 3 sweeps (float, 64x64, global, coefficients in __global)", 1, true), e)
     end
+  end)
+
+  -- Assignment mode: out holds G x G points (G = 48 for N = 40), the kernel owns the 40 x 40 of the grid.
+  it("fails a correct student's sweep that also writes inside out past the grid, naming the point and the part", function()
+    local o, c, e = run(nil, "--grids 40 --reps 1 --kernel spec/fixtures/own/stencil_outside.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Jacobi", 1, true))
+    assert.truthy(e:find("student: jacobi (stencil_outside.cl) 40x40: u/out 1[1640] written outside the part the "
+      .. "kernel owns (u/out 1[0 .. 1600) of 2304 elements", 1, true), e)
+  end)
+
+  it("fails a correct student's sweep that also writes past its allocation", function()
+    local o, c, e = run(nil, "--grids 40 --reps 1 --kernel spec/fixtures/own/stencil_past_end.cl")
+    assert.are_not.equal(0, c)
+    assert.falsy(o:find("Jacobi", 1, true))
+    assert.truthy(e:find("student: u/out 1: 4 bytes written at offset 9216, past the end (9216 bytes) (after "
+      .. "student: jacobi (stencil_past_end.cl) 40x40)", 1, true), e)
   end)
 end)

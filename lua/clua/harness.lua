@@ -6,9 +6,9 @@
 --
 --   poison every output (the part the kernel does not own as well) ->
 --   warm-up -> timed repetitions (events; the host clock where an event
---   reports 0 ns) -> read back -> CLUA_CORRUPT's one wrong element ->
---   verify the owned part -> the unowned part still poisoned, every input
---   unchanged, assignment mode's guard zones intact -> the figure held
+--   reports 0 ns) -> assignment mode's guard zones intact -> read back ->
+--   CLUA_CORRUPT's one wrong element -> verify the owned part -> the
+--   unowned part still poisoned, every input unchanged -> the figure held
 --   against its physical bound (clua.bounds; timed again by the host clock,
 --   or the run ends, when it is above) -> spread, noise and cache marks.
 --
@@ -233,6 +233,10 @@ function Recipe:measure(spec)
     t = by_host("an event reports 0 ns: the driver does not time this command")
   end
 
+  -- Assignment mode's guard zones first: a write past an allocation is the
+  -- cause of whatever else the results show.
+  self:check_student(label)
+
   -- The results: owned part verified, unowned part still poisoned.
   for _, o in ipairs(outs) do
     local buf = o[1]
@@ -261,7 +265,6 @@ function Recipe:measure(spec)
     local info = reg[b]
     if info and info.data then check_input(q, b, info, label) end
   end
-  self:check_student(label)
 
   -- The figure against what the hardware can do.
   local facts = self.facts
