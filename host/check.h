@@ -1,5 +1,6 @@
 /* Shared by every file of the cl module: OpenCL headers, the userdata types,
-   error names and argument helpers. */
+   error names and argument helpers. It includes state.h (CLUA_RELEASE reads
+   clua_given_up) and no other header of host/ (state.h draws the tree). */
 #ifndef CLUA_CHECK_H
 #define CLUA_CHECK_H
 
@@ -7,10 +8,11 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
-#include <signal.h>
 #include <stddef.h>
 #include <lua.h>
 #include <lauxlib.h>
+
+#include "state.h"
 
 /* Metatable names, also the names used in messages and tostring. */
 #define T_PLATFORM "cl.platform"
@@ -181,8 +183,7 @@ extern size_t clua_counts[CNT_KINDS][2];
 #define CLUA_CREATED(kind) (clua_counts[kind][0]++)
 #define CLUA_RELEASED(kind) (clua_counts[kind][1]++)
 
-/* Releases an OpenCL object unless ^C gave them up (clua.h). */
-extern volatile sig_atomic_t clua_given_up;
+/* Releases an OpenCL object unless ^C gave them up (clua_given_up, state.h). */
 #define CLUA_RELEASE(call) (clua_given_up ? (void)0 : (void)(call))
 
 /* Errors. */
@@ -263,6 +264,7 @@ void clua_open_event(lua_State *L);
 void clua_open_evpool(lua_State *L);  /* from clua_open_event, once cl.event's metatable is made */
 void clua_open_array(lua_State *L);
 void clua_open_image(lua_State *L);  /* after context and queue: adds their image methods */
+void clua_open_scalars(lua_State *L);  /* kernel.c: cl.int, cl.float, ..., cl.localmem into the module table on top */
 
 /* Module functions defined in the type files, gathered by cl.c. */
 int clua_platforms(lua_State *L);

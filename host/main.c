@@ -20,6 +20,7 @@
 #include <lualib.h>
 
 #include "clua.h"
+#include "state.h"
 
 #define PROMPT1 "> "
 #define PROMPT2 ">> "

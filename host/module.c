@@ -25,6 +25,7 @@
 #include <lauxlib.h>
 
 #include "clua.h"
+#include "state.h"
 
 #define SENTINEL "clua.module_sentinel"
 

@@ -10,6 +10,7 @@ q:finish()
 */
 #include "check.h"
 #include "clua.h"
+#include "state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
