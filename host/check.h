@@ -309,12 +309,29 @@ extern int clua_cpu_queue_made;
 /* Before a blocking command: waits (interruptibly) for what it would wait
    for inside the driver: the queue's earlier commands and the wait list. */
 void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, const cl_event *wl);
+
+/* A queue's commands once enqueued (pending.c). clua_queue_live: a new queue
+   joins the queues not released yet (clua_settle_all, clua.h). */
+void clua_queue_live(cqueue *q);
 /* After an enqueue: busy (the command may still run) and its event (NULL when
    it failed or made none). */
 void clua_queue_enqueued(cqueue *q, int busy, cl_event ev);
 /* After a launch: as clua_queue_enqueued, but the queue borrows the handle of
    the launch's event e (NULL: a launch without event) instead of retaining it. */
 void clua_queue_launched(cqueue *q, cevent *e);
+/* A non-blocking transfer's event ev (retained) and its host memory m
+   (referenced), held until it completes; raises when out of memory. */
+void clua_queue_hold(lua_State *L, cqueue *q, cl_event ev, hostmem *m);
+/* Drops the completed transfers held: clua_queue_sweep q's,
+   clua_queue_sweep_all q's and those of released queues (before any queue
+   method); clua_queue_drain waits for all of q's and drops them. */
+void clua_queue_sweep(cqueue *q);
+void clua_queue_sweep_all(cqueue *q);
+void clua_queue_drain(cqueue *q);
+/* At a queue's release, before its handle's: waits for its commands under
+   cl.timeout, and hands what may still run to the commands the process
+   waits for at exit (clua_exit_wait, clua.h). */
+void clua_queue_orphan(cqueue *q);
 
 /* Deadlines of waits (deadline.c). clua_deadline: the monotonic time (s) a
    wait starting now ends at, 0 when there is no timeout; clua_past: whether
@@ -334,8 +351,6 @@ int clua_timeout(lua_State *L);
    (CLUA_ENV_ERROR): printed on one line, no traceback. */
 int clua_env_error(lua_State *L);
 
-/* Queue housekeeping: drop completed pending transfers. */
-void clua_queue_sweep(cqueue *q);
 /* A queue has a metatable of its own (queue.c): it is known by its
    userdata's size and mark. test: the queue at idx or NULL; check: raises
    as clua_check does ("cl.queue expected, got ...", "attempt to use a
