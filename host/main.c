@@ -163,11 +163,32 @@ static void set_sigint(void (*handler)(int))
 
 static clua_alloc *alloc; /* the state's allocator: freed once the state is closed */
 
-/* os.exit([code [, close]]): as Lua's, but the state is always closed, which
-   releases every OpenCL object and fails user events nothing completed, and
-   the commands still running are waited for (clua_exit_wait) before the
-   process ends: PoCL 3.1 aborts when a process ends while it compiles a
-   kernel for a launch. ^C from here on ends the process at once. */
+void (*clua_mpi_end)(int failed);
+
+/* The end of the state, from os.exit and from main: ^C from here on ends the
+   process at once; with cl.timeout, the commands still running are waited
+   for until it passes (clua_settle_all); the state is closed, which releases
+   every OpenCL object and fails user events nothing completed; the commands
+   of released queues are waited for (clua_exit_wait): PoCL 3.1 aborts when a
+   process ends while it compiles a kernel for a launch. Where a wait timed
+   out, the process ends there with status abandoned (clua_exit_abandoned);
+   else MPI ends (clua_mpi_end) and status is returned, to exit with. */
+static int close_state(lua_State *L, int status, int abandoned)
+{
+	set_sigint(SIG_DFL);
+	active_state = NULL;
+	clua_settle_all();
+	lua_close(L);
+	clua_alloc_end(alloc);
+	clua_exit_wait();
+	clua_exit_abandoned(abandoned);
+	if (clua_mpi_end != NULL)
+		clua_mpi_end(status);
+	return status;
+}
+
+/* os.exit([code [, close]]): as Lua's, but the state is always closed
+   (close_state). */
 static int os_exit(lua_State *L)
 {
 	int status;
@@ -175,16 +196,7 @@ static int os_exit(lua_State *L)
 		status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
 	else
 		status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
-	set_sigint(SIG_DFL);
-	active_state = NULL;
-	clua_settle_all();
-	lua_close(L);
-	clua_alloc_end(alloc);
-	clua_exit_wait();
-	clua_exit_abandoned(status);
-	if (clua_mpi_end != NULL)
-		clua_mpi_end(status);
-	exit(status);
+	exit(close_state(L, status, status));
 	return 0;
 }
 
@@ -486,8 +498,6 @@ static char *find_root(void)
 	return root;
 }
 
-void (*clua_mpi_end)(int failed);
-
 #ifndef CLUA_MPI
 /* require "mpi" in a clua built without it. */
 static int no_mpi(lua_State *L)
@@ -736,14 +746,7 @@ int main(int argc, char **argv)
 	status = lua_pcall(L, 3, 1, 0);
 	ok = lua_toboolean(L, -1);
 	report(L, status);
-	clua_settle_all();
-	lua_close(L);
-	clua_alloc_end(alloc);
-	clua_exit_wait();
-	free(root);
-	clua_exit_abandoned(EXIT_FAILURE); /* a wait timed out: the script failed */
+	free(root); /* clua_set_root and package.path keep copies */
 	status = (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
-	if (clua_mpi_end != NULL)
-		clua_mpi_end(status);
-	return status;
+	return close_state(L, status, EXIT_FAILURE); /* a wait timed out: the script failed */
 }
