@@ -1,5 +1,6 @@
 /* Shared by every file of the cl module: OpenCL headers, the userdata types,
-   error names and argument helpers. */
+   error names and argument helpers. It includes state.h (CLUA_RELEASE reads
+   clua_given_up) and no other header of host/ (state.h draws the tree). */
 #ifndef CLUA_CHECK_H
 #define CLUA_CHECK_H
 
@@ -7,10 +8,11 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
-#include <signal.h>
 #include <stddef.h>
 #include <lua.h>
 #include <lauxlib.h>
+
+#include "state.h"
 
 /* Metatable names, also the names used in messages and tostring. */
 #define T_PLATFORM "cl.platform"
@@ -181,8 +183,7 @@ extern size_t clua_counts[CNT_KINDS][2];
 #define CLUA_CREATED(kind) (clua_counts[kind][0]++)
 #define CLUA_RELEASED(kind) (clua_counts[kind][1]++)
 
-/* Releases an OpenCL object unless ^C gave them up (clua.h). */
-extern volatile sig_atomic_t clua_given_up;
+/* Releases an OpenCL object unless ^C gave them up (clua_given_up, state.h). */
 #define CLUA_RELEASE(call) (clua_given_up ? (void)0 : (void)(call))
 
 /* Errors. */
@@ -263,6 +264,7 @@ void clua_open_event(lua_State *L);
 void clua_open_evpool(lua_State *L);  /* from clua_open_event, once cl.event's metatable is made */
 void clua_open_array(lua_State *L);
 void clua_open_image(lua_State *L);  /* after context and queue: adds their image methods */
+void clua_open_scalars(lua_State *L);  /* kernel.c: cl.int, cl.float, ..., cl.localmem into the module table on top */
 
 /* Module functions defined in the type files, gathered by cl.c. */
 int clua_platforms(lua_State *L);
@@ -307,12 +309,29 @@ extern int clua_cpu_queue_made;
 /* Before a blocking command: waits (interruptibly) for what it would wait
    for inside the driver: the queue's earlier commands and the wait list. */
 void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, const cl_event *wl);
+
+/* A queue's commands once enqueued (pending.c). clua_queue_live: a new queue
+   joins the queues not released yet (clua_settle_all, clua.h). */
+void clua_queue_live(cqueue *q);
 /* After an enqueue: busy (the command may still run) and its event (NULL when
    it failed or made none). */
 void clua_queue_enqueued(cqueue *q, int busy, cl_event ev);
 /* After a launch: as clua_queue_enqueued, but the queue borrows the handle of
    the launch's event e (NULL: a launch without event) instead of retaining it. */
 void clua_queue_launched(cqueue *q, cevent *e);
+/* A non-blocking transfer's event ev (retained) and its host memory m
+   (referenced), held until it completes; raises when out of memory. */
+void clua_queue_hold(lua_State *L, cqueue *q, cl_event ev, hostmem *m);
+/* Drops the completed transfers held: clua_queue_sweep q's,
+   clua_queue_sweep_all q's and those of released queues (before any queue
+   method); clua_queue_drain waits for all of q's and drops them. */
+void clua_queue_sweep(cqueue *q);
+void clua_queue_sweep_all(cqueue *q);
+void clua_queue_drain(cqueue *q);
+/* At a queue's release, before its handle's: waits for its commands under
+   cl.timeout, and hands what may still run to the commands the process
+   waits for at exit (clua_exit_wait, clua.h). */
+void clua_queue_orphan(cqueue *q);
 
 /* Deadlines of waits (deadline.c). clua_deadline: the monotonic time (s) a
    wait starting now ends at, 0 when there is no timeout; clua_past: whether
@@ -332,8 +351,6 @@ int clua_timeout(lua_State *L);
    (CLUA_ENV_ERROR): printed on one line, no traceback. */
 int clua_env_error(lua_State *L);
 
-/* Queue housekeeping: drop completed pending transfers. */
-void clua_queue_sweep(cqueue *q);
 /* A queue has a metatable of its own (queue.c): it is known by its
    userdata's size and mark. test: the queue at idx or NULL; check: raises
    as clua_check does ("cl.queue expected, got ...", "attempt to use a

@@ -36,36 +36,9 @@ print(d.name, d.info.compute_units)
 */
 #include "check.h"
 #include "clua.h"
+#include "state.h"
 
-#include <string.h>
 #include <time.h>
-
-volatile sig_atomic_t clua_interrupted;
-volatile sig_atomic_t clua_given_up;
-void (*volatile clua_sigint_handler)(int);
-
-void clua_keep_sigint(void) {
-  void (*h)(int) = clua_sigint_handler;
-  struct sigaction cur, sa;
-  if (!h || sigaction(SIGINT, NULL, &cur) != 0 || cur.sa_handler == h) return;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = h;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-}
-
-static char root[4096];
-
-void clua_set_root(const char *r) {
-  if (!r) {
-    root[0] = 0;
-    return;
-  }
-  strncpy(root, r, sizeof root - 1);
-  root[sizeof root - 1] = 0;
-}
-
-const char *clua_root(void) { return root[0] ? root : NULL; }
 
 /***
 The CPU time of the calling thread: what a call costs the host, without the
@@ -132,8 +105,6 @@ static int cl_debug_counts(lua_State *L) {
   }
   return 1;
 }
-
-void clua_open_scalars(lua_State *L);
 
 int luaopen_cl(lua_State *L) {
   clua_open_device(L);

@@ -1,39 +1,14 @@
-/* clua: the interface between the interpreter (main.c) and the cl module. */
+/* clua: the interface between the interpreter (main.c; module.c for cl.so)
+   and the cl module. Process-wide state (^C, objects given up, the install
+   root) is in state.h; state.h's first comment draws how the headers of
+   host/ depend on each other. */
 #ifndef CLUA_H
 #define CLUA_H
 
 #include <lua.h>
-
-#define CLUA_VERSION "0.1.0"
-
 #include <signal.h>
 
-/* Set by main.c's SIGINT handler: a wait for the device in the cl module
-   (queue:finish, event:wait, cl.wait, a blocking transfer) checks it and
-   stops with an error "METHOD: interrupted", which the driver cannot. */
-extern volatile sig_atomic_t clua_interrupted;
-
-/* Set at the first ^C, and never cleared: from then on OpenCL objects are
-   not released but given up to the process's end, which frees them. A
-   release can wait for the commands still running (NVIDIA's
-   clReleaseCommandQueue waits for a kernel that may run for minutes), and
-   the script is ending. */
-extern volatile sig_atomic_t clua_given_up;
-
-/* main.c's SIGINT handler while a script runs, else NULL. An OpenCL driver's
-   compiler may take SIGINT over: LLVM installs a handler that resets itself
-   to the default on delivery (PoCL does this while it finds its devices),
-   and PoCL 3.1 restores the default from a compiler thread of its own; a ^C
-   then ends the process with no message and no clean-up. clua_keep_sigint()
-   puts the handler back: after device discovery and builds, in every wait
-   and in event.status (a Lua loop polling a command). */
-extern void (*volatile clua_sigint_handler)(int);
-void clua_keep_sigint(void);
-
-/* Set while a wait for a GPU with no deadline sits in the driver's own
-   clWaitForEvents (event.c), which nothing can interrupt: a ^C then ends the
-   process at once (main.c), as it would a C program. */
-extern volatile sig_atomic_t clua_direct_wait;
+#define CLUA_VERSION "0.1.0"
 
 /* Errors about the machine rather than the script (no OpenCL platform, a
    driver that does not load, CLUA_DEVICE naming no device) are raised as a
@@ -93,11 +68,6 @@ void clua_alloc_end(clua_alloc *a);
 
 /* Opens the cl module (registered in package.preload["cl"] by main.c). */
 int luaopen_cl(lua_State *L);
-
-/* The folder holding clua's lua/ and kernels/ (build tree or PREFIX/share/clua).
-   main.c sets it once before any script runs; cl.root and program_file use it. */
-void clua_set_root(const char *root);
-const char *clua_root(void);
 
 /* cl.so only (module.c, -DCLUA_MODULE): the root from the shared object's
    place, and clua_exit_wait when the state closes. */

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "clua.h"
+#include "state.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@ Platforms and devices: what `cl.platforms`, `cl.devices` and `cl.device` return.
 */
 #include "check.h"
 #include "clua.h"
+#include "state.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -8,7 +8,7 @@ e:wait()
 print(e.command, e.duration, "ns")
 */
 #include "check.h"
-#include "clua.h"
+#include "state.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -88,7 +88,6 @@ static int on_cpu(cl_event ev) {
   return cpu;
 }
 
-volatile sig_atomic_t clua_direct_wait;
 int clua_cpu_queue_made;
 
 cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list) {

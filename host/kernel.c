@@ -8,7 +8,6 @@ Kernels: arguments and work-group facts (launched by `queue:launch`).
 print(k.name, k.nargs, k:info().work_group_size)
 */
 #include "check.h"
-#include "clua.h"
 
 #include <stdio.h>
 #include <stdlib.h>

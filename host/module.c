@@ -25,63 +25,60 @@
 #include <lauxlib.h>
 
 #include "clua.h"
+#include "state.h"
 
 #define SENTINEL "clua.module_sentinel"
 
-static int is_dir(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Sets the root from the place of this shared object, when it can tell. */
-static void find_root(void)
-{
-	Dl_info info;
-	char *so, *slash, path[PATH_MAX + 32];
-	if (dladdr((void *)find_root, &info) == 0 || info.dli_fname == NULL)
-		return;
-	so = realpath(info.dli_fname, NULL);
-	if (so == NULL)
-		return;
-	slash = strrchr(so, '/');
-	if (slash != NULL && strlen(so) < PATH_MAX) {
-		*slash = '\0'; /* the folder of cl.so */
-		snprintf(path, sizeof path, "%s/clua/kernels", so);
-		if (is_dir(path)) {
-			snprintf(path, sizeof path, "%s/clua", so);
-			clua_set_root(path);
-		} else {
-			snprintf(path, sizeof path, "%s/../kernels", so);
-			char *up = is_dir(path) ? realpath(path, NULL) : NULL;
-			if (up != NULL) {
-				up[strlen(up) - sizeof "/kernels" + 1] = '\0';
-				clua_set_root(up);
-				free(up);
-			}
-		}
-	}
-	free(so);
+static void find_root(void) {
+  Dl_info info;
+  char *so, *slash, path[PATH_MAX + 32];
+  if (dladdr((void *)find_root, &info) == 0 || info.dli_fname == NULL)
+    return;
+  so = realpath(info.dli_fname, NULL);
+  if (so == NULL)
+    return;
+  slash = strrchr(so, '/');
+  if (slash != NULL && strlen(so) < PATH_MAX) {
+    *slash = '\0'; /* the folder of cl.so */
+    snprintf(path, sizeof path, "%s/clua/kernels", so);
+    if (is_dir(path)) {
+      snprintf(path, sizeof path, "%s/clua", so);
+      clua_set_root(path);
+    } else {
+      snprintf(path, sizeof path, "%s/../kernels", so);
+      char *up = is_dir(path) ? realpath(path, NULL) : NULL;
+      if (up != NULL) {
+        up[strlen(up) - sizeof "/kernels" + 1] = '\0';
+        clua_set_root(up);
+        free(up);
+      }
+    }
+  }
+  free(so);
 }
 
-static int at_close(lua_State *L)
-{
-	(void)L;
-	clua_exit_wait();
-	return 0;
+static int at_close(lua_State *L) {
+  (void)L;
+  clua_exit_wait();
+  return 0;
 }
 
-void clua_module_open(lua_State *L)
-{
-	if (clua_root() == NULL)
-		find_root();
-	if (lua_getfield(L, LUA_REGISTRYINDEX, SENTINEL) == LUA_TNIL) {
-		lua_newuserdatauv(L, 1, 0);
-		lua_createtable(L, 0, 1);
-		lua_pushcfunction(L, at_close);
-		lua_setfield(L, -2, "__gc");
-		lua_setmetatable(L, -2);
-		lua_setfield(L, LUA_REGISTRYINDEX, SENTINEL);
-	}
-	lua_pop(L, 1);
+void clua_module_open(lua_State *L) {
+  if (clua_root() == NULL)
+    find_root();
+  if (lua_getfield(L, LUA_REGISTRYINDEX, SENTINEL) == LUA_TNIL) {
+    lua_newuserdatauv(L, 1, 0);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, at_close);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, SENTINEL);
+  }
+  lua_pop(L, 1);
 }

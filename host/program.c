@@ -8,7 +8,7 @@ Programs: OpenCL C source, built for a context's devices.
 for _, name in ipairs(prog:kernels()) do print(name) end
 */
 #include "check.h"
-#include "clua.h"
+#include "state.h"
 
 #include <stdio.h>
 #include <stdlib.h>
