@@ -64,6 +64,22 @@ describe("recipe occupancy", function()
     end
   end)
 
+  it("shows the computed occupancy where it applies (--cc: a GPU's limits)", function()
+    local json = os.tmpname()
+    local status, stdout, stderr = run(nil, "--cc 9.0 --json " .. json)
+    assert.equal(0, status, stderr)
+    local d = report.load(json)
+    os.remove(json)
+    for _, t in ipairs(d.tables) do
+      for _, r in ipairs(t.rows) do
+        assert.is_number(r.occupancy)
+        assert.is_string(r["limited by"])
+      end
+      assert.not_matches("occupancy does not apply", table.concat(t.notes, "\n"))
+    end
+    assert.matches("Throughput vs computed occupancy", stdout)
+  end)
+
   it("leaves out, with a note, the work-group sizes the driver refuses", function()
     local json = os.tmpname()
     local status, _, stderr = run("LUA_INIT_5_4=@spec/refuse_shim.lua", "--json " .. json)
