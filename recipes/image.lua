@@ -7,9 +7,14 @@
 -- image2d_t (kernels/image.cl): a copy, a 3x3 average (2D locality), a read
 -- shifted by one pixel (misaligned), a transposed read (a column walk) and a
 -- scattered read; then bilinear interpolation by hand vs CLK_FILTER_LINEAR.
+-- Every kernel is one R:measure (clua.harness) on a small image, verified in
+-- full, then one on the measured image, timed and verified: it owns the whole
+-- of its output (W x H floats) and moves 2 x 4 bytes a pixel, held against the
+-- memory bandwidth (a cache figure when the image and the output fit the caches).
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local units = require "clua.units"
+local verify = require "clua.verify"
 
 local R = recipe.new{
   name = "image",
@@ -26,7 +31,6 @@ local R = recipe.new{
   end,
 }
 
-local POISON = -999.5 -- the inputs are in [0, 1)
 local LX, LY = 32, 8  -- work-groups: one warp-wide row of pixels, 8 rows
 local DX, DY = 0.3, 0.7 -- the bilinear sample point, in pixels from each output pixel
 local VERIFY_W, VERIFY_H = 509, 317 -- the verification image: odd sides, partial work-groups
@@ -107,31 +111,27 @@ R:main(function(R, dev)
 
   local nearest = ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = "nearest" }
   local linear = ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = "linear" }
-  local kernels = {}
-  local function kernel(name)
-    kernels[name] = kernels[name] or R:kernel("image.cl", name)
-    return kernels[name]
-  end
 
   -- One input of W x H: the host array, a buffer and an image of it, an output buffer.
   local function setup(W, H, seed)
     local s = { W = W, H = H, n = W * H }
     s.src = cl.array("float", s.n)
     s.src:random(seed, 0, 1)
-    s.buf = ctx:buffer(s.src, "read_only")
+    s.buf = R:input("in", s.src)
     s.img = ctx:image2d{ width = W, height = H, format = "float", flags = "read_only", data = s.src }
-    s.out = ctx:buffer(s.n * 4, "write_only")
-    s.got = cl.array("float", s.n)
-    -- the image as written reads back bit for bit
+    s.out = R:output("out", "float", s.n)
+    -- the image as written reads back bit for bit (the setup, not a result)
     local back = cl.array("float", s.n)
     q:read_image(s.img, back)
-    R:verify(("image %dx%d read back"):format(W, H), back, s.src, { exact = true })
+    verify.arrays(("image %dx%d read back"):format(W, H), back, s.src, { exact = true })
     return s
   end
 
-  -- Runs kernel `name` (global or image) on s; returns the launch function.
-  local function launcher(s, name, extra)
-    local k = kernel(name)
+  -- Kernel `name` (global or image) on s, as one R:measure: its output
+  -- checked by `expect` (exactly) or `check`; the bytes `moved` for the timed
+  -- ones (the untimed small image runs once).
+  local function measure(s, name, label, extra, out, moved)
+    local k = R:kernel("image.cl", name)
     local input = name:match("_global$") and s.buf or s.img
     local args = { input }
     if input == s.img then args[#args + 1] = name:match("linear$") and linear or nearest end
@@ -142,21 +142,14 @@ R:main(function(R, dev)
     if name:match("^scatter") then g, l = roundup(s.n, LX * LY), LX * LY
     elseif name:match("^column") then g, l = { roundup(s.H, LX), roundup(s.W, LY) }, { LX, LY }
     else g, l = { roundup(s.W, LX), roundup(s.H, LY) }, { LX, LY } end
-    return function() return q:launch(k, g, l) end
+    out[1], out.exact = s.out, out.expect and true or nil
+    return R:measure{ label = label, run = function() return q:launch(k, g, l) end, reads = { s.buf },
+      outputs = { out }, bytes = moved, footprint = moved, reps = not moved and 1 or nil, warmup = not moved and 0 or nil }
   end
 
-  -- Poisons the output, runs once, reads the result into s.got.
-  local function run_once(s, launch)
-    q:fill(s.out, POISON, { type = "float" })
-    launch()
-    s.got:fill(0)
-    q:read(s.out, s.got)
-    return s.got
-  end
-
-  -- Checks s.got for `kind` against the CPU: every pixel when `full`, else 16
+  -- Checks `got` for `kind` against the CPU: every pixel when `full`, else 16
   -- rows. Returns the largest absolute error seen and what was checked.
-  local function check_cpu(s, kind, name, tol, full)
+  local function check_cpu(s, got, kind, name, tol, full)
     local W, H = s.W, s.H
     local rows = {}
     if full then
@@ -178,7 +171,7 @@ R:main(function(R, dev)
     for _, y in ipairs(rows) do
       local lo, hi = math.max(0, y - 1), math.min(H - 1, y + 1) -- the rows pixel row y reads
       local f = whole or pixel_fn(kind, s.src:slice(lo * W, (hi - lo + 1) * W):totable(), W, H, lo)
-      local r = R:verify(("%s, row %d"):format(name, y), s.got:slice(y * W, W), function(x) return f(x, y) end,
+      local r = verify.arrays(("%s, row %d"):format(name, y), got:slice(y * W, W), function(x) return f(x, y) end,
         { tol = tol })
       worst = math.max(worst, r.max_abs or 0)
     end
@@ -187,78 +180,70 @@ R:main(function(R, dev)
 
   local measured = setup(side, side, 1)
   local small = setup(VERIFY_W, VERIFY_H, 2)
-  local results, filters = {}, {}
+  local moved = 2 * 4 * measured.n
+  local small_label = " " .. VERIFY_W .. "x" .. VERIFY_H
+
+  -- The contracts of a kernel checked against the CPU: on the small image
+  -- every pixel; at the measured size every pixel up to --full-check, else 16
+  -- rows, and every pixel against the first kernel of its group (`first`).
+  -- The row `r` gets the largest error and what was checked.
+  local function against_cpu(kind, tol, label, r, first)
+    r.worst = 0
+    return { check = function(got)
+      r.worst = math.max(r.worst, (check_cpu(small, got, kind, label .. small_label, tol, true)))
+    end }, { check = function(got)
+      local w
+      w, r.checked = check_cpu(measured, got, kind, label, tol, side <= full_check)
+      r.worst = math.max(r.worst, w)
+      if first.out then verify.arrays(label .. " vs global", got, first.out, { tol = tol }) else first.out = got end
+    end }
+  end
 
   -- The access patterns: verified in full on the small image, then timed and
-  -- verified on the measured one.
+  -- verified on the measured one (exactly against a C reference; the 3x3
+  -- average against the CPU).
+  local results, filters = {}, {}
   for _, pat in ipairs(PATTERNS) do
-    local extra = pat.id == "scatter" and { P } or nil
-    local ref_small = c_reference(pat.id, small.src, small.W, small.H, P)
-    local ref = pat.id ~= "avg3" and c_reference(pat.id, measured.src, side, side, P) or nil
-    local global_out
+    local extra, first = pat.id == "scatter" and { P } or nil, {}
+    local ref_small = pat.id ~= "avg3" and c_reference(pat.id, small.src, small.W, small.H, P)
+    local ref = pat.id ~= "avg3" and c_reference(pat.id, measured.src, side, side, P)
     for _, mem in ipairs({ "global", "image" }) do
-      local name = pat.id .. "_" .. mem
-      local what = ("%s (%s)"):format(pat.label, mem)
-      run_once(small, launcher(small, name, extra))
-      if pat.id == "avg3" then check_cpu(small, "avg3", what .. " " .. VERIFY_W .. "x" .. VERIFY_H, 1e-5, true)
-      else R:verify(what .. " " .. VERIFY_W .. "x" .. VERIFY_H, small.got, ref_small, { exact = true }) end
-
-      local launch = launcher(measured, name, extra)
-      q:fill(measured.out, POISON, { type = "float" })
-      local t = R:time(launch, { label = what })
-      run_once(measured, launch)
-      if pat.id == "avg3" and mem == "image" then R:corrupt_one(measured.got) end
-      local checked = "full"
-      if ref then
-        R:verify(what, measured.got, ref, { exact = true })
-      else
-        local _, c = check_cpu(measured, "avg3", what, 1e-5, side <= full_check)
-        checked = c
-        if global_out then R:verify(what .. " vs global", measured.got, global_out, { tol = 1e-5 })
-        else global_out = cl.array("float", measured.n); global_out:copy(measured.got) end
-      end
-      results[#results + 1] = { pat = pat, mem = mem, t = t, checked = checked }
+      local name, what = pat.id .. "_" .. mem, ("%s (%s)"):format(pat.label, mem)
+      local r = { pat = pat, mem = mem, checked = "full" }
+      local os, om = { expect = ref_small }, { expect = ref }
+      if not ref then os, om = against_cpu("avg3", 1e-5, what, r, first) end
+      measure(small, name, what .. small_label, extra, os)
+      r.res = measure(measured, name, what, extra, om, moved)
+      results[#results + 1] = r
     end
   end
 
   -- Linear filtering: by hand from global memory and from an image, and by the sampler.
-  local global_out
+  local first = {}
   for _, f in ipairs(FILTERS) do
-    local extra = { cl.float(DX), cl.float(DY) }
-    run_once(small, launcher(small, f.id, extra))
-    local worst = check_cpu(small, "bilinear", f.label .. " " .. VERIFY_W .. "x" .. VERIFY_H, f.tol, true)
-    local launch = launcher(measured, f.id, extra)
-    q:fill(measured.out, POISON, { type = "float" })
-    local t = R:time(launch, { label = f.label })
-    run_once(measured, launch)
-    local w, checked = check_cpu(measured, "bilinear", f.label, f.tol, side <= full_check)
-    worst = math.max(worst, w)
-    if global_out then R:verify(f.label .. " vs global", measured.got, global_out, { tol = f.tol })
-    else global_out = cl.array("float", measured.n); global_out:copy(measured.got) end
-    filters[#filters + 1] = { f = f, t = t, worst = worst, checked = checked }
+    local extra, r = { cl.float(DX), cl.float(DY) }, { f = f }
+    local os, om = against_cpu("bilinear", f.tol, f.label, r, first)
+    measure(small, f.id, f.label .. small_label, extra, os)
+    r.res = measure(measured, f.id, f.label, extra, om, moved)
+    filters[#filters + 1] = r
   end
 
   -- Everything verified: the figures.
-  local moved = 2 * 4 * measured.n
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local t = R:table{
     title = ("Image vs global reads, %dx%d floats (%s)"):format(side, side, units.format_size(4 * measured.n)),
     id = "image",
     columns = {
-      { name = "pattern", key = true }, { name = "memory", key = true },
-      { name = "time", unit = "µs", format = us, ns = true, compare = true },
-      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "pattern", key = true }, { name = "memory", key = true }, R:time_columns("µs"),
       R:bw_column("bandwidth", { compare = false }),
       { name = "image speed-up", unit = "x", format = "%.2f" },
       { name = "checked" },
     },
   }
   local gt = {}
-  for _, r in ipairs(results) do if r.mem == "global" then gt[r.pat.id] = r.t.median end end
+  for _, r in ipairs(results) do if r.mem == "global" then gt[r.pat.id] = r.res.median end end
   for _, r in ipairs(results) do
-    t:add{ pattern = r.pat.label, memory = r.mem == "global" and "__global" or "image2d_t", time = r.t.median,
-      min = r.t.min, max = r.t.max, bandwidth = R:bw(moved, r.t.median),
-      ["image speed-up"] = r.mem == "image" and gt[r.pat.id] / r.t.median or nil, checked = r.checked }
+    R:add_row(t, r.res, { pattern = r.pat.label, memory = r.mem == "global" and "__global" or "image2d_t",
+      ["image speed-up"] = r.mem == "image" and gt[r.pat.id] / r.res.median or nil, checked = r.checked })
   end
   t:note("bandwidth: one read and one write of every pixel (2 x 4 bytes x W x H) / time")
   t:note("image speed-up: __global time / image2d_t time for the same pattern")
@@ -274,9 +259,7 @@ R:main(function(R, dev)
     title = ("Bilinear interpolation at (x + %.1f, y + %.1f), %dx%d floats"):format(DX, DY, side, side),
     id = "filter",
     columns = {
-      { name = "variant", key = true },
-      { name = "time", unit = "µs", format = us, ns = true, compare = true },
-      { name = "min", unit = "µs", format = us, ns = true }, { name = "max", unit = "µs", format = us, ns = true },
+      { name = "variant", key = true }, R:time_columns("µs"),
       R:bw_column("bandwidth", { compare = false }),
       { name = "speed-up", unit = "x", format = "%.2f" },
       { name = "max error", format = "%.2e" }, { name = "tolerance", format = "%.0e" },
@@ -284,9 +267,8 @@ R:main(function(R, dev)
     },
   }
   for _, r in ipairs(filters) do
-    ft:add{ variant = r.f.label, time = r.t.median, min = r.t.min, max = r.t.max, bandwidth = R:bw(moved, r.t.median),
-      ["speed-up"] = filters[1].t.median / r.t.median, ["max error"] = r.worst, tolerance = r.f.tol,
-      checked = r.checked }
+    R:add_row(ft, r.res, { variant = r.f.label, ["speed-up"] = filters[1].res.median / r.res.median,
+      ["max error"] = r.worst, tolerance = r.f.tol, checked = r.checked })
   end
   ft:note("max error: largest |result - CPU bilinear in double| over the pixels checked (inputs in [0, 1))")
   ft:note("speed-up: vs the first row; CLK_FILTER_LINEAR: unnormalized coordinates, clamp_to_edge, read at +0.5")

@@ -32,8 +32,6 @@ local R = recipe.new{
   end,
 }
 
-local SENTINEL = 0x7FC0DEAD -- a NaN as a float, an unlikely value as a uint
-
 -- Local-memory sizes of the sweep: 0, then 1, 2, 4, 6, 8, 12, 16, 24, 32, 48 ...
 -- KiB while they fit, and the largest that fits.
 local function local_sizes(max_bytes, quick)
@@ -54,11 +52,10 @@ R:main(function(R, dev)
   local info = dev.info
   local gpu = info.type == "GPU"
   local quick = R.quick
-  local ctx, q = R.ctx, R.queue
+  local q = R.queue
 
   -- Sizes from the device.
-  local default_bytes = gpu and 256 * 2^20 or 32 * 2^20
-  local bytes = math.tointeger(R.size or default_bytes)
+  local bytes = math.tointeger(R.size or (gpu and 256 * 2^20 or 32 * 2^20))
   bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
   local maxwg = info.max_work_group_size
   local n = bytes // 4 // maxwg * maxwg
@@ -82,6 +79,9 @@ R:main(function(R, dev)
     }
   end
   local L = occupancy.limits(dev, { cc = R.args.cc })
+  -- A CPU has no warps and runs one work-group per core at a time: occupancy
+  -- does not apply there, and its cells are left empty ("-").
+  local applies = not (L.fallback and info.type == "CPU")
   -- The work-group sweep goes up to the device's maximum; a size the driver
   -- refuses is left out with a note. The kernels' own CL_KERNEL_WORK_GROUP_SIZE
   -- is shown, not used: NVIDIA's driver reports 256 and runs 1024.
@@ -90,12 +90,9 @@ R:main(function(R, dev)
     wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, kernels[name][0]:info(dev).work_group_size,
       kernels[name][1]:info(dev).work_group_size)
   end
-  local function sizes_for()
-    local list, s = {}, 32
-    while s <= maxwg do list[#list + 1] = s; s = s * 2 end
-    if quick and #list > 3 then list = { list[1], list[#list // 2 + 1], list[#list] } end
-    return list
-  end
+  local wg_sizes, s = {}, 32
+  while s <= maxwg do wg_sizes[#wg_sizes + 1] = s; s = s * 2 end
+  if quick and #wg_sizes > 3 then wg_sizes = { wg_sizes[1], wg_sizes[#wg_sizes // 2 + 1], wg_sizes[#wg_sizes] } end
   local lgroup = math.min(R.args.local_group or 64, maxwg)
   local static_local = kernels.copy[0]:info(dev).local_mem_size or 0
   local max_local = info.local_mem_size - static_local
@@ -105,15 +102,14 @@ R:main(function(R, dev)
   -- Inputs and CPU references (once).
   local input = cl.array("float", n)
   input:random(11, -1000, 1000)
-  local dIn = ctx:buffer(input, "read_only")
-  local dOut = ctx:buffer(bytes, "write_only")
+  local dIn = R:input("in", input)
 
   local m = n // 32 * 32
   local stride = math.max(32, (m * 618 // 1000) // 32 * 32)
   local next = cl.array("uint", m)
   next:slice(0, m - stride):ramp(stride)
   next:slice(m - stride, stride):ramp(0)
-  local dNext = ctx:buffer(next, "read_only")
+  local dNext = R:input("next", next)
   local r = (steps * stride) % m
   local chase_ref = cl.array("uint", nw)
   do
@@ -124,7 +120,7 @@ R:main(function(R, dev)
 
   local seeds = cl.array("uint", nw)
   seeds:random(12, 0, 0xFFFFFFFF)
-  local dSeeds = ctx:buffer(seeds, "read_only")
+  local dSeeds = R:input("seeds", seeds)
   local chain_ref = cl.array("uint", nw)
   do
     -- x -> A x + C applied `iterations` times is x -> Ak x + Ck (mod 2^32).
@@ -134,48 +130,44 @@ R:main(function(R, dev)
     for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
   end
 
+  -- The contracts: each kernel owns the whole of its output (copy, copy4: n
+  -- floats; chase, chain: one uint per work-item), which must hold the CPU's
+  -- result exactly. copy and chase are held against the memory bandwidth (a
+  -- cache figure when their working set fits the caches), chain's multiply-adds
+  -- (2 operations each) against the compute cap.
+  local dOut, dOutU = R:output("out", "float", n), R:output("out", "uint", nw)
   local spec = {
-    copy = { global = n, elems = n, args = function(k, ...) k:args(dIn, dOut, ...) end, ref = input,
-      type = "float", unit = R.bw_unit, rate = function(t) return R:bw(2 * bytes, t) end },
-    copy4 = { global = n // 4, elems = n, args = function(k, ...) k:args(dIn, dOut, ...) end, ref = input,
-      type = "float", unit = R.bw_unit, rate = function(t) return R:bw(2 * bytes, t) end },
-    chase = { global = nw, elems = nw, args = function(k, ...) k:args(dNext, dOut, steps, ...) end, ref = chase_ref, type = "uint",
-      unit = R.bw_unit, rate = function(t) return R:bw(4 * nw * steps, t) end },
-    chain = { global = nw, elems = nw, args = function(k, ...) k:args(dSeeds, dOut, iterations, ...) end, ref = chain_ref, type = "uint",
-      unit = "GOP/s", rate = function(t) return nw * iterations / t end },
+    copy = { global = n, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
+    copy4 = { global = n // 4, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
+    chase = { global = nw, input = dNext, out = dOutU, ref = chase_ref, extra = steps, bytes = 4 * nw * steps,
+      unit = R.bw_unit },
+    chain = { global = nw, input = dSeeds, out = dOutU, ref = chain_ref, extra = iterations,
+      ops = 2 * nw * iterations, unit = "GOP/s" },
   }
-  local out = {}
-  for _, s in pairs(spec) do
-    out[s.type] = out[s.type] or cl.array(s.type, n)
-  end
 
-  -- One configuration: set the arguments, poison the output, time, read back,
-  -- verify, and compute the occupancy. A configuration the driver refuses (the
-  -- work-group size, too much local memory) is left out: nil and the refusal.
-  local corrupted = false
+  -- One configuration through the harness, and its occupancy. A configuration
+  -- the driver refuses (the work-group size, too much local memory) is left
+  -- out: nil and the refusal.
   local function measure(name, wg, local_bytes)
-    local s = spec[name]
+    local c = spec[name]
     local k = kernels[name][local_bytes > 0 and 1 or 0]
-    if local_bytes > 0 then s.args(k, cl["local"](local_bytes), cl.uint(local_bytes // 4)) else s.args(k) end
-    q:fill(dOut, SENTINEL, { size = s.elems * 4 }):wait()
-    local ok, why = R:try_launch(k, s.global, wg)
+    local a = { c.input, c.out }
+    if c.extra then a[3] = c.extra end
+    if local_bytes > 0 then a[#a + 1] = cl["local"](local_bytes); a[#a + 1] = cl.uint(local_bytes // 4) end
+    k:args(table.unpack(a))
+    local ok, why = R:try_launch(k, c.global, wg)
     if not ok then
       return nil, ("%s, work-group %d, %d bytes local: left out, the driver refused it: %s"):format(name, wg,
         local_bytes, why)
     end
-    q:fill(dOut, SENTINEL, { size = s.elems * 4 }):wait()
-    local t = R:time(function() return q:launch(k, s.global, wg) end,
-      { label = ("%s, %d work-items, %s local"):format(name, wg, units.format_size(local_bytes)) })
-    local o = out[s.type]:slice(0, s.elems)
-    q:read(dOut, o)
-    if not corrupted then corrupted = R:corrupt_one(o) end
-    R:verify(("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes), o, s.ref, { exact = true })
-    local ki = k:info(dev)
-    local lm = ki.local_mem_size or 0
+    local res = R:measure{ label = ("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes),
+      run = function() return q:launch(k, c.global, wg) end, reads = { c.input },
+      outputs = { { c.out, expect = c.ref, exact = true } }, bytes = c.bytes, ops = c.ops }
+    local lm = k:info(dev).local_mem_size or 0
     if lm < local_bytes then lm = lm + local_bytes end -- a driver that leaves the arguments out
     local occ = occupancy.of(k, dev, wg, { limits = L, local_mem = lm, registers = R.args.registers })
-    return { kernel = name, wg = wg, local_bytes = local_bytes, t = t, occ = occ, rate = s.rate(t.median),
-      unit = s.unit }
+    return { kernel = name, wg = wg, local_bytes = local_bytes, res = res, occ = occ, unit = c.unit,
+      rate = res.bw or nw * iterations / res.median }
   end
 
   local by_wg, by_local, refused_wg, refused_local = {}, {}, {}, {}
@@ -183,7 +175,7 @@ R:main(function(R, dev)
     if row then rows[#rows + 1] = row else refused[#refused + 1] = why end
   end
   for _, name in ipairs(NAMES) do
-    for _, wg in ipairs(sizes_for()) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
+    for _, wg in ipairs(wg_sizes) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
     -- copy (a float per work-item) is left out of the local sweep: at small
     -- work-groups its time is set by the group launch rate (see the kernel file).
     if name ~= "copy" then
@@ -196,59 +188,55 @@ R:main(function(R, dev)
   -- Everything verified: the figures.
   local best = {}
   for _, list in ipairs({ by_wg, by_local }) do
-    for _, row in ipairs(list) do
-      if row.rate then best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end
+    for _, row in ipairs(list) do best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end
+  end
+  local times = R:time_columns("ms", { compare = false })
+  for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
+  local columns = {
+    { name = "kernel", key = true }, { name = "work-group", key = true },
+    { name = "local", unit = "bytes", key = true },
+    { name = "registers" }, { name = "groups/CU" },
+    { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" }, times,
+    -- a bandwidth of a working set within the caches reads "123.4 c" (R:add_row's note)
+    { name = "rate", format = function(v, row) return ("%.1f"):format(v) .. (row and row.cache_figure and " c" or "") end,
+      compare = true }, { name = "unit" },
+    { name = "of best", unit = "%", format = "%.0f" },
+  }
+  local u = occupancy.usage(kernels.copy[0], dev)
+  local function table_of(title, id, rows, refused)
+    local t = R:table{ title = title, id = id, columns = columns }
+    for _, row in ipairs(rows) do
+      local o = applies and row.occ or {}
+      R:add_row(t, row.res, { kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes,
+        registers = o.registers, ["groups/CU"] = o.groups, occupancy = o.occupancy and 100 * o.occupancy,
+        ["limited by"] = o.limiter, rate = row.rate, unit = row.unit, ["of best"] = 100 * row.rate / best[row.kernel] })
     end
-  end
-  local ms = function(v) return ("%.4f"):format(v / 1e6) end
-  local function columns()
-    return {
-      { name = "kernel", key = true }, { name = "work-group", key = true },
-      { name = "local", unit = "bytes", key = true },
-      { name = "registers" }, { name = "groups/CU" },
-      { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" },
-      { name = "time", unit = "ms", format = ms, ns = true }, { name = "min", unit = "ms", format = ms, ns = true },
-      { name = "max", unit = "ms", format = ms, ns = true },
-      { name = "rate", format = "%.1f", compare = true }, { name = "unit" },
-      { name = "of best", unit = "%", format = "%.0f" },
-    }
-  end
-  local function add(t, row)
-    local o = row.occ
-    t:add{ kernel = row.kernel, ["work-group"] = row.wg, ["local"] = row.local_bytes, registers = o.registers,
-      ["groups/CU"] = o.groups, occupancy = 100 * o.occupancy, ["limited by"] = o.limiter,
-      time = row.t.median, min = row.t.min, max = row.t.max, rate = row.rate, unit = row.unit,
-      ["of best"] = 100 * row.rate / best[row.kernel] }
-  end
-  local function notes(t)
-    t:note(("occupancy: %s"):format(L.source))
+    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: "
+      .. "\"-\": this device (%s) has no warps and runs one work-group per core at a time, so occupancy "
+      .. "does not apply; the times are measured all the same"):format(info.type))
     t:note(("copy, copy4: %s of floats, read + written, a float / a float4 per work-item; chase: %d work-items x %d dependent 4-byte loads "
       .. "(stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
       :format(units.format_size(bytes), nw, steps, stride, units.format_size(m * 4), nw, iterations))
-    local u = kernels.copy[0] and occupancy.usage(kernels.copy[0], dev)
     t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument (reported, "
       .. "not used as a limit): %s")
       :format(R.args.registers and "--registers" or u.registers_from, table.concat(wg_note, ", ")))
+    for _, why in ipairs(refused) do t:note(why) end
+    return t
   end
 
-  local t1 = R:table{ title = "Occupancy by work-group size (no local memory)", id = "work-group", columns = columns() }
-  for _, row in ipairs(by_wg) do add(t1, row) end
-  notes(t1)
-  for _, why in ipairs(refused_wg) do t1:note(why) end
-  R:emit(t1)
-
-  local t2 = R:table{ title = ("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup),
-    id = "local", columns = columns() }
-  for _, row in ipairs(by_local) do add(t2, row) end
-  notes(t2)
-  for _, why in ipairs(refused_local) do t2:note(why) end
+  R:emit(table_of("Occupancy by work-group size (no local memory)", "work-group", by_wg, refused_wg))
+  local t2 = table_of(("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup), "local",
+    by_local, refused_local)
   t2:note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)")
   R:emit(t2)
 
-  local p = plot.new{ title = ("Throughput vs computed occupancy (local sweep, groups of %d)"):format(lgroup),
-    x = { name = "occupancy", unit = "%" }, y = { name = "of the kernel's best", unit = "%" } }
+  -- Where occupancy does not apply, the plot is against the local memory itself.
+  local p = plot.new{ title = ("Throughput vs %s (local sweep, groups of %d)"):format(applies and "computed occupancy"
+      or "local memory per group", lgroup),
+    x = applies and { name = "occupancy", unit = "%" } or { name = "local memory", unit = "KiB" },
+    y = { name = "of the kernel's best", unit = "%" } }
   for _, row in ipairs(by_local) do
-    if row.rate then p:add(row.kernel, 100 * row.occ.occupancy, 100 * row.rate / best[row.kernel]) end
+    p:add(row.kernel, applies and 100 * row.occ.occupancy or row.local_bytes / 1024, 100 * row.rate / best[row.kernel])
   end
   R:plot(p)
 end)

@@ -5,8 +5,15 @@
 -- contiguous transfer of the same bytes), and a kernel over the rows of an
 -- array whose row pitch is, or is not, padded to an aligned multiple
 -- (width 1000 floats: pitch 1000 vs 1024).
+-- Every figure is one R:measure (clua.harness): a transfer or kernel owns the
+-- rows it writes (the device padding between them, and after the last, must
+-- still hold the harness's poison), a read checks its host destination and
+-- that its source is unchanged; transfers between host and device are held
+-- against the PCIe bound, device copies and kernels against the memory
+-- bandwidth.
 local cl = require "cl"
 local recipe = require "clua.recipe"
+local harness = require "clua.harness"
 
 local R = recipe.new{
   name = "rect",
@@ -24,52 +31,53 @@ local R = recipe.new{
   end,
 }
 
-local POISON = -999.25 -- the inputs are in [-1, 1): never a copied value
+-- The harness's poison (every byte 0xA5) as a float: what padding holds.
+local POISON = string.unpack("<f", string.rep(string.char(harness.POISON), 4))
 
 R:main(function(R, dev)
   local info = dev.info
-  local q, ctx = R.queue, R.ctx
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
+  local q = R.queue
 
   ---------------------------------------------------------------------------
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.
   ---------------------------------------------------------------------------
   local host = cl.array("float", 49)
   host:random(1, -1, 1)
-  local dsmall = ctx:buffer(64 * 4)
-  local small = cl.array("float", 64)
+  local dsmall = R:output("8x8", "float", 64)
   local back = cl.array("float", 49)
-  local wopts = { region = { 7 * 4, 7, 1 }, buffer_row_pitch = 8 * 4, host_row_pitch = 0, blocking = false }
-  q:fill(dsmall, POISON, { type = "float" })
-  q:finish()
-  local tw = R:time(function() return q:write_rect(dsmall, host, wopts) end, { label = "7x7 write_rect" })
-  q:read(dsmall, small)
-  local expect = cl.array("float", 64)
-  expect:fill(POISON)
-  for y = 0, 6 do for x = 0, 6 do expect[y * 8 + x] = host[y * 7 + x] end end
-  R:corrupt_one(small, 3 * 8 + 3)
-  R:verify("8x8 device array after write_rect of the 7x7 block", small, expect, { exact = true })
+  local region7 = { 7 * 4, 7, 1 }
+  -- write_rect owns the 7 rows of 7 (elements 0 .. 55 of the 8x8 array, the
+  -- padding between them still poison); the rest must be poison too
+  local function slide(i) return i % 8 < 7 and host[i // 8 * 7 + i % 8] or POISON end
+  local small
+  local tw = R:measure{ label = "7x7 write_rect", bytes = 49 * 4, bound = "pcie",
+    run = function() return q:write_rect(dsmall, host, { region = region7, buffer_row_pitch = 8 * 4, blocking = false }) end,
+    outputs = { { dsmall, owns = { 0, 55 }, check = function(got)
+      R:verify("8x8 device array after write_rect of the 7x7 block", got, slide, { exact = true })
+      small = got
+    end } } }
   back:fill(POISON)
-  local ropts = { region = { 7 * 4, 7, 1 }, buffer_row_pitch = 8 * 4, host_row_pitch = 0, blocking = false }
-  local tr = R:time(function() return q:read_rect(dsmall, back, ropts) end, { label = "7x7 read_rect" })
-  q:finish()
-  R:verify("7x7 host block read back with read_rect", back, host, { exact = true })
+  local tr = R:measure{ label = "7x7 read_rect", bytes = 49 * 4, bound = "pcie",
+    run = function() return q:read_rect(dsmall, back, { region = region7, buffer_row_pitch = 8 * 4, blocking = false }) end,
+    outputs = { { dsmall, owns = { 0, 55 }, poison = false, check = function(got)
+      R:verify("8x8 device array unchanged by read_rect", got, slide, { exact = true })
+      R:verify("7x7 host block read back with read_rect", back, host, { exact = true })
+    end } } }
 
   local ex = R:table{
     title = "The slides' example: a 7x7 host block in an 8x8 device array",
     id = "example",
     columns = { { name = "operation", key = true }, { name = "region" }, { name = "host pitch", unit = "bytes" },
-      { name = "device pitch", unit = "bytes" }, { name = "checked", unit = "elements" },
-      { name = "time", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true } },
+      { name = "device pitch", unit = "bytes" }, { name = "checked", unit = "elements" }, R:time_columns("µs", { compare = false }) },
   }
-  ex:add{ operation = "write_rect 7x7 -> 8x8", region = "28 B x 7 x 1", ["host pitch"] = 28,
-    ["device pitch"] = 32, checked = 64, time = tw.median, min = tw.min }
-  ex:add{ operation = "read_rect 8x8 -> 7x7", region = "28 B x 7 x 1", ["host pitch"] = 28,
-    ["device pitch"] = 32, checked = 49, time = tr.median, min = tr.min }
+  R:add_row(ex, tw, { operation = "write_rect 7x7 -> 8x8", region = "28 B x 7 x 1", ["host pitch"] = 28,
+    ["device pitch"] = 32, checked = 64 })
+  R:add_row(ex, tr, { operation = "read_rect 8x8 -> 7x7", region = "28 B x 7 x 1", ["host pitch"] = 28,
+    ["device pitch"] = 32, checked = 49 })
   ex:note("the device array after write_rect (D: the host's value, checked; .: padding, still poison):")
   for y = 0, 7 do
     local cells = {}
-    for x = 0, 7 do cells[#cells + 1] = small[y * 8 + x] == POISON and "." or "D" end
+    for x = 0, 7 do cells[#cells + 1] = (y * 8 + x >= 55 or small[y * 8 + x] == POISON) and "." or "D" end
     ex:note("  " .. table.concat(cells, " "))
   end
   ex:note("the slide's region {7, 7, 0} counts elements and has depth 0; OpenCL wants bytes and depth >= 1: "
@@ -94,8 +102,7 @@ R:main(function(R, dev)
     id = "transfers",
     columns = { { name = "operation", key = true }, { name = "width", unit = "floats", key = true },
       { name = "pitch", unit = "floats", key = true }, { name = "data", unit = "MiB", format = "%.2f" },
-      { name = "time", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true },
-      { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth", { theoretical = false }),
+      R:time_columns("µs", { compare = false }), R:bw_column("bandwidth", { theoretical = false }),
       { name = "vs contiguous", unit = "%", format = "%.1f" } },
   }
 
@@ -110,67 +117,51 @@ R:main(function(R, dev)
       exp:fill(POISON)
       for y = 0, H - 1 do exp:slice(y * p, w):copy(src:slice(y * w, w)) end
     end
-    local got, gotc = cl.array("float", p * H), cl.array("float", n)
-    local dp, dp2 = ctx:buffer(p * H * 4), ctx:buffer(p * H * 4)
-    local dc, dc2 = ctx:buffer(n * 4), ctx:buffer(n * 4)
-    local region = { w * 4, H, 1 }
+    local gotc = cl.array("float", n)
     local label = ("%d/%d"):format(w, p)
-    local rows = {}
-
-    -- contiguous: write, read, copy of the same bytes
-    q:fill(dc, POISON, { type = "float" })
-    local t = R:time(function() return q:write(dc, src, { blocking = false }) end, { label = "write " .. label })
-    gotc:fill(0)
-    q:read(dc, gotc)
-    R:verify("contiguous write " .. label, gotc, src, { exact = true })
-    rows.write = t
-    gotc:fill(POISON)
-    t = R:time(function() return q:read(dc, gotc, { blocking = false }) end, { label = "read " .. label })
-    q:finish()
-    R:verify("contiguous read " .. label, gotc, src, { exact = true })
-    rows.read = t
-    q:fill(dc2, POISON, { type = "float" })
-    t = R:time(function() return q:copy(dc, dc2) end, { label = "copy " .. label })
-    gotc:fill(0)
-    q:read(dc2, gotc)
-    R:verify("contiguous copy " .. label, gotc, src, { exact = true })
-    rows.copy = t
-
-    -- pitched: host rows of w floats, device rows of p floats
-    q:fill(dp, POISON, { type = "float" })
-    t = R:time(function()
-      return q:write_rect(dp, src, { region = region, buffer_row_pitch = p * 4, blocking = false })
-    end, { label = "write_rect " .. label })
-    got:fill(0)
-    q:read(dp, got)
-    if w == W and p == P then R:corrupt_one(got, (H // 2) * p + w // 2) end
-    R:verify("write_rect " .. label .. " (device rows and padding)", got, exp, { exact = true })
-    rows.write_rect = t
-    gotc:fill(POISON)
-    t = R:time(function()
-      return q:read_rect(dp, gotc, { region = region, buffer_row_pitch = p * 4, blocking = false })
-    end, { label = "read_rect " .. label })
-    q:finish()
-    R:verify("read_rect " .. label, gotc, src, { exact = true })
-    rows.read_rect = t
-    q:fill(dp2, POISON, { type = "float" })
-    t = R:time(function()
-      return q:copy_rect(dp, dp2, { region = region, src_row_pitch = p * 4, dst_row_pitch = p * 4 })
-    end, { label = "copy_rect " .. label })
-    got:fill(0)
-    q:read(dp2, got)
-    R:verify("copy_rect " .. label .. " (device rows and padding)", got, exp, { exact = true })
-    rows.copy_rect = t
-
-    local mib = n * 4 / 2 ^ 20
+    local dc, dc2 = R:output("contiguous", "float", n), R:output("contiguous copy", "float", n)
+    local dp, dp2 = R:output("pitched", "float", p * H), R:output("pitched copy", "float", p * H)
+    -- a pitched write owns the rows up to the last one's end; the padding
+    -- between them must still be poison, and the rest after them
+    local owned = (H - 1) * p + w
+    local pexp = exp:slice(0, owned)
+    local region = { w * 4, H, 1 }
+    local function rect(o) o.region, o.blocking = region, false; return o end
+    local function write(name, buf, f, want, own)
+      return R:measure{ label = name .. " " .. label, run = f, bytes = n * 4, bound = "pcie",
+        outputs = { { buf, owns = own, expect = want, exact = true } } }
+    end
+    local function read(name, buf, f, want)
+      gotc:fill(POISON)
+      return R:measure{ label = name .. " " .. label, run = f, bytes = n * 4, bound = "pcie",
+        outputs = { { buf, poison = false, check = function(got)
+          R:verify(name .. " " .. label .. ": the source unchanged", got, want, { exact = true })
+          R:verify(name .. " " .. label, gotc, src, { exact = true })
+        end } } }
+    end
+    local function copy(name, buf, f, want, own)
+      return R:measure{ label = name .. " " .. label, run = f, bytes = 2 * n * 4,
+        outputs = { { buf, owns = own, expect = want, exact = true } } }
+    end
+    local rows = {
+      -- contiguous: write, read, copy of the same bytes
+      write = write("contiguous write", dc, function() return q:write(dc, src, { blocking = false }) end, src),
+      read = read("contiguous read", dc, function() return q:read(dc, gotc, { blocking = false }) end, src),
+      copy = copy("contiguous copy", dc2, function() return q:copy(dc, dc2) end, src),
+      -- pitched: host rows of w floats, device rows of p floats
+      write_rect = write("write_rect", dp, function()
+        return q:write_rect(dp, src, rect{ buffer_row_pitch = p * 4 }) end, pexp, { 0, owned }),
+      read_rect = read("read_rect", dp, function()
+        return q:read_rect(dp, gotc, rect{ buffer_row_pitch = p * 4 }) end, exp),
+      copy_rect = copy("copy_rect", dp2, function()
+        return q:copy_rect(dp, dp2, { region = region, src_row_pitch = p * 4, dst_row_pitch = p * 4 }) end,
+        pexp, { 0, owned }),
+    }
     for _, op in ipairs({ "write", "write_rect", "read", "read_rect", "copy", "copy_rect" }) do
       local r = rows[op]
       if op:match("_rect$") or not seen[w] then
-      local moved = (op:match("^copy") and 2 or 1) * n * 4
-      local plain = rows[op:gsub("_rect$", "")]
-      tt:add{ operation = op, width = w, pitch = op:match("_rect$") and p or w, data = mib, time = r.median,
-        min = r.min, max = r.max, bandwidth = R:bw(moved, r.median),
-        ["vs contiguous"] = 100 * plain.median / r.median }
+        R:add_row(tt, r, { operation = op, width = w, pitch = op:match("_rect$") and p or w, data = n * 4 / 2 ^ 20,
+          ["vs contiguous"] = 100 * rows[op:gsub("_rect$", "")].median / r.median })
       end
     end
     seen[w] = true
@@ -185,9 +176,11 @@ R:main(function(R, dev)
     if c[1] == W and c[2] == P then srcW, expP = src, exp end
   end
   tt:note("host arrays are contiguous (host row pitch = width); device rows are `pitch` floats apart")
-  tt:note("bytes: the region's for write/read, twice that for copies (read + write); vs contiguous: the plain "
-    .. "write/read/copy of the same bytes, as % of its speed")
-  tt:note("every result checked element by element, device padding included (still poison)")
+  tt:note("bytes: the region's for write/read (held against the PCIe bound), twice that for copies (read + "
+    .. "write, against the memory bandwidth); vs contiguous: the plain write/read/copy of the same bytes, as % "
+    .. "of its speed")
+  tt:note("every result checked element by element, device padding included (still poison); a read's source "
+    .. "checked unchanged")
 
   ---------------------------------------------------------------------------
   -- 3. A kernel over the rows: unpadded vs padded row pitch.
@@ -205,20 +198,18 @@ R:main(function(R, dev)
   local inP = cl.array("float", P * H)
   inP:random(3, -1, 1)
   for y = 0, H - 1 do inP:slice(y * P, W):copy(src:slice(y * W, W)) end
-  local dinU, doutU = ctx:buffer(src, "read_only"), ctx:buffer(n * 4, "write_only")
-  local dinP, doutP = ctx:buffer(inP, "read_only"), ctx:buffer(P * H * 4, "write_only")
-  local gotU, gotP = cl.array("float", n), cl.array("float", P * H)
-  local moved = 2 * 4 * n
+  local dinU, doutU = R:input("in", src), R:output("out", "float", n)
+  local dinP, doutP = R:input("in (padded)", inP), R:output("out (padded)", "float", P * H)
+  local owned = (H - 1) * P + W -- the padded rows with the edge check: up to the last row's end
   local variants = {
     { name = "contiguous 1-D copy", pitch = W, global = n, ["local"] = (n % 256 == 0) and math.min(256,
-      info.max_work_group_size) or nil, k = kcopy, args = { doutU, dinU }, out = doutU, got = gotU,
-      expect = src },
+      info.max_work_group_size) or nil, k = kcopy, args = { doutU, dinU }, out = { doutU, expect = src } },
     { name = "unpadded rows, edge check", pitch = W, global = { gx, H }, ["local"] = { L, 1 }, k = kcheck,
-      args = { doutU, dinU, W, W }, out = doutU, got = gotU, expect = src },
+      args = { doutU, dinU, W, W }, out = { doutU, expect = src } },
     { name = "padded rows, edge check", pitch = P, global = { gx, H }, ["local"] = { L, 1 }, k = kcheck,
-      args = { doutP, dinP, W, P }, out = doutP, got = gotP, expect = expP },
+      args = { doutP, dinP, W, P }, out = { doutP, owns = { 0, owned }, expect = expP:slice(0, owned) } },
     { name = "padded rows, no edge check", pitch = P, global = { P, H }, ["local"] = { Lp, 1 }, k = kpad,
-      args = { doutP, dinP, P }, out = doutP, got = gotP, expect = inP },
+      args = { doutP, dinP, P }, out = { doutP, expect = inP } },
   }
   if P == W then table.remove(variants, 4); table.remove(variants, 3) end
   local kt = R:table{
@@ -226,31 +217,25 @@ R:main(function(R, dev)
     id = "kernel",
     columns = { { name = "variant", key = true }, { name = "pitch", unit = "floats" },
       { name = "row start", unit = "aligned" }, { name = "global" }, { name = "local" },
-      { name = "time", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true },
-      { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth"),
+      R:time_columns("µs", { compare = false }), R:bw_column("bandwidth"),
       { name = "vs contiguous", unit = "%", format = "%.1f" } },
   }
   local base
   for i, v in ipairs(variants) do
-    q:fill(v.out, POISON, { type = "float" })
-    q:finish()
     v.k:args(table.unpack(v.args))
-    local t = R:time(function() return q:launch(v.k, v.global, v["local"]) end, { label = v.name })
-    v.got:fill(0)
-    q:read(v.out, v.got)
-    if i == 2 then R:corrupt_one(v.got) end
-    R:verify(v.name, v.got, v.expect, { exact = true })
-    base = base or t.median
+    v.out.exact = true
+    local res = R:measure{ label = v.name, run = function() return q:launch(v.k, v.global, v["local"]) end,
+      reads = { v.args[2] }, outputs = { v.out }, bytes = 2 * 4 * n }
+    base = base or res.median
     local function dims(d) return type(d) == "table" and table.concat(d, "x") or tostring(d or "driver") end
-    kt:add{ variant = v.name, pitch = v.pitch,
+    R:add_row(kt, res, { variant = v.name, pitch = v.pitch,
       ["row start"] = i == 1 and "-" or ((v.pitch * 4) % align == 0 and "yes" or "no"),
-      global = dims(v.global), ["local"] = dims(v["local"]), time = t.median, min = t.min, max = t.max,
-      bandwidth = R:bw(moved, t.median), ["vs contiguous"] = 100 * base / t.median }
+      global = dims(v.global), ["local"] = dims(v["local"]), ["vs contiguous"] = 100 * base / res.median })
   end
   kt:note(("bytes = 2 x 4 x %d x %d (the useful data, read + written) for every variant; row start aligned: "
     .. "pitch x 4 a multiple of %d bytes"):format(W, H, align))
   kt:note("every output element checked, padding included: poison where the kernel must not write, the input's "
-    .. "padding where it copies it")
+    .. "padding where it copies it; the inputs checked unchanged")
 
   R:emit(ex)
   R:emit(tt)

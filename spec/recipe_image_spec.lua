@@ -69,7 +69,8 @@ describe_images("recipe image", function()
       assert.are_not.equal(0, c)
       assert.falsy(o:find("Image vs global", 1, true))
       assert.falsy(o:find("pattern", 1, true))
-      assert.truthy(e:find("verify 3x3 average (2D locality) (image), row 128", 1, true), e)
+      -- the harness corrupts the run's first verification: the copy on the small image
+      assert.truthy(e:find("verify copy (row-major) (global) 509x317: out[0 .. 161353): 1 of 161353", 1, true), e)
     end
   end)
 end)

@@ -80,11 +80,14 @@ describe("recipe memory", function()
   end)
 
   it("exits non-zero with no table when a result is corrupted", function()
-    for _, parts in ipairs({ "chase,bandwidth,local", "bandwidth", "local" }) do
+    -- the first verification of the run fails: the harness changed one element
+    local first = { ["chase,bandwidth,local"] = "verify chase over 1 KiB: the index reached and the steps taken: 1 of 2",
+      bandwidth = "verify bandwidth over 64 KiB: %d+ work%-items' sums: 1 of", ["local"] = "verify local float, work%-items 0%.%.%d+: 1 of" }
+    for parts, msg in pairs(first) do
       local o, c, e = run("CLUA_CORRUPT=memory", "--parts " .. parts)
       assert.are_not.equal(0, c, parts)
       for _, title in ipairs(TITLES) do assert.falsy(o:find(title, 1, true), parts .. ": " .. title) end
-      assert.truthy(e:find("verify", 1, true), e)
+      assert.matches(msg, e)
     end
   end)
 
