@@ -16,6 +16,7 @@ local timeline = require "clua.timeline"
 local devicemod = require "clua.device"
 local bounds = require "clua.bounds"
 local stats = require "clua.stats"
+local proc = require "clua.proc"
 
 local R = recipe.new{
   name = "multigpu",
@@ -137,13 +138,42 @@ R:main(function(R, dev)
     .. "every destination poisoned first and checked after, exactly")
   R:emit(alone)
 
+  -- The same all-at-once transfers in plain C (bench/multigpu.c: the same
+  -- calls, from one thread and from a thread per device), in this run.
+  local cfig, cwhy = {}, nil
+  do
+    local path, csv = (cl.root or ".") .. "/build/bench/multigpu", os.tmpname()
+    local f = io.open(path)
+    if f then
+      f:close()
+      local cmd = ("%s --device %s --size %d --reps %d --warmup %d --kernels %s --csv %s >/dev/null 2>&1"):format(
+        proc.quote(path), proc.quote(devicemod.index(dev) or "0:0"), bytes, R.reps, R.warmup,
+        proc.quote((cl.root or ".") .. "/kernels"), proc.quote(csv))
+      local ok = os.execute(cmd)
+      local cf = io.open(csv)
+      for line in cf and cf:lines() or function() end do
+        local k, v = line:match("^([^,]+),([%d.]+),")
+        if k then cfig[k] = tonumber(v) end
+      end
+      if cf then cf:close() end
+      if not ok or not next(cfig) then cwhy = "build/bench/multigpu failed: " .. cmd end
+    else
+      cwhy = "build/bench/multigpu is not built (make -f bench/Makefile)"
+    end
+    os.remove(csv)
+  end
+
+  local function cbw(k) return cfig[k] and R:bw(cfig[k] * 1e9, 1e9) end -- C prints GB/s (10^9)
   local together = R:table{ title = "All at once: every device started from one host thread, flushed together",
     id = "together", columns = { { name = "operation", key = true },
       { name = "aggregate", unit = R.bw_unit, format = "%.1f", compare = true },
       { name = "sum of alone", unit = R.bw_unit, format = "%.1f" },
       { name = "aggregate / sum", unit = "x", format = "%.2f" }, R:spread_column(),
       { name = "slowest device", unit = R.bw_unit, format = "%.1f" },
-      { name = "enqueue", unit = "% of span", format = "%.0f" } } }
+      { name = "enqueue", unit = "% of span", format = "%.0f" },
+      { name = "C one thread", unit = R.bw_unit, format = "%.1f" },
+      { name = "C thread per device", unit = R.bw_unit, format = "%.1f" },
+      { name = "clua / C", unit = "x", format = "%.2f" } } }
   local tl = timeline.new(("multigpu: H2D on %d device%s at once"):format(#rigs, #rigs == 1 and "" or "s"))
   for _, op in ipairs(OPS) do
     -- each repetition: enqueue on every device, flush every queue (the host
@@ -190,7 +220,9 @@ R:main(function(R, dev)
     for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(moved(op), stats.median(p))) end
     for i, e in ipairs(enq) do share[i] = e / res.t.times[i] * 100 end
     together:add{ operation = op, aggregate = res.bw, ["sum of alone"] = sum[op], ["aggregate / sum"] = res.bw / sum[op],
-      spread = res.spread, ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil }
+      spread = res.spread, ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil,
+      ["C one thread"] = cbw(op .. "_one_thread"), ["C thread per device"] = cbw(op .. "_thread_per_device"),
+      ["clua / C"] = cfig[op .. "_one_thread"] and res.bw / cbw(op .. "_one_thread") or nil }
     add_notes(together, res)
     if op == "H2D" then
       for i, e in ipairs(evs) do
@@ -204,6 +236,10 @@ R:main(function(R, dev)
     .. "repetition had returned, in % of its span (median): near 0 when the enqueues return at once and the devices "
     .. "work after the flush, near 100 when an enqueue meant not to block waited for its transfer; every device's "
     .. "destination poisoned first and checked after")
+  together:note(cwhy and ("C: " .. cwhy) or ("C one thread, C thread per device: bench/multigpu.c, the same calls in "
+    .. "plain C (same size, reps and warm-up, every destination checked), the aggregate from one host thread and from "
+    .. "a thread per device started together, run just before this table; clua / C: the aggregate against C's from "
+    .. "one thread"))
   if #rigs == 1 then
     together:note("one device on this platform: all at once is the same run as alone, and aggregate / sum differs "
       .. "from 1 by its noise only (on a host with several GPUs the aggregate tells whether they moved data at the "

@@ -84,6 +84,20 @@ describe("recipe multigpu on three devices (POCL_DEVICES)", function()
     assert.matches("multigpu: H2D on 3 devices at once", out, 1, true)
   end)
 
+  it("sets plain C's aggregate (bench/multigpu.c) beside clua's, where it is built", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local f = io.open((cl.root or ".") .. "/build/bench/multigpu")
+    if not f then
+      assert.matches("C: build/bench/multigpu is not built", out, 1, true)
+      return
+    end
+    f:close()
+    for _, r in ipairs(tables.together.rows) do
+      assert.is_true(r["C one thread"] > 0 and r["C thread per device"] > 0, r.operation)
+      assert.near(r.aggregate / r["C one thread"], r["clua / C"], 1e-6)
+    end
+  end)
+
   it("has a 3 x 3 device-to-device matrix, its diagonal empty", function()
     if not pocl then return pending("the default device is not PoCL's") end
     local t = tables.matrix
