@@ -185,11 +185,18 @@ int luaopen_cl(lua_State *L) {
   */
 
   /***
-  NVML facts of an NVIDIA device (also `device:nvml()`).
+  NVML facts of an NVIDIA device (also `device:nvml()`). The device is found
+  among every GPU NVML knows by its UUID (`cl_khr_device_uuid`), else by its
+  PCI domain and bus (NVIDIA's `CL_DEVICE_PCI_*_NV`), else as the only GPU.
   @function nvml
-  @tparam cl.device device the device
+  @tparam cl.device|table device the device, or a GPU's identifiers: `uuid`
+  (NVML's form, `GPU-xxxxxxxx-...`), `pci_domain`, `pci_bus`, `pci_slot`
   @treturn[1] table `memory_clock_mhz`, `bus_width`, `pcie_gen`, `pcie_width`,
-  `pcie_gen_current`, `pcie_width_current`, `gpu_name` (those NVML gives)
+  `pcie_gen_current`, `pcie_width_current`, `gpu_name` (those NVML gives);
+  `matched_by` ("uuid", "pci bus id", "the only GPU"), `index` (NVML's),
+  `uuid`, `pci_bus_id` (NVML's form), `nvlinks` (each active link's `link`,
+  `remote` PCI bus id and `type`: 0 a GPU, 2 an NVSwitch), `topology` (the
+  common ancestor with each other GPU by its PCI bus id: 10 PIX ... 50 SYS)
   @return[2] nil
   @treturn[2] string why not: no `libnvidia-ml.so.1`, `nvmlInit` failed, no GPU
   matching the device

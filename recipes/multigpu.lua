@@ -16,6 +16,7 @@ local timeline = require "clua.timeline"
 local devicemod = require "clua.device"
 local bounds = require "clua.bounds"
 local stats = require "clua.stats"
+local proc = require "clua.proc"
 
 local R = recipe.new{
   name = "multigpu",
@@ -26,6 +27,7 @@ local R = recipe.new{
 
 local OPS = { "H2D", "D2H", "both", "copy" }
 local POISON = 0xA5 -- the harness's poison byte, for the all-at-once run's destinations
+local CHUNKS = 8 -- the double-buffered staged path's chunks
 
 -- The devices to use: every device of the chosen device's platform.
 local function platform_devices(dev)
@@ -136,13 +138,42 @@ R:main(function(R, dev)
     .. "every destination poisoned first and checked after, exactly")
   R:emit(alone)
 
+  -- The same all-at-once transfers in plain C (bench/multigpu.c: the same
+  -- calls, from one thread and from a thread per device), in this run.
+  local cfig, cwhy = {}, nil
+  do
+    local path, csv = (cl.root or ".") .. "/build/bench/multigpu", os.tmpname()
+    local f = io.open(path)
+    if f then
+      f:close()
+      local cmd = ("%s --device %s --size %d --reps %d --warmup %d --kernels %s --csv %s >/dev/null 2>&1"):format(
+        proc.quote(path), proc.quote(devicemod.index(dev) or "0:0"), bytes, R.reps, R.warmup,
+        proc.quote((cl.root or ".") .. "/kernels"), proc.quote(csv))
+      local ok = os.execute(cmd)
+      local cf = io.open(csv)
+      for line in cf and cf:lines() or function() end do
+        local k, v = line:match("^([^,]+),([%d.]+),")
+        if k then cfig[k] = tonumber(v) end
+      end
+      if cf then cf:close() end
+      if not ok or not next(cfig) then cwhy = "build/bench/multigpu failed: " .. cmd end
+    else
+      cwhy = "build/bench/multigpu is not built (make -f bench/Makefile)"
+    end
+    os.remove(csv)
+  end
+
+  local function cbw(k) return cfig[k] and R:bw(cfig[k] * 1e9, 1e9) end -- C prints GB/s (10^9)
   local together = R:table{ title = "All at once: every device started from one host thread, flushed together",
     id = "together", columns = { { name = "operation", key = true },
       { name = "aggregate", unit = R.bw_unit, format = "%.1f", compare = true },
       { name = "sum of alone", unit = R.bw_unit, format = "%.1f" },
       { name = "aggregate / sum", unit = "x", format = "%.2f" }, R:spread_column(),
       { name = "slowest device", unit = R.bw_unit, format = "%.1f" },
-      { name = "enqueue", unit = "% of span", format = "%.0f" } } }
+      { name = "enqueue", unit = "% of span", format = "%.0f" },
+      { name = "C one thread", unit = R.bw_unit, format = "%.1f" },
+      { name = "C thread per device", unit = R.bw_unit, format = "%.1f" },
+      { name = "clua / C", unit = "x", format = "%.2f" } } }
   local tl = timeline.new(("multigpu: H2D on %d device%s at once"):format(#rigs, #rigs == 1 and "" or "s"))
   for _, op in ipairs(OPS) do
     -- each repetition: enqueue on every device, flush every queue (the host
@@ -189,7 +220,9 @@ R:main(function(R, dev)
     for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(moved(op), stats.median(p))) end
     for i, e in ipairs(enq) do share[i] = e / res.t.times[i] * 100 end
     together:add{ operation = op, aggregate = res.bw, ["sum of alone"] = sum[op], ["aggregate / sum"] = res.bw / sum[op],
-      spread = res.spread, ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil }
+      spread = res.spread, ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil,
+      ["C one thread"] = cbw(op .. "_one_thread"), ["C thread per device"] = cbw(op .. "_thread_per_device"),
+      ["clua / C"] = cfig[op .. "_one_thread"] and res.bw / cbw(op .. "_one_thread") or nil }
     add_notes(together, res)
     if op == "H2D" then
       for i, e in ipairs(evs) do
@@ -203,6 +236,10 @@ R:main(function(R, dev)
     .. "repetition had returned, in % of its span (median): near 0 when the enqueues return at once and the devices "
     .. "work after the flush, near 100 when an enqueue meant not to block waited for its transfer; every device's "
     .. "destination poisoned first and checked after")
+  together:note(cwhy and ("C: " .. cwhy) or ("C one thread, C thread per device: bench/multigpu.c, the same calls in "
+    .. "plain C (same size, reps and warm-up, every destination checked), the aggregate from one host thread and from "
+    .. "a thread per device started together, run just before this table; clua / C: the aggregate against C's from "
+    .. "one thread"))
   if #rigs == 1 then
     together:note("one device on this platform: all at once is the same run as alone, and aggregate / sum differs "
       .. "from 1 by its noise only (on a host with several GPUs the aggregate tells whether they moved data at the "
@@ -211,68 +248,177 @@ R:main(function(R, dev)
   R:emit(together)
   R:timeline(tl)
 
-  -- The device-to-device matrix, in one context holding every device: each
-  -- repetition a kernel on the source writes the buffer (only the source holds
-  -- its latest copy), then q_dst:migrate(buf) is timed by its event. Where
-  -- the driver's event lasts 0 ns (NVIDIA's for clEnqueueMigrateMemObjects),
-  -- the host clock times it instead, from the source's completion to the
-  -- destination's; a figure above the link's bound is timed again by the
-  -- host clock, or refused.
+  -- Device to device, by every path a user can take: one context holding
+  -- every device (q_dst:copy of the source's buffer, q_dst:migrate of it),
+  -- or a context per device staged through host memory (pinned, in one piece
+  -- or in double-buffered chunks whose reads and writes overlap; pageable).
+  -- Each repetition a kernel on the source writes the buffer (only the source
+  -- holds its latest copy) and is waited for; the host clock then runs from
+  -- the source's completion to the destination's, a clock that saw the
+  -- bytes: NVIDIA's migration event lasts 0 ns and its copy event claims
+  -- ~1800 GB/s where the host clock sees ~1 GB/s. An event is shown only
+  -- where it is not 0 ns and agrees with the host clock. Every destination is
+  -- checked, each figure held against the pair's link (NVLink from NVML, else
+  -- PCIe; a staged path against PCIe).
   local ctx = cl.context(devices)
   local qs = {}
   for i, d in ipairs(devices) do qs[i] = ctx:queue(d, { profiling = true }) end
-  local matrix = R:table{ title = "Device to device: migrating a buffer (rows: source, columns: destination)",
+  local sbuf, abuf, bbuf
+  on(devices[1], ctx, qs[1], R.facts, function()
+    sbuf, abuf, bbuf = R:input("src", src), R:output("a", "float", n), R:output("b", "float", n)
+  end)
+  local write = ctx:program_file("copy.cl"):build():kernel("copy"):args(abuf, sbuf)
+  local page = cl.array("float", n) -- pageable host memory
+  local cuts = {}
+  for k = 0, CHUNKS do cuts[k] = k * n // CHUNKS end
+  local function pins(r) -- two pinned chunks in the source's context
+    if not r.pins then
+      local c = (n + CHUNKS - 1) // CHUNKS * 4
+      r.pins = { r.q:map(r.ctx:buffer(c, "alloc_host_ptr"), { type = "float" }),
+        r.q:map(r.ctx:buffer(c, "alloc_host_ptr"), { type = "float" }) }
+    end
+    return r.pins
+  end
+  local function part(k) return { offset = cuts[k] * 4, size = (cuts[k + 1] - cuts[k]) * 4, blocking = false } end
+  -- each path: how the source's data is written, then the transfer (its
+  -- event where it has one), the destination buffer, its queue and context
+  local PATHS = {
+    { name = "copy", shared = true, note = "q_dst:copy(a, b) in one context holding every device",
+      go = function(_, j) return qs[j]:copy(abuf, bbuf) end },
+    { name = "migrate", shared = true, note = "q_dst:migrate(a) (clEnqueueMigrateMemObjects) in that context",
+      go = function(_, j) return qs[j]:migrate(abuf) end },
+    { name = "staged", note = "a context per device: q_src:read into pinned host memory, then q_dst:write from it",
+      go = function(i, j)
+        rigs[i].q:read(rigs[i].db, rigs[i].hout)
+        rigs[j].q:write(rigs[j].db, rigs[i].hout)
+      end },
+    { name = "staged x" .. CHUNKS, note = ("the same in %d chunks through two pinned buffers, chunk k+1 read while "
+      .. "chunk k is written"):format(CHUNKS),
+      go = function(i, j)
+        local ri, rj, p = rigs[i], rigs[j], pins(rigs[i])
+        local rd = ri.q:read(ri.db, p[1], part(0))
+        local wr
+        for k = 0, CHUNKS - 1 do
+          rd:wait()
+          if wr then wr:wait() end -- the other pinned buffer is free again
+          wr = rj.q:write(rj.db, p[k % 2 + 1], part(k))
+          rj.q:flush()
+          if k + 1 < CHUNKS then rd = ri.q:read(ri.db, p[(k + 1) % 2 + 1], part(k + 1)); ri.q:flush() end
+        end
+        wr:wait()
+      end },
+    { name = "pageable", note = "a context per device: q_src:read into a cl.array (pageable), q_dst:write from it",
+      go = function(i, j)
+        rigs[i].q:read(rigs[i].db, page)
+        rigs[j].q:write(rigs[j].db, page)
+      end },
+  }
+  local paths = R:table{ title = ("Device to device by each path (%s, host clock from the source's completion to the "
+    .. "destination's)"):format(units.format_size(bytes)), id = "paths", columns = {
+      { name = "source", key = true }, { name = "destination", key = true }, { name = "path", key = true },
+      { name = "bandwidth", unit = R.bw_unit, format = "%.2f", compare = true }, R:spread_column(),
+      { name = "event", unit = R.bw_unit, format = "%.2f" },
+      { name = "bound", unit = R.bw_unit, format = "%.1f" }, { name = "of bound", unit = "%", format = "%.1f" } } }
+  local links = R:table{ title = "Device to device: what joins each pair, its bound and the fastest path", id = "links",
+    columns = { { name = "source", key = true }, { name = "destination", key = true }, { name = "link" },
+      { name = "NUMA" }, { name = "bound", unit = R.bw_unit, format = "%.1f" }, { name = "fastest path" },
+      { name = "fastest", unit = R.bw_unit, format = "%.2f", compare = true },
+      { name = "of bound", unit = "%", format = "%.1f" } } }
+  local matrix = R:table{ title = "Device to device: the fastest path (rows: source, columns: destination)",
     id = "matrix", columns = { { name = "source", key = true } } }
   for j, r in ipairs(rigs) do
-    matrix.columns[#matrix.columns + 1] = { name = r.index, unit = R.bw_unit, format = "%.1f", compare = j == 1 }
+    matrix.columns[#matrix.columns + 1] = { name = r.index, unit = R.bw_unit, format = "%.2f", compare = j == 1 }
   end
   if #rigs > 1 then matrix.columns[#matrix.columns + 1] = R:spread_column("widest spread") end
-  local sbuf, buf, write
-  on(devices[1], ctx, qs[1], R.facts, function()
-    sbuf, buf = R:input("src", src), R:output("buf", "float", n)
-  end)
-  write = ctx:program_file("copy.cl"):build():kernel("copy"):args(buf, sbuf)
-  -- The bound of a pair: its link, which the driver does not tell (NVLink or
-  -- PCIe through a switch; the host link's figure is no bound for it), so
-  -- clua.bounds' cap for any link ("pcie" with no bound known).
-  local link = {}
-  for j, r in ipairs(rigs) do
-    link[j] = {}
-    for k, v in pairs(r.facts) do link[j][k] = v end
-    link[j].pcie_bps = nil
-  end
-  local by_host = false
+  local claims, zero, unknown_link = {}, {}, nil
   for i, ri in ipairs(rigs) do
     local row = { source = ("%s %s"):format(ri.index, ri.device.name) }
     for j, rj in ipairs(rigs) do
       if i ~= j then
-        local res = on(rj.device, ctx, qs[j], link[j], function()
-          return R:measure{ label = ("%s -> %s"):format(ri.index, rj.index), queue = qs[j],
-            reads = { sbuf }, outputs = { { buf, expect = src, exact = true } }, bytes = bytes, bound = "pcie",
-            run = function()
-              qs[i]:launch(write, n):wait()
-              local t0 = cl.now()
-              local e = qs[j]:migrate(buf)
-              e:wait()
-              if e["end"] > e.start then return e end
-              by_host = true
-              return { start = t0, ["end"] = cl.now() }
-            end }
-        end)
-        row[rj.index] = res.bw
-        row["widest spread"] = math.max(row["widest spread"] or 0, res.spread or 0)
-        add_notes(matrix, res)
+        local lk = devicemod.link(ri.facts, rj.facts)
+        local best
+        local link_bound = bounds.link(ri.facts, rj.facts, lk.nvlinks)
+        for _, p in ipairs(PATHS) do
+          local q, c = p.shared and qs[j] or rj.q, p.shared and ctx or rj.ctx
+          local dst = p.name == "migrate" and abuf or (p.shared and bbuf or rj.db)
+          local bound = bounds.link(ri.facts, rj.facts, lk.nvlinks, not p.shared)
+          local ev, host = {}, {}
+          local label = ("%s -> %s %s"):format(ri.index, rj.index, p.name)
+          local res = on(rj.device, c, q, rj.facts, function()
+            return R:measure{ label = label, queue = q, bytes = bytes, bound = bound,
+              reads = p.shared and { sbuf } or nil, outputs = { { dst, expect = src, exact = true } },
+              run = function(rep)
+                if p.shared then qs[i]:launch(write, n):wait() else ri.q:launch(ri.k, n):wait() end
+                local t0 = cl.now()
+                local e = p.go(i, j)
+                if e then e:wait() end
+                local t1 = cl.now()
+                if rep >= 1 then ev[rep], host[rep] = e and e["end"] - e.start or nil, t1 - t0 end
+                return { start = t0, ["end"] = t1 }
+              end }
+          end)
+          -- an event is shown where every repetition's agrees with the host clock
+          local agree, why = bounds.agree(ev, host)
+          local evm = #ev > 0 and stats.median(ev) or nil
+          if why == "0 ns" then zero[p.name] = true end
+          if why == "short" and evm > 0 then
+            local cl_ = claims[p.name] or { pairs = 0 }
+            claims[p.name], cl_.pairs = cl_, cl_.pairs + 1
+            cl_.eg = cl_.eg or ("%s: its event claims %s GB/s where the host clock saw %s GB/s"):format(label,
+              units.format_number(R:bw(bytes, evm)), units.format_number(res.bw))
+          end
+          local evbw = agree and R:bw(bytes, evm) or nil
+          local pct = res.per_s / bound * 100
+          paths:add{ source = ri.index, destination = rj.index, path = p.name, bandwidth = res.bw,
+            spread = res.spread, event = evbw, bound = R:bw(bound, 1e9), ["of bound"] = pct }
+          add_notes(paths, res)
+          if not best or res.bw > best.bw then
+            best = { bw = res.bw, per_s = res.per_s, path = p.name, spread = res.spread }
+          end
+        end
+        local numa = lk.numa_a and ("%d, %d"):format(lk.numa_a, lk.numa_b or -1) or nil
+        links:add{ source = ri.index, destination = rj.index, link = lk.text, NUMA = numa,
+          bound = R:bw(link_bound, 1e9), ["fastest path"] = best.path, fastest = best.bw,
+          ["of bound"] = best.per_s / link_bound * 100 }
+        unknown_link = unknown_link or lk.why
+        row[rj.index] = best.bw
+        row["widest spread"] = math.max(row["widest spread"] or 0, best.spread or 0)
       end
     end
     matrix:add(row)
   end
-  matrix:note(("each cell: %s / the median duration of q_dst:migrate(buf) after a kernel on the source wrote buf "
-    .. "(clEnqueueMigrateMemObjects); the diagonal is empty; the destination's copy checked, exactly"):format(
-    units.format_size(bytes)))
-  if by_host then
-    matrix:note("the driver's event for a migration lasted 0 ns: those repetitions were timed by the host clock, "
-      .. "from the source's completion to the destination's")
+  paths:note("each figure: " .. units.format_size(bytes) .. " / the median host-clock span from the source's "
+    .. "completion (a kernel on the source wrote the buffer, and was waited for) to the destination's (the path's "
+    .. "last command waited for); the destination poisoned first and checked after, exactly")
+  for _, p in ipairs(PATHS) do paths:note(("%s: %s"):format(p.name, p.note)) end
+  paths:note(("event: bytes / the median of the transfer's own event, shown only where every repetition's event "
+    .. "lasted between %g and 1x the host clock's span (a path of one command only)"):format(bounds.AGREE))
+  for name in pairs(zero) do
+    paths:note(("%s: the driver's event lasted 0 ns: it does not time this command"):format(name))
   end
-  if #rigs == 1 then matrix:note("one device: no pair to measure") end
+  for _, p in ipairs(PATHS) do
+    local c = claims[p.name]
+    if c then
+      paths:note(("%s: on %d pair%s the event lasted less than %g of the host clock's span: it does not time the "
+        .. "bytes' movement, and is no result (%s)"):format(p.name, c.pairs, c.pairs == 1 and "" or "s",
+        bounds.AGREE, c.eg))
+    end
+  end
+  paths:note("bound: the pair's link per direction (NVLink from NVML, else PCIe; a path staged through host memory: "
+    .. "PCIe), or the sanity cap for any link where neither is known")
+  links:note("link: as nvidia-smi topo -m names it, from NVML (NVn: n NVLinks, through NVSwitches the fewer of the "
+    .. "two's; PIX one PCIe switch, PXB several, PHB the host bridge, NODE within a NUMA node, SYS across nodes); "
+    .. "NUMA: the nodes of the two devices' PCIe functions; bound: the link's per direction; fastest: the best path "
+    .. "of the paths table")
+  if unknown_link then links:note("link unknown: " .. unknown_link) end
+  matrix:note("each cell: the fastest path's figure from the paths table (host clock from the source's completion "
+    .. "to the destination's); the diagonal is empty")
+  if #rigs == 1 then
+    matrix:note("one device: no pair to measure")
+    paths:note("one device: no pair to measure")
+  else
+    R:emit(paths)
+    R:emit(links)
+  end
   R:emit(matrix)
 end)

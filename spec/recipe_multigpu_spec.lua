@@ -84,6 +84,20 @@ describe("recipe multigpu on three devices (POCL_DEVICES)", function()
     assert.matches("multigpu: H2D on 3 devices at once", out, 1, true)
   end)
 
+  it("sets plain C's aggregate (bench/multigpu.c) beside clua's, where it is built", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local f = io.open((cl.root or ".") .. "/build/bench/multigpu")
+    if not f then
+      assert.matches("C: build/bench/multigpu is not built", out, 1, true)
+      return
+    end
+    f:close()
+    for _, r in ipairs(tables.together.rows) do
+      assert.is_true(r["C one thread"] > 0 and r["C thread per device"] > 0, r.operation)
+      assert.near(r.aggregate / r["C one thread"], r["clua / C"], 1e-6)
+    end
+  end)
+
   it("has a 3 x 3 device-to-device matrix, its diagonal empty", function()
     if not pocl then return pending("the default device is not PoCL's") end
     local t = tables.matrix
@@ -104,6 +118,47 @@ describe("recipe multigpu on three devices (POCL_DEVICES)", function()
       end
     end
     assert.are.equal(6, cells)
+  end)
+
+  it("times every path of every pair by the host clock, each figure within its bound", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local t = tables.paths
+    assert.are.equal(6 * 5, #t.rows)
+    local best, seen = {}, {}
+    for _, r in ipairs(t.rows) do
+      seen[r.path] = true
+      assert.is_true(r.bandwidth > 0)
+      assert.is_true(r.bandwidth <= r.bound * 1.02, ("%s -> %s %s"):format(r.source, r.destination, r.path))
+      -- an event is shown only where it agrees with the host clock: never far above it
+      if type(r.event) == "number" then
+        assert.is_true(r.event <= r.bandwidth / 0.5 * 1.02, ("%s -> %s %s: event %s, host %s"):format(r.source,
+          r.destination, r.path, r.event, r.bandwidth))
+      end
+      local k = r.source .. ">" .. r.destination
+      best[k] = math.max(best[k] or 0, r.bandwidth)
+    end
+    assert.are.same({ copy = true, migrate = true, staged = true, ["staged x8"] = true, pageable = true }, seen)
+    -- the matrix holds each pair's fastest path
+    for _, r in ipairs(tables.matrix.rows) do
+      local from = r.source:match("^(%d+:%d+)")
+      for j = 0, 2 do
+        local to = ("0:%d"):format(j)
+        if to ~= from then assert.near(best[from .. ">" .. to], r[to], 1e-6) end
+      end
+    end
+    assert.matches("host clock from the source's completion", out, 1, true)
+  end)
+
+  it("names what joins each pair (unknown off NVIDIA) and its fastest path", function()
+    if not pocl then return pending("the default device is not PoCL's") end
+    local t = tables.links
+    assert.are.equal(6, #t.rows)
+    for _, r in ipairs(t.rows) do
+      assert.are.equal("unknown", r.link)
+      assert.is_string(r["fastest path"])
+      assert.is_true(r["of bound"] > 0 and r["of bound"] <= 102)
+    end
+    assert.matches("link unknown: not an NVIDIA device", out, 1, true)
   end)
 
   it("writes a timeline with a lane per device", function()

@@ -101,4 +101,63 @@ function bounds.check(per_s, facts, kind)
   return false, ("above %s (%.3gx)"):format(what, per_s / limit)
 end
 
+--- NVLink's bandwidth per link and direction (B/s), NVIDIA's figures by
+-- compute capability: NVLink 1 (P100) 20 GB/s, NVLink 2 to 4 (V100, A100,
+-- H100/H200) 25 GB/s, GA102's NVLink 3 14.06 GB/s, NVLink 5 (B200) 50 GB/s.
+bounds.NVLINK_BPS = {
+  ["6.0"] = 20e9, ["7.0"] = 25e9, ["8.0"] = 25e9, ["8.6"] = 14.0625e9, ["9.0"] = 25e9, ["10.0"] = 50e9,
+}
+
+--- The bound of a transfer between two devices, B/s per direction, and what it
+-- is: `nvlinks` links joining them (at NVLink's speed for the devices' compute
+-- capability), else the slower of their PCIe links (the bytes cross both),
+-- else the sanity cap for any link. `via_host` (a path staged through host
+-- memory) takes the PCIe bound even where NVLink joins the pair.
+-- @tab fa the source's facts (pcie_bps, compute_capability)
+-- @tab fb the destination's facts
+-- @int[opt] nvlinks active NVLinks between them (nil or 0: none known)
+-- @bool[opt] via_host
+-- @treturn number B/s
+-- @treturn string what it is ("18 NVLinks x 25 GB/s per direction, 450 GB/s")
+function bounds.link(fa, fb, nvlinks, via_host)
+  local per = bounds.NVLINK_BPS[tostring(fa.compute_capability)]
+  if not via_host and (nvlinks or 0) > 0 and per and per == bounds.NVLINK_BPS[tostring(fb.compute_capability)] then
+    return nvlinks * per, ("%d NVLink%s x %s GB/s per direction, %s GB/s"):format(nvlinks, nvlinks == 1 and "" or "s",
+      units.format_number(per / 1e9), units.format_number(nvlinks * per / 1e9))
+  end
+  if fa.pcie_bps and fb.pcie_bps then
+    local b = math.min(fa.pcie_bps, fb.pcie_bps)
+    return b, ("PCIe per direction (the slower device's link), %s GB/s"):format(units.format_number(b / 1e9))
+  end
+  return bounds.CAP.pcie, ("the sanity cap for any link, %s GB/s (no link known between these devices)"):format(
+    units.format_number(bounds.CAP.pcie / 1e9))
+end
+
+--- An event's duration is the bytes' only where it is not 0 ns and lasts
+-- between `share` of the host clock's span and that span (plus the clock's
+-- slack and 2 µs of rounding): a copy between two GPUs whose event says
+-- 1800 GB/s where the host clock, from the source's completion to the
+-- destination's, saw 1.2 GB/s did not time the transfer.
+bounds.AGREE = 0.5
+
+--- Whether a command's events agree with the host clock's spans of the same
+-- repetitions (lists of ns, paired by index).
+-- @tab events the events' durations (ns; nil where there was none)
+-- @tab hosts the host clock's spans (ns)
+-- @number[opt=bounds.AGREE] share
+-- @treturn boolean true when every repetition's event agrees
+-- @treturn string why not: "0 ns", "no event", or "short" (the event saw less than the host clock)
+function bounds.agree(events, hosts, share)
+  share = share or bounds.AGREE
+  if #hosts == 0 then return false, "no event" end
+  for k, h in ipairs(hosts) do
+    local e = events[k]
+    if not e then return false, "no event" end
+    if e <= 0 then return false, "0 ns" end
+    if e < share * h then return false, "short" end
+    if e > h * bounds.SLACK + 2000 then return false, "long" end
+  end
+  return true
+end
+
 return bounds

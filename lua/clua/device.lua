@@ -35,6 +35,53 @@ function device.index(dev)
   end
 end
 
+--- NVML's common-ancestor levels (nvmlGpuTopologyLevel_t), as `nvidia-smi
+-- topo -m` names them: the same board, one PCIe switch, several, the host
+-- bridge, the NUMA node, across NUMA nodes.
+device.TOPOLOGY = { [0] = "same board", [10] = "PIX", [20] = "PXB", [30] = "PHB", [40] = "NODE", [50] = "SYS" }
+
+local function numa_node(busid, sysfs)
+  -- NVML's "00000000:1B:00.0" is sysfs's "0000:1b:00.0"
+  local d, rest = tostring(busid):match("^(%x+):(%x+:%x+%.%x)$")
+  if not d then return nil end
+  local f = io.open(("%s/%04x:%s/numa_node"):format(sysfs or "/sys/bus/pci/devices", tonumber(d, 16),
+    rest:lower()))
+  if not f then return nil end
+  local n = f:read("n")
+  f:close()
+  return n and n >= 0 and math.tointeger(n) or nil
+end
+
+--- What joins two devices, from their NVML facts (`facts.nvml`: its
+-- `pci_bus_id`, active `nvlinks` with each link's `remote` bus id and `type`
+-- (0 a GPU, 2 an NVSwitch), and `topology`, the common-ancestor level by the
+-- other GPU's bus id): `nvlinks` (links to the other GPU, or through
+-- NVSwitches the fewer of the two's switch links), `level` (PIX, PXB, PHB,
+-- NODE, SYS), each one's NUMA node (`numa_a`, `numa_b`), and `text` as
+-- `nvidia-smi topo -m` would put it ("NV18", "PXB"), or "unknown" and `why`.
+-- @tab fa facts of one device
+-- @tab fb facts of the other
+-- @string[opt] sysfs the PCI devices folder (specs)
+-- @treturn tab
+function device.link(fa, fb, sysfs)
+  local a, b = fa.nvml, fb.nvml
+  if not (a and b and a.pci_bus_id and b.pci_bus_id) then
+    return { text = "unknown", why = fa.unknown_why or fb.unknown_why or "NVML does not know both" }
+  end
+  local ida, idb = a.pci_bus_id:lower(), b.pci_bus_id:lower()
+  local direct, sa, sb = 0, 0, 0
+  for _, l in ipairs(a.nvlinks or {}) do
+    if l.remote and l.remote:lower() == idb then direct = direct + 1 elseif l.type == 2 then sa = sa + 1 end
+  end
+  for _, l in ipairs(b.nvlinks or {}) do if l.type == 2 then sb = sb + 1 end end
+  local r = { nvlinks = direct, numa_a = numa_node(ida, sysfs), numa_b = numa_node(idb, sysfs) }
+  if direct == 0 and sa > 0 and sb > 0 then r.nvlinks, r.switch = math.min(sa, sb), true end
+  for k, v in pairs(a.topology or {}) do if k:lower() == idb then r.level = device.TOPOLOGY[v] end end
+  r.text = r.nvlinks > 0 and ("NV%d"):format(r.nvlinks) or r.level or "unknown"
+  if r.text == "unknown" then r.why = "NVML gives no common ancestor for this pair" end
+  return r
+end
+
 local Facts = {}
 Facts.__index = Facts
 
@@ -70,6 +117,7 @@ function device.facts(dev, opts)
     nv, why = nil, opts.why or "NVML not available"
   end
   if nv then
+    f.nvml = nv
     f.memory_clock_mhz, f.bus_width = nv.memory_clock_mhz, nv.bus_width
     f.pcie_gen, f.pcie_width = nv.pcie_gen, nv.pcie_width
     f.memory_bps = device.memory_bps(nv.memory_clock_mhz, nv.bus_width)
