@@ -27,7 +27,7 @@
 #   make lint               luacheck over lua/ recipes/ spec/ bench/, cppcheck over host/ (.ci/lint;
 #                           make test runs it too, through spec/lint_spec.lua)
 #   make fuzz               the API fuzzer with both binaries, FUZZ_SECONDS (60) each; make test
-#                           runs it 25 s each (spec/fuzz_spec.lua; docs/reliability.md)
+#                           runs it 25 s each (spec/fuzz_spec.lua; docs/notes/reliability.md)
 #   make check-fuzz         the libFuzzer harness over the argument checks (clang), for
 #                           CHECK_FUZZ_SECONDS (20); make test runs it (spec/check_fuzz_spec.lua)
 #   make setup              install the Debian packages that are missing (.ci/setup): what
