@@ -2,7 +2,7 @@
 -- `clua stride --quick`, `clua report`, `clua grade …` run `recipes/NAME.lua`
 -- of clua's root (the checkout, or the installed share folder) when NAME is
 -- no file; `clua list` names them with their purpose, `clua help [NAME]`
--- (and `clua --help`) says how to run them. The interpreter calls `run` for a
+-- (and the option help) says how to run them. The interpreter calls `run` for a
 -- script argument that is a bare word naming no file.
 -- @module clua.commands
 local commands = {}
@@ -95,7 +95,7 @@ local function fit(text, width)
 end
 
 --- `clua list`: every experiment with its purpose, then the tools; with
--- `--names`, the names alone, one a line (for shell completion).
+-- the option names (two dashes), the names alone, one a line (for shell completion).
 -- @param ... the arguments after `list`
 function commands.list(...)
   local names = commands.names()
@@ -160,7 +160,7 @@ local function run_file(path, ...)
   return chunk(...)
 end
 
---- `clua help [NAME]`: the usage, or NAME's own `--help`.
+--- `clua help [NAME]`: the usage, or the help of the experiment NAME.
 -- @param name the experiment, or nil
 function commands.help(name)
   if name == nil then
