@@ -5,8 +5,9 @@
 #   make run                set-up, build, run recipes/overlap.lua on the default device
 #   make test               set-up, build both, every spec under busted with each binary;
 #                           ends with one line "N passed, N failed"
-#   make install PREFIX=…   PREFIX/bin/clua, PREFIX/share/clua/{lua,kernels,recipes} and
-#                           the man page PREFIX/share/man/man1/clua.1
+#   make install PREFIX=…   PREFIX/bin/clua, PREFIX/share/clua/{lua,kernels,recipes},
+#                           the man page PREFIX/share/man/man1/clua.1 and the bash
+#                           completion PREFIX/share/bash-completion/completions/clua
 #   make deb                build/deb/clua_VERSION_ARCH.deb (debian/, debhelper; lintian-clean)
 #   make MPI=1              build/mpi/clua: clua with the mpi module built in (host/mpi.c,
 #                           Debian's OpenMPI: libopenmpi-dev), for mpirun -n N build/mpi/clua
@@ -27,7 +28,7 @@
 #   make lint               luacheck over lua/ recipes/ spec/ bench/, cppcheck over host/ (.ci/lint;
 #                           make test runs it too, through spec/lint_spec.lua)
 #   make fuzz               the API fuzzer with both binaries, FUZZ_SECONDS (60) each; make test
-#                           runs it 25 s each (spec/fuzz_spec.lua; docs/reliability.md)
+#                           runs it 25 s each (spec/fuzz_spec.lua; docs/notes/reliability.md)
 #   make check-fuzz         the libFuzzer harness over the argument checks (clang), for
 #                           CHECK_FUZZ_SECONDS (20); make test runs it (spec/check_fuzz_spec.lua)
 #   make setup              install the Debian packages that are missing (.ci/setup): what
@@ -190,6 +191,8 @@ install: $(BUILD)/clua
 	cp -R lua kernels recipes $(DESTDIR)$(PREFIX)/share/clua/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/clua.1 $(DESTDIR)$(PREFIX)/share/man/man1/clua.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 completion/clua.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/clua
 
 # ---------------------------------------------------------------- Lua module
 

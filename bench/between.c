@@ -1,6 +1,6 @@
 /* between.c: work build/bench/launch --between does after each enqueue, to
  * weigh what a layer's instructions cost a launch where they sit in few or
- * in many cache lines (docs/launch.md, sixth part):
+ * in many cache lines (docs/notes/launch.md, sixth part):
  *
  *   near       110 times 8 nops and an add, in one loop
  *   far        the same as a chain of 110 functions 512 bytes apart

@@ -25,7 +25,7 @@
  * cost against it in the same run.
  *
  * --release picks when each event is released, to find where the cost of an
- * event goes (docs/launch.md): `now` (the default, as above); `ring`, 1000
+ * event goes (docs/notes/launch.md): `now` (the default, as above); `ring`, 1000
  * launches later (--ring N: N later), inside the timed loop (the command long done, so that
  * release is the last one and frees the event on the calling thread, as
  * clua's garbage collector does); `retain`, at once, plus a clRetainEvent of
@@ -45,7 +45,7 @@
  * timed loop: 1100-1400 instructions in 7 cache lines (near) or in 115 over
  * 16 pages (far), 64 loads far apart (data), or both (far+data)
  * (between.c): what a layer between the loop and the driver costs a launch
- * by its instructions, and by where they sit (docs/launch.md, sixth part).
+ * by its instructions, and by where they sit (docs/notes/launch.md, sixth part).
  *
  * With --sync each of the N is a round trip: an enqueue with an event, then
  * clFinish(q) (finish) or clWaitForEvents on the event (wait), then its

@@ -52,7 +52,7 @@
 --
 -- --tables picks some of the three tables (enqueue, held, sync; default all
 -- three), to spend more rounds on one: on the H100 a held enqueue moves by
--- ±10% from one new process to the next, the same program's (docs/launch.md),
+-- ±10% from one new process to the next, the same program's (docs/notes/launch.md),
 -- so an interval of a few percent around a ratio takes 40 rounds or more.
 --
 -- --launcher makes clua's launches go() of a q:launcher made once before the
@@ -145,7 +145,7 @@ end
 -- On a CPU device the driver's threads run the kernels on the host's own
 -- cores, beside the enqueuing thread: with PoCL's default (a thread a core)
 -- a running enqueue's figure includes how the scheduler shares them, and on
--- a 2-core machine its rounds spread from 0.9 to 2x (docs/launch.md).
+-- a 2-core machine its rounds spread from 0.9 to 2x (docs/notes/launch.md).
 if dev.info.type == "CPU" then
   local set, cu = os.getenv("POCL_MAX_PTHREAD_COUNT"), dev.info.compute_units
   print(("note: a CPU device: its %d compute thread%s run%s the kernels on the host's cores beside the enqueuing "

@@ -3,7 +3,7 @@
 # thread, in instructions, clua's q:launch beside plain C
 # (build/bench/launch) on the default device, under valgrind's callgrind.
 # Instruction counts repeat to a few in 10^4 from run to run, where times on
-# a small shared CPU move by 2x (docs/launch.md), so each change to the hot
+# a small shared CPU move by 2x (docs/notes/launch.md), so each change to the hot
 # path can be weighed exactly. Each side runs twice, with N1 and N2 launches
 # after the same start-up; the difference over the difference in launches is
 # the cost of one launch (start-up, kernel build and exit cancel out).

@@ -6,7 +6,7 @@
 # (bench/launch_clua.lua) and the C program (build/bench/launch) run in an
 # order drawn anew; then, for each, the median of the rounds' clua / C
 # ratios with its 95% interval (clua.stats.median_ci), and the medians of
-# each side's figures. docs/launch.md pools such pairs on the H100.
+# each side's figures. docs/notes/launch.md pools such pairs on the H100.
 #
 #   bench/launch_pairs.sh [--rounds R] [--seconds S] [--held] [--launcher | --same] [--n N] [--batches B]
 #                         [--clua PATH] [--versus PATH] [--csv FILE]
@@ -31,7 +31,7 @@
 # its summary. --versus PATH runs a second clua (another build) as a third
 # side of each round, the three in an order drawn anew: two builds weighed in
 # the same rounds, where runs of each one after the other would weigh the
-# machine's drift between the runs too (on PoCL, 0.1-0.2x; docs/launch.md,
+# machine's drift between the runs too (on PoCL, 0.1-0.2x; docs/notes/launch.md,
 # tenth part). Each of its figures is kept as a kind of its own, `versus-`
 # and the clua line's kind (in a CSV file the line after its round's clua
 # line), and the summary adds, for each kind of launch, its median ratio to C

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench/launch_pyopencl.py: PyOpenCL's enqueue of the empty kernel, for
 clua's figures to be held against (bench/launch_layers.sh runs it beside
-the C program and clua's twin; docs/launch.md).
+the C program and clua's twin; docs/notes/launch.md).
 
     /usr/bin/python3 bench/launch_pyopencl.py [N] [BATCHES]
 

@@ -6,7 +6,7 @@
    collector frees thousands of blocks at once, more than glibc's per-thread
    cache holds, so most go through _int_free and come back through
    _int_malloc, about 300 instructions a block on the enqueuing thread
-   (docs/launch.md). Here blocks of up to MAXSMALL bytes, once freed, wait on
+   (docs/notes/launch.md). Here blocks of up to MAXSMALL bytes, once freed, wait on
    a list per 16-byte size class and are handed out again in a few
    instructions; everything else goes to realloc and free as before.
 

@@ -60,7 +60,7 @@ void clua_alloc_end(clua_alloc *a);
 
 /* The code a launch runs through, laid out together: GCC puts CLUA_HOT
    functions in .text.hot, which the linker groups, and CLUA_COLD ones (a
-   rare path taken out of a hot function) in .text.unlikely (docs/launch.md,
+   rare path taken out of a hot function) in .text.unlikely (docs/notes/launch.md,
    sixth part). */
 #define CLUA_HOT __attribute__((hot))
 #define CLUA_COLD __attribute__((cold, noinline))

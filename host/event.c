@@ -112,7 +112,7 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
      program's. Polling the event's status (or registering callbacks, which
      NVIDIA's driver serves the same way) slowed the kernel being waited for:
      uncoalesced copies on an H100 timed 2-6% slower by their own events than
-     the same kernels waited for with clWaitForEvents (docs/compare.md). A ^C
+     the same kernels waited for with clWaitForEvents (docs/notes/compare.md). A ^C
      cannot stop that wait: during it, main.c's handler ends the process at
      once, saying so (clua_direct_wait). */
   double deadline = clua_deadline();

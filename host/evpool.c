@@ -5,7 +5,7 @@
    launch. With a __gc each, the collector moved every one to its list of
    objects to finalize and called its __gc through a protected call: on PoCL
    about 900 instructions a launch, a quarter of the driver's whole enqueue
-   (docs/launch.md). A table with weak values, swept once a cycle, cost 150
+   (docs/notes/launch.md). A table with weak values, swept once a cycle, cost 150
    more and touched every slot and every userdata again each cycle.
 
    Here an event's userdata (a ceventref: its slot, a mark) carries no
@@ -258,7 +258,7 @@ cevent *clua_check_event(lua_State *L, int idx) {
    command ended, takes about 1 ms after 10000 launches (0.07 ms after 1000:
    the block it frees makes glibc consolidate the small blocks the loop's
    ended commands left): left to the collector, it fell in the next loop
-   (docs/launch.md). From a
+   (docs/notes/launch.md). From a
    finalizer (q:finish() in a __gc) lua_gc does nothing (Lua 5.4.4). */
 #define SETTLE_AFTER 256
 

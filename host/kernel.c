@@ -119,10 +119,19 @@ static const char *kname(ckernel *k, char *buf, size_t len) {
   return buf;
 }
 
-/* "argument 2 (n, uint)" */
+/* The English ordinal suffix of n: 1st, 2nd, 3rd, 4th, 11th, 21st. */
+static const char *ordinal(cl_uint n) {
+  if (n % 100 >= 11 && n % 100 <= 13) return "th";
+  return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+/* "argument 3 (the 4th, uint n)": the index k:arg takes, counted from 0 as
+   OpenCL counts, then the count from 1 that a Lua user reads in k:args. */
 static const char *argdesc(lua_State *L, ckernel *k, cl_uint i) {
-  if (k->argname[i] && k->argtype[i]) return lua_pushfstring(L, "argument %d (%s %s)", (int)i, k->argtype[i], k->argname[i]);
-  return lua_pushfstring(L, "argument %d", (int)i);
+  if (k->argname[i] && k->argtype[i])
+    return lua_pushfstring(L, "argument %d (the %d%s, %s %s)", (int)i, (int)i + 1, ordinal(i + 1), k->argtype[i],
+                           k->argname[i]);
+  return lua_pushfstring(L, "argument %d (the %d%s)", (int)i, (int)i + 1, ordinal(i + 1));
 }
 
 /* The two above, for launch.c's messages. */
@@ -147,7 +156,7 @@ static void set_arg(lua_State *L, const char *method, int kidx, ckernel *k, cl_u
   char kn[128];
   const char *call = "clSetKernelArg";
   if (i >= k->nargs)
-    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d), no argument %d", method, kname(k, kn, sizeof kn),
+    luaL_error(L, "%s: kernel '%s' has %d arguments (0 to %d, counted from 0), no argument %d", method, kname(k, kn, sizeof kn),
                (int)k->nargs, (int)k->nargs - 1, (int)i);
   char kind = k->argkind[i];
   cbuffer *b;

@@ -71,7 +71,7 @@ static ckernel *launch_kernel(lua_State *L, int idx) {
 }
 
 /* q:launch's rarer paths, each a function of its own, so that the common
-   launch runs through fewer instructions and cache lines (docs/launch.md,
+   launch runs through fewer instructions and cache lines (docs/notes/launch.md,
    sixth part): the cold ones (CLUA_COLD) are laid out apart. Each names in
    its messages the call it serves (who): "queue:launch", "queue:launcher",
    or "launcher", a launcher's launch. */
@@ -278,7 +278,7 @@ CLUA_HOT int clua_queue_launch(lua_State *L) {
    the kernel released, the kernel's arguments (set, released, local
    memory); then it enqueues as q:launch does. No Lua method lookup, no
    arguments, no options table: some 300 instructions a launch without an
-   event where q:launch takes 1170 (docs/launch.md, eighth part). */
+   event where q:launch takes 1170 (docs/notes/launch.md, eighth part). */
 typedef struct {
   cqueue *q;
   ckernel *k;

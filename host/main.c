@@ -33,7 +33,8 @@ enum {
   OPT_V = 4,       /* -v */
   OPT_E = 8,       /* -e (at least one) */
   OPT_NOENV = 16,  /* -E */
-  OPT_DEVICES = 32 /* --devices */
+  OPT_DEVICES = 32, /* --devices */
+  OPT_HELP = 64     /* --help */
 };
 
 static const char *progname = "clua";
@@ -64,6 +65,7 @@ static void print_usage(const char *bad) {
     fprintf(stderr, "%s: unrecognized option '%s'\n", progname, bad);
   fprintf(stderr,
           "usage: %s [options] [script [args]]\n"
+          "       clua NAME [options]  (an experiment: clua list names them)\n"
           "Available options are:\n"
           "  -e stat    execute string 'stat'\n"
           "  -i         enter interactive mode after executing 'script'\n"
@@ -73,6 +75,7 @@ static void print_usage(const char *bad) {
           "  -E         ignore environment variables\n"
           "  -W         turn warnings on\n"
           "  --devices  list the OpenCL platforms and devices\n"
+          "  --help     the subcommands and options (clua help NAME: an experiment's)\n"
           "  --         stop handling options\n"
           "  -          stop handling options and execute stdin\n",
           progname);
@@ -258,12 +261,39 @@ static int handle_luainit(lua_State *L) {
 }
 
 /* Runs the script argv[0] with argv[1..] as its arguments. */
+/* A script argument that is one word (no '/', no '.') and names no file is
+   a subcommand: an experiment or tool of clua's recipes/ (`clua stride`),
+   `list` or `help`, run by clua.commands.run(word, args...). */
+static int is_subcommand(const char *fname) {
+  return fname[0] != '\0' && fname[0] != '-' && strpbrk(fname, "/.") == NULL &&
+         access(fname, F_OK) != 0;
+}
+
+/* Pushes clua.commands.run and the word: the chunk and its first argument. */
+static int load_subcommand(lua_State *L, const char *word) {
+  int status;
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "clua.commands");
+  status = docall(L, 1, 1);
+  if (status != LUA_OK)
+    return status;
+  lua_getfield(L, -1, "run");
+  lua_remove(L, -2);
+  lua_pushstring(L, word);
+  return LUA_OK;
+}
+
 static int handle_script(lua_State *L, char **argv) {
   const char *fname = argv[0];
-  int status, n = 0;
+  int status, n = 0, sub = 0;
   if (strcmp(fname, "-") == 0 && strcmp(argv[-1], "--") != 0)
     fname = NULL; /* stdin */
-  status = luaL_loadfile(L, fname);
+  if (fname != NULL && is_subcommand(fname)) {
+    status = load_subcommand(L, fname);
+    sub = 1;
+  } else {
+    status = luaL_loadfile(L, fname);
+  }
   if (status == LUA_OK) {
     int i;
     while (argv[n + 1] != NULL)
@@ -271,7 +301,7 @@ static int handle_script(lua_State *L, char **argv) {
     luaL_checkstack(L, n + 3, "too many arguments to script");
     for (i = 1; i <= n; i++)
       lua_pushstring(L, argv[i]);
-    status = docall(L, n, LUA_MULTRET);
+    status = docall(L, n + sub, LUA_MULTRET);
   }
   return report(L, status);
 }
@@ -321,6 +351,10 @@ static int collect_args(char **argv, int *script) {
         *script = argv[i + 1] != NULL ? i + 1 : 0;
         return opts;
       }
+      if (strcmp(a, "--help") == 0) {
+        opts |= OPT_HELP;
+        break;
+      }
       if (strcmp(a, "--devices") == 0) {
         opts |= OPT_DEVICES;
         break;
@@ -368,7 +402,7 @@ static int run_args(lua_State *L, char **argv, int limit) {
   for (i = 1; i < limit; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || a[1] == '-')
-      continue; /* --devices (the only long option), handled later */
+      continue; /* --devices and --help (the long options), handled later */
     if (a[1] == 'W') {
       lua_warning(L, "@on", 0);
     } else if (a[1] == 'e' || a[1] == 'l') {
@@ -655,13 +689,15 @@ static int pmain(lua_State *L) {
     return 0;
   if (!run_args(L, argv, limit))
     return 0;
+  if ((opts & OPT_HELP) && dostring(L, "io.write(require('clua.commands').usage())", "=(--help)") != LUA_OK)
+    return 0;
   if ((opts & OPT_DEVICES) && list_devices(L) != LUA_OK)
     return 0;
   if (script > 0 && handle_script(L, argv + script) != LUA_OK)
     return 0;
   if (opts & OPT_I) {
     repl(L);
-  } else if (script == 0 && !(opts & (OPT_E | OPT_V | OPT_DEVICES))) {
+  } else if (script == 0 && !(opts & (OPT_E | OPT_V | OPT_DEVICES | OPT_HELP))) {
     if (isatty(STDIN_FILENO)) {
       print_version();
       repl(L);

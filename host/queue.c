@@ -22,7 +22,7 @@ q:finish()
 /* A queue's own metatable. A method call (q:launch, the hot path of every
    experiment) finds its method through the metatable's __index: a function
    there (a C call per lookup) cost each launch about 300 instructions on
-   PoCL (docs/launch.md), a table a few dozen. A queue's properties differ
+   PoCL (docs/notes/launch.md), a table a few dozen. A queue's properties differ
    from queue to queue, so ctx:queue gives each queue a metatable of its own:
    the fields of the class metatable (cl.queue: __gc, __close, __tostring,
    __name), with as __index a table of the methods, `context` and `device`.
@@ -857,7 +857,7 @@ argument of the kernel set and not released) and enqueues the launch with
 the kernel's arguments as they are then. For loops of many launches: no
 method lookup, argument parsing or options table per launch (about 300
 instructions a launch without an event where `q:launch` takes some 1170;
-docs/launch.md).
+docs/notes/launch.md).
 @function queue:launcher
 @tparam cl.kernel kernel the kernel
 @tparam int|{int,...} global the global size: a number or a list of 1-3 numbers

@@ -75,7 +75,7 @@ R:main(function(R, dev)
   -- (outside the interval); one warm-up batch, then --reps batches.
   -- Batches with an event per launch (what q:launch returns), without
   -- ({event = false}), and without through go() of a q:launcher (the launch
-  -- checked once, docs/launch.md) alternate, so drift in the machine hits
+  -- checked once, docs/notes/launch.md) alternate, so drift in the machine hits
   -- them alike.
   local per, per_ne, per_go = {}, {}, {}
   local no_event = { event = false }

@@ -1,6 +1,6 @@
 -- Bad kernels: a build error names the file and line and carries the
 -- compiler's log; a kernel writing out of bounds (PoCL does not report it, see
--- docs/reliability.md); a kernel that runs for minutes, interrupted with
+-- docs/notes/reliability.md); a kernel that runs for minutes, interrupted with
 -- SIGINT (Ctrl-C) while the script waits for it in queue:finish, event:wait or
 -- a blocking read: the script stops at once with "METHOD: interrupted",
 -- releases its queue on the way out and exits non-zero.

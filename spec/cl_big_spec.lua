@@ -3,7 +3,7 @@
 -- over 4 GiB works where the machine has the memory (indexed at its end,
 -- sliced there, transferred from there); a buffer over 4 GiB where the device
 -- allows one (PoCL's limit follows the free memory; on the H100 see
--- docs/reliability.md), written and read back past the 4 GiB mark.
+-- docs/notes/reliability.md), written and read back past the 4 GiB mark.
 local cl = require "cl"
 
 local GiB = 1 << 30

@@ -127,7 +127,7 @@ describe("cl lifetimes under load", function()
         objs[#objs + 1] = me
       end
       -- a queue with a transfer (not a marker: PoCL 3.1 keeps ~100 bytes for each
-      -- queue released before its marker ended, see docs/reliability.md); a
+      -- queue released before its marker ended, see docs/notes/reliability.md); a
       -- context with a buffer, dropped before or after it
       local q2 = ctx:queue({ profiling = false })
       objs[#objs + 1] = q2:write(b, ints, { blocking = false, size = 16 })

@@ -123,7 +123,7 @@ describe("cl events", function()
     collectgarbage()
     collectgarbage()
     -- the collected queue's newest command waits, retained, until it ends and
-    -- a queue call sweeps it (docs/reliability.md: orphans)
+    -- a queue call sweeps it (docs/notes/reliability.md: orphans)
     local t0 = cl.now()
     repeat q:finish() until live() == before or cl.now() - t0 > 5e9
     assert.are.equal(before, live())

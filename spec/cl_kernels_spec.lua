@@ -197,43 +197,43 @@ describe("cl kernels", function()
     before_each(function() k = prog:kernel("axpy") end)
 
     it("a number for a pointer, a buffer for a scalar", function()
-      assert.matches("kernel:arg: argument 0 (float* y) of 'axpy' is a pointer; pass a cl.buffer, not a number",
+      assert.matches("kernel:arg: argument 0 (the 1st, float* y) of 'axpy' is a pointer; pass a cl.buffer, not a number",
         err_of(k.arg, k, 0, 5), 1, true)
-      assert.matches("kernel:arg: argument 2 (float a) of 'axpy' takes a number, got a cl.buffer",
+      assert.matches("kernel:arg: argument 2 (the 3rd, float a) of 'axpy' takes a number, got a cl.buffer",
         err_of(k.arg, k, 2, ctx:buffer(4)), 1, true)
-      assert.matches("kernel:arg: argument 1 (float* x) of 'axpy' is a pointer; pass a cl.buffer, not a cl.int",
+      assert.matches("kernel:arg: argument 1 (the 2nd, float* x) of 'axpy' is a pointer; pass a cl.buffer, not a cl.int",
         err_of(k.arg, k, 1, cl.int(1)), 1, true)
       local g = prog:kernel("group_sum")
-      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' takes cl.localmem(bytes), got a cl.buffer",
+      assert.matches("kernel:arg: argument 2 (the 3rd, int* tmp) of 'group_sum' takes cl.localmem(bytes), got a cl.buffer",
         err_of(g.arg, g, 2, ctx:buffer(4)), 1, true)
-      assert.matches("kernel:arg: argument 2 (int* tmp) of 'group_sum' is a pointer; pass a cl.localmem(bytes), not a number",
+      assert.matches("kernel:arg: argument 2 (the 3rd, int* tmp) of 'group_sum' is a pointer; pass a cl.localmem(bytes), not a number",
         err_of(g.arg, g, 2, 64), 1, true)
-      assert.matches("kernel:arg: argument 0 (int* out) of 'group_sum' is not a __local pointer; cl.localmem() does not fit it",
+      assert.matches("kernel:arg: argument 0 (the 1st, int* out) of 'group_sum' is not a __local pointer; cl.localmem() does not fit it",
         err_of(g.arg, g, 0, LOCAL(64)), 1, true)
     end)
 
     it("values that do not fit the declared type", function()
-      assert.matches("kernel:arg: argument 3 (int n) of 'axpy': 1099511627776 does not fit a int (-2147483648 to 2147483647)",
+      assert.matches("kernel:arg: argument 3 (the 4th, int n) of 'axpy': 1099511627776 does not fit a int (-2147483648 to 2147483647)",
         err_of(k.arg, k, 3, 2 ^ 40), 1, true)
-      assert.matches("kernel:arg: argument 3 (int n) of 'axpy': int values are integers, got 1.5",
+      assert.matches("kernel:arg: argument 3 (the 4th, int n) of 'axpy': int values are integers, got 1.5",
         err_of(k.arg, k, 3, 1.5), 1, true)
       local s = prog:kernel("scalars")
-      assert.matches("argument 2 (uchar uc) of 'scalars': 256 does not fit a uchar", err_of(s.arg, s, 2, 256), 1, true)
-      assert.matches("argument 1 (char c) of 'scalars': -129 does not fit a char", err_of(s.arg, s, 1, -129), 1, true)
-      assert.matches("argument 6 (uint ui) of 'scalars': -1 does not fit a uint", err_of(s.arg, s, 6, -1), 1, true)
-      assert.matches("kernel:arg: argument 2 (float a) of 'axpy' takes 4 bytes, got a cl.double of 8",
+      assert.matches("argument 2 (the 3rd, uchar uc) of 'scalars': 256 does not fit a uchar", err_of(s.arg, s, 2, 256), 1, true)
+      assert.matches("argument 1 (the 2nd, char c) of 'scalars': -129 does not fit a char", err_of(s.arg, s, 1, -129), 1, true)
+      assert.matches("argument 6 (the 7th, uint ui) of 'scalars': -1 does not fit a uint", err_of(s.arg, s, 6, -1), 1, true)
+      assert.matches("kernel:arg: argument 2 (the 3rd, float a) of 'axpy' takes 4 bytes, got a cl.double of 8",
         err_of(k.arg, k, 2, cl.double(1)), 1, true)
       local e = err_of(k.arg, k, 2, "1")
-      assert.matches("kernel:arg: argument 2 (float a) of 'axpy': a cl.buffer, ", e, 1, true)
+      assert.matches("kernel:arg: argument 2 (the 3rd, float a) of 'axpy': a cl.buffer, ", e, 1, true)
       assert.matches("number, typed value (cl.int(x)) or cl.localmem(bytes) expected, got string", e, 1, true)
     end)
 
     it("indices and counts", function()
-      assert.matches("kernel:arg: kernel 'axpy' has 4 arguments (0 to 3), no argument 4", err_of(k.arg, k, 4, 1), 1, true)
+      assert.matches("kernel:arg: kernel 'axpy' has 4 arguments (0 to 3, counted from 0), no argument 4", err_of(k.arg, k, 4, 1), 1, true)
       assert.matches("argument index must be 0 or more", err_of(k.arg, k, -1, 1), 1, true)
       assert.matches("bad argument #3", err_of(k.arg, k, 0), 1, true)
       assert.matches("kernel:args: kernel 'axpy' takes 4 arguments, got 3", err_of(k.args, k, 1, 2, 3), 1, true)
-      assert.matches("kernel:arg: argument 0 (float* y) of 'axpy' is a released cl.buffer",
+      assert.matches("kernel:arg: argument 0 (the 1st, float* y) of 'axpy' is a released cl.buffer",
         err_of(function() local b = ctx:buffer(4); b:release(); k:arg(0, b) end), 1, true)
     end)
 
@@ -254,7 +254,7 @@ describe("cl kernels", function()
       local k = prog:kernel("axpy")
       k:arg(0, ctx:buffer(16))
       k:arg(1, ctx:buffer(16))
-      assert.matches("queue:launch: argument 2 (float a) of kernel 'axpy' is not set", err_of(q.launch, q, k, 4), 1, true)
+      assert.matches("queue:launch: argument 2 (the 3rd, float a) of kernel 'axpy' is not set", err_of(q.launch, q, k, 4), 1, true)
     end)
 
     it("refuse an argument buffer released since it was set", function()
@@ -262,7 +262,7 @@ describe("cl kernels", function()
       local y = ctx:buffer(16)
       k:args(y, ctx:buffer(16), 1, 4)
       y:release()
-      assert.matches("queue:launch: argument 0 (float* y) of kernel 'axpy' is a released cl.buffer",
+      assert.matches("queue:launch: argument 0 (the 1st, float* y) of kernel 'axpy' is a released cl.buffer",
         err_of(q.launch, q, k, 4), 1, true)
     end)
 
@@ -370,7 +370,7 @@ describe("cl kernels", function()
       local y, bx = ctx:buffer(cl.array("float", 4)), ctx:buffer(cl.array("float", 4):fill(1))
       k:arg(0, y)
       k:arg(1, bx)
-      assert.matches("launcher: argument 2 (float a) of kernel 'axpy' is not set", err_of(go), 1, true)
+      assert.matches("launcher: argument 2 (the 3rd, float a) of kernel 'axpy' is not set", err_of(go), 1, true)
       k:args(y, bx, 2, 4)
       go()
       k:arg(2, 3)
@@ -381,7 +381,7 @@ describe("cl kernels", function()
       local y2 = ctx:buffer(16)
       k:arg(0, y2)
       y2:release()
-      assert.matches("launcher: argument 0 (float* y) of kernel 'axpy' is a released cl.buffer", err_of(go), 1, true)
+      assert.matches("launcher: argument 0 (the 1st, float* y) of kernel 'axpy' is a released cl.buffer", err_of(go), 1, true)
       local f = q:launcher(prog:kernel("fixed"):args(ctx:buffer(64)), 8, 2) -- only the driver knows
       assert.matches("launcher: clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE (kernel 'fixed' declares reqd_work_group_size(4, 1, 1)",
         err_of(f), 1, true)

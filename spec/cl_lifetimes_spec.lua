@@ -70,7 +70,7 @@ describe("cl lifetimes", function()
       released("buffer", q.write_rect, q, b, cl.array("int", 4), { region = { 16, 1, 1 } })
       released("buffer", function() return b:sub(0, 8) end)
       local k = ctx:program(SRC):build():kernel("put")
-      assert.matches("kernel:arg: argument 0 (int* o) of 'put' is a released cl.buffer", err_of(k.arg, k, 0, b), 1, true)
+      assert.matches("kernel:arg: argument 0 (the 1st, int* o) of 'put' is a released cl.buffer", err_of(k.arg, k, 0, b), 1, true)
     end)
 
     it("cl.program", function()

@@ -19,7 +19,7 @@ describe("the Debian package", function()
   end
 
   if ci and root then
-    it("builds lintian-clean, installs, runs overlap.lua from /usr/share/clua and purges", function()
+    it("builds lintian-clean, installs, runs clua overlap from /usr/share/clua, has the completion and purges", function()
       local _, code = sh("dpkg-query -W -f='${Status}' clua 2>/dev/null | grep -q 'ok installed'")
       assert.are_not.equal(0, code, "a clua package is installed already: the install test would purge it")
       local out
@@ -27,6 +27,7 @@ describe("the Debian package", function()
       assert.are.equal(0, code, out)
       assert.matches("deb: ok build/deb/clua_[%w.~+-]+_%w+%.deb%s*$", out)
       assert.matches("Copy/compute overlap", out, 1, true)
+      assert.matches("deb: bash completion: /usr/share/bash-completion/completions/clua", out, 1, true)
       assert.matches("purged; /usr/bin/clua is gone", out, 1, true)
     end)
   elseif have("dpkg-buildpackage") and have("lintian") and have("dh") then

@@ -5,7 +5,7 @@
 -- no crash, abort, sanitizer report, leak or hang (killed after FUZZ_SECONDS +
 -- 120 s), and every error names its call. The seed is printed first; a failing
 -- run repeats with FUZZ_SEED=S (and FUZZ_CALLS=N, FUZZ_VERBOSE=1 to see the
--- last call before a crash): see docs/reliability.md.
+-- last call before a crash): see docs/notes/reliability.md.
 local CLUA = os.getenv("CLUA") or "build/clua"
 local SECONDS = tonumber(os.getenv("FUZZ_SECONDS") or "") or 25
 
@@ -17,7 +17,7 @@ local function read(path) return shell.slurp(path) or "" end
 -- picks another, FUZZ_SEED=random draws one. (The heap-use-after-free the
 -- ASan run found inside PoCL, memory of a buffer freed by
 -- pocl_release_mem_host_ptr, came from a use_host_ptr buffer made over a view
--- mapped from another buffer: refused since fba53df, docs/reliability.md.)
+-- mapped from another buffer: refused since fba53df, docs/notes/reliability.md.)
 describe("the cl API under random calls (spec/fuzz/cl_fuzz.lua)", function()
   it("never crashes, hangs or corrupts memory, and every error names its call", function()
     local seed = math.tointeger(tonumber(os.getenv("FUZZ_SEED") or ""))

@@ -139,4 +139,15 @@ describe("clua.report", function()
     assert.is_nil(d.rows[4]["vs saved"])
     assert.matches("old.json", report.text(c), 1, true)
   end)
+
+  it("compare's note says which way a ratio above 1 goes, from each column's unit", function()
+    local t = report.new{ title = "x", id = "x", columns = {
+      { name = "size" }, { name = "time", unit = "us", compare = true }, { name = "bw", unit = "GB/s", compare = true } } }
+    t:add{ size = 1, time = 2, bw = 3 }
+    local saved = { meta = {}, tables = { { id = "x", columns = { { name = "size" }, { name = "time" }, { name = "bw" } },
+      rows = { { size = 1, time = 1, bw = 1 } } } } }
+    local c = report.compare(t, saved, { file = "old.json" })
+    assert.are.equal("vs saved = this run / saved run (old.json); time: above 1 is slower; bw: above 1 is faster",
+      c.notes[#c.notes])
+  end)
 end)

@@ -475,8 +475,20 @@ function report.compare(t, saved, opts)
   local sm = st and st.meta or saved.meta or {}
   -- a document's own meta.device (a label such as "NAME [P:D]") names the device first
   local device = saved.meta and saved.meta.device or sm.device
-  out:note(("vs saved = this run / saved run (%s%s%s)"):format(opts.file or "saved JSON",
-    device and (", " .. tostring(device)) or "", sm.date and (", " .. tostring(sm.date)) or ""))
+  -- which way is better, from each compared column's unit: a time above 1 is slower, a rate faster
+  local ways = {}
+  for _, c in ipairs(t.columns) do
+    if is_cmp[c.name] then
+      local u = tostring(c.unit or "")
+      local way = (u:match("^[nµum]?s$") or u == "us") and "slower"
+        or ((u:find("/s", 1, true) or u:match("FLOPS$") or u:match("OPS$")) and "faster") or nil
+      local label = #cmp == 1 and "" or (c.name .. ": ")
+      ways[#ways + 1] = label .. (way and ("above 1 is " .. way) or ("above 1 is a larger " .. c.name))
+    end
+  end
+  out:note(("vs saved = this run / saved run (%s%s%s); %s"):format(opts.file or "saved JSON",
+    device and (", " .. tostring(device)) or "", sm.date and (", " .. tostring(sm.date)) or "",
+    table.concat(ways, "; ")))
   if not st then out:note("no saved table '" .. t.id .. "' to compare with") end
   if spread_col then
     out:note(("vs noise: beyond when the change is larger than half the sum of the two runs' %s (the ranges "
