@@ -45,12 +45,10 @@ local POISON = -7 -- host destinations' poison (device ones: R:measure's)
 
 -- The sizes of the sweep, multiples of 4 bytes, ascending.
 local function sweep_sizes(mode, start, stop, inc)
-  if mode == "quick" then return { stop } end
   local list = {}
   if mode == "range" then
-    inc = inc or math.max(4, (stop - start) // 8)
-    for s = start, stop, inc do list[#list + 1] = s end
-  else
+    for s = start, stop, inc or math.max(4, (stop - start) // 8) do list[#list + 1] = s end
+  elseif mode == "shmoo" then
     local s = start
     while s < stop do list[#list + 1] = s; s = s * 2 end
   end
@@ -90,67 +88,59 @@ R:main(function(R, dev)
   host.pinned.src, host.pinned.srcbuf = pinned()
   host.pinned.dst, host.pinned.dstbuf = pinned()
   host.pinned.src:copy(src)
-  -- Device memory: what writes and copies fill (R:output: poisoned; a transfer
-  -- of b bytes owns its first b, the rest must stay poisoned) and what reads
-  -- and copies take (R:input: checked unchanged).
-  local d1 = R:output("device buffer", "float", n)
-  local d2 = R:output("copy destination", "float", n)
-  local mapped = R:output("mapped buffer", "float", n, "alloc_host_ptr")
-  local dsrc = R:input("device source", src)
-  local msrc = R:input("mapped source", src, "read_only alloc_host_ptr")
-
-  -- One transfer of `bytes` per series: run(bytes, blocking) returns the event
-  -- to time. The mapped series return nothing and are timed by the host clock
-  -- (map + host copy + unmap + clFinish), as bandwidthTest's mapped mode: a
-  -- map that moves no data need not carry profiling times (NVIDIA's
-  -- write_invalidate map reports START 0). `dst`: a device destination;
-  -- `host_dst`: a host one.
+  -- One transfer of `bytes` per series: run(io, bytes, blocking) returns the
+  -- event to time, `io` its device buffers of `bytes` each (as bandwidthTest
+  -- allocates per size): `io.dst` a destination (`to`: "device" or "mapped", an
+  -- alloc_host_ptr buffer), `io.src` a source (`from`); `host_dst` a host
+  -- destination. The mapped series return nothing and are timed by the host
+  -- clock (map + host copy + unmap + clFinish), as bandwidthTest's mapped mode:
+  -- a map that moves no data need not carry profiling times (NVIDIA's
+  -- write_invalidate map reports START 0).
   local list = {
-    { dir = "H2D", mem = "pageable", host = true, dst = d1,
-      run = function(b, blocking) return q:write(d1, src, { size = b, blocking = blocking }) end },
-    { dir = "H2D", mem = "pinned", host = true, dst = d1,
-      run = function(b, blocking) return q:write(d1, host.pinned.src, { size = b, blocking = blocking }) end },
-    { dir = "H2D", mem = "mapped", dst = mapped,
-      run = function(b)
-        local view = q:map(mapped, { map = "write_invalidate", size = b, type = "float" })
+    { dir = "H2D", mem = "pageable", host = true, to = "device",
+      run = function(io, b, blocking) return q:write(io.dst, src, { size = b, blocking = blocking }) end },
+    { dir = "H2D", mem = "pinned", host = true, to = "device",
+      run = function(io, b, blocking) return q:write(io.dst, host.pinned.src, { size = b, blocking = blocking }) end },
+    { dir = "H2D", mem = "mapped", to = "mapped",
+      run = function(io, b)
+        local view = q:map(io.dst, { map = "write_invalidate", size = b, type = "float" })
         view:copy(src:slice(0, b // 4))
         q:unmap(view)
       end },
-    { dir = "D2H", mem = "pageable", host = true, host_dst = host.pageable.dst, reads = { dsrc },
-      run = function(b, blocking) return q:read(dsrc, host.pageable.dst, { size = b, blocking = blocking }) end },
-    { dir = "D2H", mem = "pinned", host = true, host_dst = host.pinned.dst, reads = { dsrc },
-      run = function(b, blocking) return q:read(dsrc, host.pinned.dst, { size = b, blocking = blocking }) end },
-    { dir = "D2H", mem = "mapped", host_dst = host.pageable.dst, reads = { msrc },
-      run = function(b)
-        local view = q:map(msrc, { map = "read", size = b, type = "float" })
+    { dir = "D2H", mem = "pageable", host = true, from = "device", host_dst = host.pageable.dst,
+      run = function(io, b, blocking) return q:read(io.src, host.pageable.dst, { size = b, blocking = blocking }) end },
+    { dir = "D2H", mem = "pinned", host = true, from = "device", host_dst = host.pinned.dst,
+      run = function(io, b, blocking) return q:read(io.src, host.pinned.dst, { size = b, blocking = blocking }) end },
+    { dir = "D2H", mem = "mapped", from = "mapped", host_dst = host.pageable.dst,
+      run = function(io, b)
+        local view = q:map(io.src, { map = "read", size = b, type = "float" })
         host.pageable.dst:slice(0, b // 4):copy(view)
         q:unmap(view)
       end },
-    { dir = "D2D", mem = "device", device = true, dst = d2, reads = { dsrc },
-      run = function(b) return q:copy(dsrc, d2, { size = b }) end },
+    { dir = "D2D", mem = "device", device = true, from = "device", to = "device",
+      run = function(io, b) return q:copy(io.src, io.dst, { size = b }) end },
   }
   for _, s in ipairs(list) do s.name = s.dir .. " " .. s.mem end
 
-  -- One measurement through the harness: the first b bytes of the destination
-  -- must be src's, every source unchanged; the figure is held against PCIe
-  -- (D2D: the memory; bytes read + written). A host destination is poisoned
-  -- here and verified right after.
+  -- One measurement through the harness, run(io, i) its repetition: the
+  -- destination (R:output, poisoned first; the API refuses a transfer past its
+  -- end) must hold src's first b bytes, the source (R:input) be unchanged; the
+  -- figure is held against PCIe (D2D: the memory; bytes read + written). A
+  -- host destination is poisoned here and verified right after.
   local function measure(s, b, label, run, opts)
-    local want = src:slice(0, b // 4)
+    local want, io = src:slice(0, b // 4), {}
+    if s.to then io.dst = R:output(s.name .. " destination", "float", b // 4, s.to == "mapped" and "alloc_host_ptr" or nil) end
+    if s.from then io.src = R:input(s.name .. " source", want, s.from == "mapped" and "read_only alloc_host_ptr" or nil) end
     if s.host_dst then s.host_dst:slice(0, b // 4):fill(POISON) end
-    local spec = { label = label, run = run, reads = s.reads, bytes = (s.device and 2 or 1) * b,
-      bound = s.device and "memory" or "pcie", footprint = s.device and 2 * b or nil,
-      outputs = s.dst and { { s.dst, owns = { 0, b // 4 }, expect = want, exact = true } } or nil }
+    local spec = { label = label, run = function(i) return run(io, i) end, reads = { io.src },
+      bytes = (s.device and 2 or 1) * b, bound = s.device and "memory" or "pcie",
+      outputs = io.dst and { { io.dst, expect = want, exact = true } } or nil }
     for k, v in pairs(opts or {}) do spec[k] = v end
     local res = R:measure(spec)
     if s.host_dst then R:verify(label, s.host_dst:slice(0, b // 4), want, { exact = true }) end
+    io = nil
+    collectgarbage() -- the buffers and read-backs: memory the Lua collector does not see
     return res
-  end
-  local function notes(t, results) -- the harness's notes (a host clock, ...), once each
-    local seen = {}
-    for _, r in ipairs(results) do
-      for _, text in ipairs(r.notes) do if not seen[text] then seen[text] = true; t:note(text) end end
-    end
   end
 
   -- 1. The sweep: blocking calls timed by events (mapped: by the host clock).
@@ -160,9 +150,9 @@ R:main(function(R, dev)
     sweep[s.name] = {}
     for _, b in ipairs(sizes) do
       local label = ("%s %s"):format(s.name, units.format_size(b))
-      sweep[s.name][b] = measure(s, b, label, function() return s.run(b, true) end)
+      sweep[s.name][b] = measure(s, b, label, function(io) return s.run(io, b, true) end)
       if b == sizes[1] then
-        host_latency[s.name] = measure(s, b, label .. " (host clock)", function() s.run(b, true) end)
+        host_latency[s.name] = measure(s, b, label .. " (host clock)", function(io) s.run(io, b, true) end)
       end
       all[#all + 1] = sweep[s.name][b]
     end
@@ -178,13 +168,13 @@ R:main(function(R, dev)
         local what = s.host and (blocking and "blocking" or "non-blocking") or "map/unmap"
         local returned = {}
         local c = { s = s, call = what }
-        c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(i)
+        c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(io, i)
           local t0 = cl.now()
-          s.run(large, blocking)
+          s.run(io, large, blocking)
           if i >= 1 then returned[#returned + 1] = cl.now() - t0 end
         end)
         if s.host then
-          c.events = measure(s, large, s.name .. " " .. what, function() return s.run(large, blocking) end)
+          c.events = measure(s, large, s.name .. " " .. what, function(io) return s.run(io, large, blocking) end)
           c.returns = stats.summary(returned)
         else
           c.events = c.host
@@ -194,7 +184,7 @@ R:main(function(R, dev)
     end
   end
   local d2d = list[#list]
-  local d2d_large = measure(d2d, large, "D2D", function() return d2d.run(large) end)
+  local d2d_large = measure(d2d, large, "D2D", function(io) return d2d.run(io, large) end)
 
   -- 3. Many small transfers against one batched transfer of the same bytes:
   -- k non-blocking writes of batch/k bytes each, then the queue finished.
@@ -213,9 +203,9 @@ R:main(function(R, dev)
       local views = {}
       for c = 0, k - 1 do views[c + 1] = h:slice(c * each // 4, each // 4) end
       local r = measure(list[mem == "pinned" and 2 or 1], each * k, ("%d x %s %s"):format(k, units.format_size(each), mem),
-        function()
+        function(io)
           local evs = {}
-          for c = 1, k do evs[c] = q:write(d1, views[c], { offset = (c - 1) * each, blocking = false }) end
+          for c = 1, k do evs[c] = q:write(io.dst, views[c], { offset = (c - 1) * each, blocking = false }) end
           return evs
         end, { host = true })
       batched[#batched + 1] = { mem = mem, k = k, each = each, r = r, host = r.t.host or r.t }
@@ -223,8 +213,7 @@ R:main(function(R, dev)
   end
 
   -- Everything verified: the figures.
-  local us = function(v) return units.format_time(v) end
-  local size_fmt = function(v) return units.format_size(v) end
+  local us, size_fmt = units.format_time, units.format_size
 
   if #sizes > 1 then
     local cols = { { name = "size", key = true, format = size_fmt } }
@@ -249,7 +238,10 @@ R:main(function(R, dev)
       .. "D2D: clEnqueueCopyBuffer, bytes read + written")
     t:note("spread: the largest of the row's series")
     if t.cache_note then t:note(t.cache_note .. " (D2D)") end
-    notes(t, all)
+    local noted = {} -- the harness's notes (a host clock where events read 0 ns), once each
+    for _, r in ipairs(all) do
+      for _, x in ipairs(r.notes) do if not noted[x] then noted[x] = true; t:note(x) end end
+    end
     R:emit(t)
 
     local lat = R:table{
@@ -273,11 +265,10 @@ R:main(function(R, dev)
           asymptotic = bw, ["n1/2"] = math.floor(r0.median * 1e-9 * bw * R.divisor + 0.5) }
       end
     end
-    lat:note(("latency: median time of the smallest transfer (%s), by its events (END - START: the copy "
-      .. "on the device alone) or, where 'latency by' says so (mapped: map + copy + unmap + clFinish), by "
-      .. "the host clock; host latency: the host clock around the same blocking call and clFinish (the "
-      .. "call, the driver's submission, waking the device, the return): the gap between the two is the "
-      .. "overhead each call pays; asymptotic: bandwidth at the largest (%s)")
+    lat:note(("latency: median time of the smallest transfer (%s) by the clock 'latency by' names: events "
+      .. "(the copy on the device alone) or the host clock (mapped: map + copy + unmap + clFinish); host "
+      .. "latency: the host clock around the blocking call + clFinish, the overhead of a call included; "
+      .. "asymptotic: bandwidth at the largest (%s)")
       :format(units.format_size(small), units.format_size(big)))
     lat:note("n1/2: latency x asymptotic bandwidth, the size at which a transfer reaches half the asymptote "
       .. "(Hockney)")
@@ -305,20 +296,17 @@ R:main(function(R, dev)
       { name = "call returns", format = us, ns = true }, R:spread_column("returns spread"),
       { name = "returns", unit = "% of host", format = "%.0f" } },
   }
-  local results = {}
   for _, c in ipairs(calls) do
     local e, h, r = c.events, c.host, c.returns
-    t:add{ direction = c.s.dir, memory = c.s.mem, call = c.call, bandwidth = e.bw, min = R:bw(large, e.max),
-      max = R:bw(large, e.min), spread = e.spread, ["host clock"] = h.bw, ["host spread"] = h.spread,
+    R:add_row(t, e, { direction = c.s.dir, memory = c.s.mem, call = c.call, min = R:bw(large, e.max),
+      max = R:bw(large, e.min), ["host clock"] = h.bw, ["host spread"] = h.spread,
       ["call returns"] = r and r.median, ["returns spread"] = r and noise.spread(r),
-      returns = r and 100 * r.median / h.median }
-    results[#results + 1], results[#results + 2] = e, h
+      returns = r and 100 * r.median / h.median })
   end
   t:note("bandwidth: events (END - START; mapped: host clock around map + host copy + unmap + clFinish), "
     .. "median of the repetitions; min/max from the slowest/fastest")
   t:note("host clock: around the call + clFinish; call returns: host time until the call returned "
     .. "(the queue finished before and after)")
-  notes(t, results)
   R:emit(t)
 
   local dt = R:table{
@@ -346,16 +334,13 @@ R:main(function(R, dev)
       { name = "slowdown", unit = "x", format = "%.2f" } },
   }
   local one = {}
-  results = {}
   for _, b in ipairs(batched) do
     if b.k == 1 then one[b.mem] = b.host.median end
-    bt:add{ memory = b.mem, transfers = b.k, each = b.each, events = b.r.median, ["events spread"] = b.r.spread,
-      ["host clock"] = b.host.median, ["host spread"] = noise.spread(b.host),
-      bandwidth = R:bw(b.k * b.each, b.host.median), slowdown = b.host.median / one[b.mem] }
-    results[#results + 1] = b.r
+    R:add_row(bt, b.r, { memory = b.mem, transfers = b.k, each = b.each, events = b.r.median,
+      ["events spread"] = b.r.spread, ["host clock"] = b.host.median, ["host spread"] = noise.spread(b.host),
+      bandwidth = R:bw(b.k * b.each, b.host.median), slowdown = b.host.median / one[b.mem] })
   end
   bt:note("k non-blocking clEnqueueWriteBuffer of size/k bytes, then clFinish; events: first START to last END; "
     .. "host clock: from the first enqueue to the end; bandwidth from the host clock")
-  notes(bt, results)
   R:emit(bt)
 end)
