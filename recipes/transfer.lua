@@ -224,14 +224,13 @@ R:main(function(R, dev)
     cols[#cols + 1] = R:spread_column()
     local t = R:table{ title = "Bandwidth by transfer size (median; events, mapped by host clock)", id = "sweep", columns = cols }
     for _, b in ipairs(sizes) do
-      local row, spread = { size = b }, 0
+      local row, cache = { size = b, spread = 0 }, nil
       for _, s in ipairs(list) do
         local r = sweep[s.name][b]
-        row[s.name], spread = r.bw, math.max(spread, r.spread or 0)
-        if s.device and r.cache then row.d2d_cache, t.cache_note = true, r.cache_note end
+        row[s.name], row.spread = r.bw, math.max(row.spread, r.spread or 0)
+        if s.device and r.cache then cache, t.cache_note = true, r.cache_note end
       end
-      row.spread = spread
-      t:add(row)
+      t:add(row).d2d_cache = cache -- (Report:add keeps the columns only)
     end
     t:note("blocking clEnqueueWrite/ReadBuffer (pageable: cl.array; pinned: a mapped alloc_host_ptr buffer), "
       .. "mapped: map + host copy + unmap of an alloc_host_ptr buffer + clFinish, host clock; "
