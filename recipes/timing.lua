@@ -13,6 +13,7 @@ local recipe = require "clua.recipe"
 local stats = require "clua.stats"
 local units = require "clua.units"
 local noise = require "clua.noise"
+local harness = require "clua.harness"
 
 local R = recipe.new{
   name = "timing",
@@ -116,8 +117,8 @@ R:main(function(R, dev)
   -- The resolution: tiny commands, timed by events, one at a time. These are
   -- no R:measure: a 0 ns duration is a finding here, not a command to time
   -- again by the host clock. An empty kernel and a 4-byte write, `probes`
-  -- times each; their outputs poisoned first (R.POISON's byte) and verified.
-  local poison = function(buf) q:fill(buf, 0xA5, { type = "uchar" }) end
+  -- times each; their outputs poisoned first (the harness's byte) and verified.
+  local poison = function(buf) q:fill(buf, harness.POISON, { type = "uchar" }) end
   local empty = R:kernel("copy.cl", "empty")
   local tiny, tinybuf = cl.array("uint", 1), R:output("4-byte write", "uint", 1)
   tiny[0] = 0x2A2A2A2A
