@@ -101,17 +101,11 @@ R:main(function(R, dev)
   local ctx = R.ctx
 
   -- Host memory: pinned (alloc_host_ptr buffers, mapped once) and pageable.
-  local function pinned(flags)
-    local b = ctx:buffer(bytes, flags .. " alloc_host_ptr")
-    local view = R.queue:map(b, { type = "float" })
-    return view, b
+  local function pinned(flags) -- the view keeps its buffer
+    return (R.queue:map(ctx:buffer(bytes, flags .. " alloc_host_ptr"), { type = "float" }))
   end
-  local host = {}
-  host.pinned = {}
-  host.pinned.A, host.pinned.bufA = pinned("read_only")
-  host.pinned.B, host.pinned.bufB = pinned("read_only")
-  host.pinned.C, host.pinned.bufC = pinned("write_only")
-  host.pageable = { A = cl.array("float", n), B = cl.array("float", n), C = cl.array("float", n) }
+  local host = { pinned = { A = pinned("read_only"), B = pinned("read_only"), C = pinned("write_only") },
+    pageable = { A = cl.array("float", n), B = cl.array("float", n), C = cl.array("float", n) } }
   for _, h in pairs(host) do
     h.A:random(1, 0.5, 2)
     h.B:random(2, 0.5, 2)
@@ -127,7 +121,10 @@ R:main(function(R, dev)
     end
   end
 
-  local dA, dB, dC = ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "read_only"), ctx:buffer(bytes, "write_only")
+  -- The device buffers are the pipeline's outputs (R:output: poisoned before
+  -- each configuration, so that a chunk not written or not computed shows).
+  local dA, dB, dC = R:output("A", "float", n, "read_only"), R:output("B", "float", n, "read_only"),
+    R:output("C", "float", n, "write_only")
   local k = R:kernel("overlap.cl", "hypotenuse")
   local queues = { R.queue }
   for i = 2, maxq do queues[i] = R:new_queue() end
@@ -158,31 +155,38 @@ R:main(function(R, dev)
     return events, cl.now() - t0
   end
 
-  -- Times a configuration: poisons C, runs, verifies C, returns the timing with
-  -- host times and the per-phase durations of every run.
+  -- Times a configuration through the harness: A, B and C on the device and C
+  -- on the host (poisoned here) must hold the inputs and the reference; the
+  -- writes of A and B, one direction, are held against PCIe. Returns the
+  -- measurement with the host times and the per-phase durations of its runs,
+  -- and the events of its last run (the timeline's).
   local function measure(kind, nq, m, iterations, label)
     local h = host[kind]
     h.C:fill(-1)
-    local host_ns, phases = {}, { w = {}, k = {}, r = {} }
-    local t = R:time(function()
-      local evs, hns = run(h, nq, m, iterations)
-      host_ns[#host_ns + 1] = hns
-      return evs
-    end, { label = label })
-    -- phase sums of the last run (all runs are alike; the serial run's are used)
-    local evs = run(h, nq, m, iterations)
-    local w, kk, r = 0, 0, 0
-    for i = 1, #evs, 4 do
-      w = w + evs[i].duration + evs[i + 1].duration
-      kk = kk + evs[i + 2].duration
-      r = r + evs[i + 3].duration
-    end
-    phases.w, phases.k, phases.r = w, kk, r
-    if kind == "pinned" and nq == 1 and m == 1 then R:corrupt_one(h.C) end
+    local host_ns, runs = {}, {}
+    local res = R:measure{ label = label, bytes = 2 * bytes, bound = "pcie",
+      outputs = { { dA, expect = h.A, exact = true }, { dB, expect = h.B, exact = true },
+        { dC, expect = ref, tol = 1e-5 } },
+      run = function(i)
+        local evs, hns = run(h, nq, m, iterations)
+        if i >= 1 then host_ns[#host_ns + 1], runs[#runs + 1] = hns, evs end
+        return evs
+      end }
     R:verify(("C (%s memory, %d queues x %d chunks)"):format(kind, nq, m), h.C, ref, { tol = 1e-5 })
-    t.host_summary = stats.summary(host_ns)
-    t.phases = phases
-    return t
+    local w, kk, r = {}, {}, {}
+    for j, evs in ipairs(runs) do
+      w[j], kk[j], r[j] = 0, 0, 0
+      for i = 1, #evs, 4 do
+        w[j] = w[j] + evs[i].duration + evs[i + 1].duration
+        kk[j] = kk[j] + evs[i + 2].duration
+        r[j] = r[j] + evs[i + 3].duration
+      end
+    end
+    res.host = stats.summary(host_ns)
+    res.phases = { w = stats.summary(w), k = stats.summary(kk), r = stats.summary(r) }
+    res.events = runs[#runs]
+    collectgarbage() -- the read-backs: host memory the Lua collector does not see
+    return res
   end
 
   -- Balance the kernel against the transfers, as the SDK sample does: the
@@ -190,15 +194,15 @@ R:main(function(R, dev)
   local iterations = R.args.iterations
   local balance_note
   if not iterations then
-    local t0 = measure("pinned", 1, 1, 0, "balance 0")
+    local t0 = measure("pinned", 1, 1, 0, "balance 0").phases
     local probe = 64
-    local t1 = measure("pinned", 1, 1, probe, "balance 64")
-    local per_iter = (t1.phases.k - t0.phases.k) / probe
-    local target = t1.phases.w
-    iterations = per_iter > 0 and math.floor(math.max(0, (target - t0.phases.k) / per_iter) + 0.5) or 0
+    local t1 = measure("pinned", 1, 1, probe, "balance 64").phases
+    local per_iter = (t1.k.median - t0.k.median) / probe
+    local target = t1.w.median
+    iterations = per_iter > 0 and math.floor(math.max(0, (target - t0.k.median) / per_iter) + 0.5) or 0
     iterations = math.min(iterations, 100000)
     balance_note = ("kernel balanced against the writes: %d iterations (kernel %s at 0, %s per iteration; writes %s)")
-      :format(iterations, units.format_time(t0.phases.k), units.format_time(per_iter), units.format_time(target))
+      :format(iterations, units.format_time(t0.k.median), units.format_time(per_iter), units.format_time(target))
   else
     balance_note = ("kernel iterations: %d (from --iterations)"):format(iterations)
   end
@@ -214,36 +218,35 @@ R:main(function(R, dev)
   local results = {}
   for _, c in ipairs(configurations(maxq, maxc)) do
     local nq, m = c[1], c[2]
-    results[#results + 1] = { nq = nq, m = m, t = measure("pinned", nq, m, iterations, ("%d x %d"):format(nq, m)) }
+    results[#results + 1] = { nq = nq, m = m, r = measure("pinned", nq, m, iterations, ("%d x %d"):format(nq, m)) }
   end
-  local serial = results[1].t
+  local serial = results[1].r
   local ph = serial.phases
+  local pw, pk, pr = ph.w.median, ph.k.median, ph.r.median
   local best = results[1]
-  for _, r in ipairs(results) do if r.t.median < best.t.median then best = r end end
+  for _, r in ipairs(results) do if r.r.median < best.r.median then best = r end end
   local two = results[2]
 
   -- The same with pageable memory: 1 queue, the guide's 2 x 2, and the best pinned configuration.
-  local pageable = {}
+  local pageable, seen = {}, {}
   for _, c in ipairs({ { 1, 1 }, { two.nq, two.m }, { best.nq, best.m } }) do
-    if not (#pageable > 0 and pageable[#pageable].nq == c[1] and pageable[#pageable].m == c[2]) then
+    if not seen[c[1] .. "x" .. c[2]] then
+      seen[c[1] .. "x" .. c[2]] = true
       pageable[#pageable + 1] = { nq = c[1], m = c[2],
-        t = measure("pageable", c[1], c[2], iterations, ("pageable %d x %d"):format(c[1], c[2])) }
+        r = measure("pageable", c[1], c[2], iterations, ("pageable %d x %d"):format(c[1], c[2])) }
     end
   end
 
-  -- The timeline of the best configuration.
+  -- The timeline of the best configuration: its last verified run.
   local tl = timeline.new(("overlap: %d queues x %d chunks, pinned memory"):format(best.nq, best.m))
-  do
-    local evs = run(host.pinned, best.nq, best.m, iterations)
-    for i = 1, #evs, 4 do
-      local c = (i - 1) // 4
-      local lane = ("queue %d"):format(c % best.nq + 1)
-      tl:add(lane, "write", ("A%d"):format(c), evs[i])
-      tl:add(lane, "write", ("B%d"):format(c), evs[i + 1])
-      tl:add(lane, "kernel", ("K%d"):format(c), evs[i + 2])
-      tl:add(lane, "read", ("C%d"):format(c), evs[i + 3])
-    end
-    R:verify("C (timeline run)", host.pinned.C, ref, { tol = 1e-5 })
+  local evs = best.r.events
+  for i = 1, #evs, 4 do
+    local c = (i - 1) // 4
+    local lane = ("queue %d"):format(c % best.nq + 1)
+    tl:add(lane, "write", ("A%d"):format(c), evs[i])
+    tl:add(lane, "write", ("B%d"):format(c), evs[i + 1])
+    tl:add(lane, "kernel", ("K%d"):format(c), evs[i + 2])
+    tl:add(lane, "read", ("C%d"):format(c), evs[i + 3])
   end
 
   -- Everything verified: the figures.
@@ -252,11 +255,12 @@ R:main(function(R, dev)
     title = ("Phases of the serial pipeline (%s per array, pinned memory)"):format(units.format_size(bytes)),
     id = "phases",
     columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms, ns = true },
-      R:bw_column("bandwidth", { theoretical = false }) },
+      R:spread_column(), R:bw_column("bandwidth", { theoretical = false }) },
   }
-  phases:add{ phase = "write A and B", time = ph.w, bandwidth = R:bw(2 * bytes, ph.w) }
-  phases:add{ phase = "kernel", time = ph.k, bandwidth = R:bw(3 * bytes, ph.k) }
-  phases:add{ phase = "read C", time = ph.r, bandwidth = R:bw(bytes, ph.r) }
+  for _, p in ipairs({ { "write A and B", ph.w, 2 }, { "kernel", ph.k, 3 }, { "read C", ph.r, 1 } }) do
+    phases:add{ phase = p[1], time = p[2].median, spread = noise.spread(p[2]), bandwidth = R:bw(p[3] * bytes, p[2].median) }
+  end
+  phases:note("time: the phase's events summed over the serial run's chunks, median of the repetitions")
   phases:note(balance_note)
   phases:note(("model: %d copy engine%s (%s)"):format(engines, engines == 1 and "" or "s",
     R.args.copy_engines and "--copy-engines" or "from the device type"))
@@ -266,32 +270,27 @@ R:main(function(R, dev)
     title = "Copy/compute overlap, pinned host memory",
     id = "overlap",
     columns = {
-      { name = "queues", key = true }, { name = "chunks", key = true },
-      { name = "time", unit = "ms", format = ms, ns = true, compare = true },
-      { name = "min", unit = "ms", format = ms, ns = true }, { name = "max", unit = "ms", format = ms, ns = true },
-      noise.column(),
+      { name = "queues", key = true }, { name = "chunks", key = true }, R:time_columns("ms"),
       { name = "saved", unit = "%", format = "%.1f" },
       { name = "ideal", unit = "ms", format = ms, ns = true }, { name = "ideal saved", unit = "%", format = "%.1f" },
       { name = "efficiency", unit = "%", format = "%.0f" },
-      { name = "host time", unit = "ms", format = ms, ns = true },
+      { name = "host time", unit = "ms", format = ms, ns = true }, R:spread_column("host spread"),
     },
   }
   for _, r in ipairs(results) do
-    local id = ideal(ph.w, ph.k, ph.r, r.nq, r.m, engines)
-    local saved = 100 * (1 - r.t.median / serial.median)
-    local ideal_saved = 100 * (1 - id / (ph.w + ph.k + ph.r))
-    t:add{ queues = r.nq, chunks = r.m, time = r.t.median, min = r.t.min, max = r.t.max,
-      spread = noise.spread(r.t), saved = saved,
-      ideal = id, ["ideal saved"] = ideal_saved,
+    local id = ideal(pw, pk, pr, r.nq, r.m, engines)
+    local saved = 100 * (1 - r.r.median / serial.median)
+    local ideal_saved = 100 * (1 - id / (pw + pk + pr))
+    R:add_row(t, r.r, { queues = r.nq, chunks = r.m, saved = saved, ideal = id, ["ideal saved"] = ideal_saved,
       efficiency = ideal_saved > 0.5 and 100 * saved / ideal_saved or nil,
-      ["host time"] = r.t.host_summary.median }
+      ["host time"] = r.r.host.median, ["host spread"] = noise.spread(r.r.host) })
   end
   t:note("time: first start to last end of the run's events (median of the repetitions)")
   t:note("host time: from releasing the gate (a user event) to the last queue's finish")
   t:note("ideal: perfect overlap of the serial run's phases over these queues and copy engines (a schedule of "
     .. "in-order queues); efficiency = saved / ideal saved")
-  local best_saved = 100 * (1 - best.t.median / serial.median)
-  local best_noise = math.max(noise.spread(best.t) or 0, noise.spread(serial) or 0)
+  local best_saved = 100 * (1 - best.r.median / serial.median)
+  local best_noise = math.max(best.r.spread or 0, serial.spread or 0)
   t:note(("best: %d queues x %d chunks, %.1f%% saved%s"):format(best.nq, best.m, best_saved,
     best_saved <= best_noise and (" — no more than the spread of its runs or the serial run's (%.0f%%): "
       .. "noise, not a finding"):format(best_noise) or ""))
@@ -305,15 +304,14 @@ R:main(function(R, dev)
   local pt = R:table{
     title = "The same with pageable host memory",
     id = "pageable",
-    columns = { { name = "queues", key = true }, { name = "chunks", key = true },
-      { name = "time", unit = "ms", format = ms, ns = true, compare = true }, { name = "saved", unit = "%", format = "%.1f" },
-      { name = "pinned time", unit = "ms", format = ms, ns = true } },
+    columns = { { name = "queues", key = true }, { name = "chunks", key = true }, R:time_columns("ms"),
+      { name = "saved", unit = "%", format = "%.1f" }, { name = "pinned time", unit = "ms", format = ms, ns = true } },
   }
   for _, r in ipairs(pageable) do
     local pinned_t
-    for _, p in ipairs(results) do if p.nq == r.nq and p.m == r.m then pinned_t = p.t.median end end
-    pt:add{ queues = r.nq, chunks = r.m, time = r.t.median, saved = 100 * (1 - r.t.median / pageable[1].t.median),
-      ["pinned time"] = pinned_t }
+    for _, p in ipairs(results) do if p.nq == r.nq and p.m == r.m then pinned_t = p.r.median end end
+    R:add_row(pt, r.r, { queues = r.nq, chunks = r.m, saved = 100 * (1 - r.r.median / pageable[1].r.median),
+      ["pinned time"] = pinned_t })
   end
   R:emit(pt)
   R:timeline(tl)

@@ -12,6 +12,8 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local stats = require "clua.stats"
 local units = require "clua.units"
+local noise = require "clua.noise"
+local harness = require "clua.harness"
 
 local R = recipe.new{
   name = "timing",
@@ -24,8 +26,6 @@ local R = recipe.new{
       :argname("N"):convert(math.tointeger)
   end,
 }
-
-local POISON = 0xFFFFFFFF -- all bits set: a float NaN, never equal to the data
 
 -- Greatest common divisor of non-negative integers.
 local function gcd(a, b)
@@ -51,86 +51,78 @@ R:main(function(R, dev)
   end
   local src, dst = pinned(), pinned()
   src:random(1, -1, 1)
-  local check = cl.array("float", n) -- read-backs for verification
-  local dA, dB = ctx:buffer(bytes), ctx:buffer(bytes)
-  local copy = R:kernel("copy.cl", "copy"):args(dB, dA)
+  -- The device: what the write and the kernel fill (R:output: poisoned, then
+  -- checked), and what the read and the kernel take (R:input: checked unchanged).
+  local dA, dB = R:output("written", "float", n), R:output("copied", "float", n)
+  local din = R:input("in", src)
+  local copy = R:kernel("copy.cl", "copy"):args(dB, din)
 
-  -- The three operations: how to run one (blocking or not), how to poison its
-  -- output and how to check it afterwards.
+  -- The three operations: how to run one (blocking or not), where it writes
+  -- (`dst` a device buffer, `host_dst` a host array) and its physical bound.
   local ops = {
-    { name = "write H2D", bytes = bytes,
-      run = function(blocking) return q:write(dA, src, { blocking = blocking }) end,
-      poison = function() q:fill(dA, POISON, { type = "uint" }); q:finish() end,
-      result = function() check:fill(-7); q:read(dA, check); return check end },
-    { name = "read D2H", bytes = bytes,
-      setup = function() q:write(dA, src) end,
-      run = function(blocking) return q:read(dA, dst, { blocking = blocking }) end,
-      poison = function() dst:fill(-7) end,
-      result = function() return dst end },
-    { name = "copy kernel", bytes = 2 * bytes, kernel = true,
-      setup = function() q:write(dA, src) end,
-      run = function() return q:launch(copy, n) end,
-      poison = function() q:fill(dB, POISON, { type = "uint" }); q:finish() end,
-      result = function() check:fill(-7); q:read(dB, check); return check end },
+    { name = "write H2D", bytes = bytes, dst = dA, bound = "pcie",
+      run = function(blocking) return q:write(dA, src, { blocking = blocking }) end },
+    { name = "read D2H", bytes = bytes, host_dst = dst, reads = { din }, bound = "pcie",
+      run = function(blocking) return q:read(din, dst, { blocking = blocking }) end },
+    { name = "copy kernel", bytes = 2 * bytes, kernel = true, dst = dB, reads = { din }, bound = "memory",
+      run = function() return q:launch(copy, n) end },
   }
 
-  -- (b): the host clock around the call alone, the queue finished before and
-  -- after but outside the interval, as a program that forgets clFinish does.
-  local function enqueue_only(op)
-    local times = {}
-    for i = 1 - R.warmup, R.reps do
-      q:finish()
-      local t0 = cl.now()
-      op.run(false)
-      local dt = cl.now() - t0
-      if i >= 1 then times[#times + 1] = dt end
-    end
-    q:finish()
-    local s = stats.summary(times)
-    s.mode = "host"
-    return s
-  end
-
+  -- The methods. The host clock runs around the call and the clFinish after it
+  -- (R:measure's host timing); inside that interval the time until the call
+  -- returned is kept too, which is (b), the host clock around the call alone,
+  -- the queue finished before and after but outside the interval, as a program
+  -- that forgets clFinish does: the next method's figure.
   local methods = {
-    { name = "host clock, blocking call", transfer = true,
-      time = function(op) return R:time(function() op.run(true) end, { label = op.name .. " blocking" }) end },
-    { name = "host clock, enqueue + clFinish", kernel = true,
-      time = function(op) return R:time(function() op.run(false) end, { label = op.name .. " finish" }) end },
-    { name = "host clock, non-blocking + clFinish", transfer = true,
-      time = function(op) return R:time(function() op.run(false) end, { label = op.name .. " finish" }) end },
-    { name = "host clock, non-blocking, no clFinish", transfer = true, kernel = true, wrong = true,
-      time = enqueue_only },
-    { name = "events: END - START", transfer = true, kernel = true,
-      time = function(op) return R:time(function() return op.run(false) end, { label = op.name .. " events" }) end },
+    { name = "host clock, blocking call", transfer = true, blocking = true },
+    { name = "host clock, enqueue + clFinish", kernel = true },
+    { name = "host clock, non-blocking + clFinish", transfer = true },
+    { name = "host clock, non-blocking, no clFinish", transfer = true, kernel = true, wrong = true },
+    { name = "events: END - START", transfer = true, kernel = true, events = true },
   }
 
-  -- Every operation by every method that applies: poison, time, verify.
-  local rows, corrupted = {}, false
+  -- Every operation by every method that applies, each through the harness:
+  -- the output poisoned, timed, read back and verified, the input unchanged,
+  -- the figure held against its bound (a host destination is poisoned here
+  -- and verified right after).
+  local rows = {}
   for _, op in ipairs(ops) do
-    if op.setup then op.setup() end
-    local by_events
+    local returned
     for _, m in ipairs(methods) do
       if (op.kernel and m.kernel) or (not op.kernel and m.transfer) then
-        op.poison()
-        local t = m.time(op)
-        q:finish()
-        local got = op.result()
-        if not corrupted then corrupted = R:corrupt_one(got) end
-        R:verify(("%s (%s)"):format(op.name, m.name), got, src)
-        rows[#rows + 1] = { op = op, method = m, t = t }
-        if t.mode == "event" then by_events = t end
+        local r
+        if m.wrong then
+          r = stats.summary(returned)
+          r.notes, r.spread = {}, noise.spread(r)
+        else
+          local label = ("%s (%s)"):format(op.name, m.name)
+          returned = {}
+          if op.host_dst then op.host_dst:fill(-7) end
+          r = R:measure{ label = label, bytes = op.bytes, bound = op.bound, reads = op.reads,
+            outputs = op.dst and { { op.dst, expect = src, exact = true } } or nil,
+            run = m.events and function() return op.run(false) end or function(i)
+              local t0 = cl.now()
+              op.run(m.blocking or false)
+              if i >= 1 then returned[#returned + 1] = cl.now() - t0 end
+            end }
+          if op.host_dst then R:verify(label, op.host_dst, src, { exact = true }) end
+          collectgarbage() -- the read-backs: host memory the Lua collector does not see
+          if m.events then op.events = r end
+        end
+        rows[#rows + 1] = { op = op, method = m, r = r }
       end
-    end
-    for _, r in ipairs(rows) do
-      if r.op == op then r.events = by_events end
     end
   end
 
-  -- The resolution: tiny commands, timed by events.
-  -- An empty kernel and a 4-byte write, `probes` times each, one at a time.
+  -- The resolution: tiny commands, timed by events, one at a time. These are
+  -- no R:measure: a 0 ns duration is a finding here, not a command to time
+  -- again by the host clock. An empty kernel and a 4-byte write, `probes`
+  -- times each; their outputs poisoned first (the harness's byte) and verified.
+  local poison = function(buf) q:fill(buf, harness.POISON, { type = "uchar" }) end
   local empty = R:kernel("copy.cl", "empty")
-  local tiny, tinybuf = cl.array("uint", 1), ctx:buffer(4)
+  local tiny, tinybuf = cl.array("uint", 1), R:output("4-byte write", "uint", 1)
   tiny[0] = 0x2A2A2A2A
+  poison(tinybuf)
   local function series(run)
     for _ = 1, R.warmup do run():wait() end
     local evs = {}
@@ -149,7 +141,7 @@ R:main(function(R, dev)
   -- The spin kernel with a growing trip count: calibrated so that the series
   -- spans a few microseconds (or a few stated resolutions) of run time.
   local spin = R:kernel("timing.cl", "spin")
-  local spin_out = ctx:buffer(4 * probes)
+  local spin_out = R:output("spin", "uint", probes)
   local seed = 12345
   local function launch_spin(slot, iters)
     spin:args(spin_out, slot, seed, iters)
@@ -162,6 +154,7 @@ R:main(function(R, dev)
   local span_ns = math.max(4000, 8 * (info.timer_resolution_ns or 0))
   local max_iters = math.max(probes, math.min(1 << 22, math.floor(span_ns / per_iter)))
   local spin_iters, spin_evs = {}, {}
+  poison(spin_out)
   for i = 1, probes do
     spin_iters[i] = (i - 1) * max_iters // (probes - 1 > 0 and probes - 1 or 1)
     spin_evs[i] = launch_spin(i - 1, spin_iters[i])
@@ -231,7 +224,7 @@ R:main(function(R, dev)
   local slope = sxx > 0 and sxy / sxx or nil
 
   -- Everything verified: the figures.
-  local function ftime(v) return units.format_time(v) end
+  local ftime = units.format_time
   local t = R:table{
     title = ("The same copy timed three ways (%s, pinned host memory)"):format(units.format_size(bytes)),
     id = "timing",
@@ -244,16 +237,17 @@ R:main(function(R, dev)
       { name = "valid" },
     },
   }
-  for _, r in ipairs(rows) do
-    t:add{ operation = r.op.name, method = r.method.name, time = r.t.median, min = r.t.min, max = r.t.max,
-      bandwidth = R:bw(r.op.bytes, r.t.median),
-      ["vs events"] = r.events and r.t.median / r.events.median,
-      valid = r.method.wrong and "NO: times the enqueue only" or "yes" }
+  for _, row in ipairs(rows) do
+    local r = row.r
+    R:add_row(t, r, { operation = row.op.name, method = row.method.name, bandwidth = R:bw(row.op.bytes, r.median),
+      ["vs events"] = row.op.events and r.median / row.op.events.median,
+      valid = row.method.wrong and "NO: times the enqueue only" or "yes" })
   end
   t:note("time: median of the repetitions; bandwidth from the median; copy kernel bytes = read + written")
   t:note("host clock: cl.now() (CLOCK_MONOTONIC); blocking call / + clFinish: the interval ends when the work is done")
   t:note("non-blocking, no clFinish: the clock stops when the enqueue returns, before the copy is done "
-    .. "(the queue is finished before and after, outside the interval): WRONG on purpose, guide 2.1.1")
+    .. "(the queue is finished before and after, outside the interval; the same repetitions as the row above): "
+    .. "WRONG on purpose, guide 2.1.1")
   t:note("events: CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START (Listing 2.1), back-to-back enqueues")
   R:emit(t)
 
@@ -262,7 +256,7 @@ R:main(function(R, dev)
     id = "resolution",
     columns = { { name = "quantity", key = true }, { name = "value", unit = "ns", compare = true,
       format = function(v) return math.abs(v) >= 100 and ("%.0f"):format(v) or ("%.3g"):format(v) end },
-      { name = "how" } },
+      R:spread_column(), { name = "how" } },
   }
   res:add{ quantity = "stated profiling timer resolution", value = info.timer_resolution_ns,
     how = "CL_DEVICE_PROFILING_TIMER_RESOLUTION" }
@@ -274,15 +268,18 @@ R:main(function(R, dev)
   res:add{ quantity = "spin kernel, per iteration", value = slope, how = "least-squares slope" }
   res:add{ quantity = "empty kernel, smallest non-zero duration", value = empty_min,
     how = ("%d launches, %d of zero duration"):format(probes, empty_zero) }
-  res:add{ quantity = "empty kernel, median duration", value = empty_s.median, how = "END - START" }
+  res:add{ quantity = "empty kernel, median duration", value = empty_s.median, spread = noise.spread(empty_s),
+    how = "END - START" }
   res:add{ quantity = "4-byte write, smallest non-zero duration", value = write_min,
     how = ("%d writes, %d of zero duration"):format(probes, write_zero) }
-  res:add{ quantity = "4-byte write, median duration", value = write_s.median, how = "END - START" }
+  res:add{ quantity = "4-byte write, median duration", value = write_s.median, spread = noise.spread(write_s),
+    how = "END - START" }
   res:add{ quantity = "host clock, smallest step", value = host_step < math.huge and host_step or nil,
     how = ("%d successive cl.now() readings"):format(host_n) }
   res:add{ quantity = "host clock, cost of one reading", value = host_cost, how = "cl.now() from Lua" }
   res:note("seed (guide 2.1.2): \"the resolution of the GPU timer is approximately half a microsecond\"")
   res:note("the smallest interval the events resolve: the larger of the clock tick and the smallest step "
     .. "between distinct spin durations")
+  res:note("spread: of the median durations, (max - min) / median of the probes")
   R:emit(res)
 end)

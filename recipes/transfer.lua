@@ -15,6 +15,8 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
+local stats = require "clua.stats"
+local noise = require "clua.noise"
 
 local R = recipe.new{
   name = "transfer",
@@ -39,17 +41,14 @@ local R = recipe.new{
   end,
 }
 
-local POISON = 0xFFFFFFFF -- all bits set: a float NaN, never equal to the data
-local SENTINEL = -7        -- host arrays' poison
+local POISON = -7 -- host destinations' poison (device ones: R:measure's)
 
 -- The sizes of the sweep, multiples of 4 bytes, ascending.
 local function sweep_sizes(mode, start, stop, inc)
-  if mode == "quick" then return { stop } end
   local list = {}
   if mode == "range" then
-    inc = inc or math.max(4, (stop - start) // 8)
-    for s = start, stop, inc do list[#list + 1] = s end
-  else
+    for s = start, stop, inc or math.max(4, (stop - start) // 8) do list[#list + 1] = s end
+  elseif mode == "shmoo" then
     local s = start
     while s < stop do list[#list + 1] = s; s = s * 2 end
   end
@@ -83,146 +82,109 @@ R:main(function(R, dev)
     local b = ctx:buffer(maxbytes, "alloc_host_ptr")
     return q:map(b, { type = "float" }), b
   end
-  local host = { pageable = {}, pinned = {} }
-  host.pageable.src, host.pageable.dst = cl.array("float", n), cl.array("float", n)
+  local src = cl.array("float", n)
+  src:random(1, -1, 1)
+  local host = { pageable = { src = src, dst = cl.array("float", n) }, pinned = {} }
   host.pinned.src, host.pinned.srcbuf = pinned()
   host.pinned.dst, host.pinned.dstbuf = pinned()
-  local src = host.pageable.src
-  src:random(1, -1, 1)
   host.pinned.src:copy(src)
-  local check = cl.array("float", n) -- read-backs for verification
-  local d1, d2 = ctx:buffer(maxbytes), ctx:buffer(maxbytes)
-  local mapped = ctx:buffer(maxbytes, "alloc_host_ptr")
-
-  -- One transfer of `bytes` per series: run(bytes, blocking) returns the event
-  -- to time; poison(bytes) and result(bytes) surround the measurement, result
-  -- returning what must equal src's first bytes/4 floats. The mapped series
-  -- return nothing and are timed by the host clock (map + host copy + unmap +
-  -- clFinish), as bandwidthTest's mapped mode: a map that moves no data need
-  -- not carry profiling times (NVIDIA's write_invalidate map reports START 0).
-  local function read_back(buf, bytes)
-    local v = check:slice(0, bytes // 4)
-    v:fill(SENTINEL)
-    q:read(buf, v)
-    return v
-  end
-  local function host_dst(h)
-    return {
-      poison = function(bytes) h.dst:slice(0, bytes // 4):fill(SENTINEL) end,
-      result = function(bytes) return h.dst:slice(0, bytes // 4) end,
-    }
-  end
-  local function series(s)
-    s.name = s.dir .. " " .. s.mem
-    return s
-  end
+  -- One transfer of `bytes` per series: run(io, bytes, blocking) returns the
+  -- event to time, `io` its device buffers of `bytes` each (as bandwidthTest
+  -- allocates per size): `io.dst` a destination (`to`: "device" or "mapped", an
+  -- alloc_host_ptr buffer), `io.src` a source (`from`); `host_dst` a host
+  -- destination. The mapped series return nothing and are timed by the host
+  -- clock (map + host copy + unmap + clFinish), as bandwidthTest's mapped mode:
+  -- a map that moves no data need not carry profiling times (NVIDIA's
+  -- write_invalidate map reports START 0).
   local list = {
-    series{ dir = "H2D", mem = "pageable", host = true,
-      run = function(b, blocking) return q:write(d1, host.pageable.src, { size = b, blocking = blocking }) end,
-      poison = function(b) q:fill(d1, POISON, { type = "uint", size = b }); q:finish() end,
-      result = function(b) return read_back(d1, b) end },
-    series{ dir = "H2D", mem = "pinned", host = true,
-      run = function(b, blocking) return q:write(d1, host.pinned.src, { size = b, blocking = blocking }) end,
-      poison = function(b) q:fill(d1, POISON, { type = "uint", size = b }); q:finish() end,
-      result = function(b) return read_back(d1, b) end },
-    series{ dir = "H2D", mem = "mapped",
-      run = function(b)
-        local view = q:map(mapped, { map = "write_invalidate", size = b, type = "float" })
+    { dir = "H2D", mem = "pageable", host = true, to = "device",
+      run = function(io, b, blocking) return q:write(io.dst, src, { size = b, blocking = blocking }) end },
+    { dir = "H2D", mem = "pinned", host = true, to = "device",
+      run = function(io, b, blocking) return q:write(io.dst, host.pinned.src, { size = b, blocking = blocking }) end },
+    { dir = "H2D", mem = "mapped", to = "mapped",
+      run = function(io, b)
+        local view = q:map(io.dst, { map = "write_invalidate", size = b, type = "float" })
         view:copy(src:slice(0, b // 4))
         q:unmap(view)
-      end,
-      poison = function(b) q:fill(mapped, POISON, { type = "uint", size = b }); q:finish() end,
-      result = function(b) return read_back(mapped, b) end },
-    series{ dir = "D2H", mem = "pageable", host = true,
-      setup = function() q:write(d1, src) end,
-      run = function(b, blocking) return q:read(d1, host.pageable.dst, { size = b, blocking = blocking }) end,
-      poison = host_dst(host.pageable).poison, result = host_dst(host.pageable).result },
-    series{ dir = "D2H", mem = "pinned", host = true,
-      setup = function() q:write(d1, src) end,
-      run = function(b, blocking) return q:read(d1, host.pinned.dst, { size = b, blocking = blocking }) end,
-      poison = host_dst(host.pinned).poison, result = host_dst(host.pinned).result },
-    series{ dir = "D2H", mem = "mapped",
-      setup = function() q:write(mapped, src) end,
-      run = function(b)
-        local view = q:map(mapped, { map = "read", size = b, type = "float" })
+      end },
+    { dir = "D2H", mem = "pageable", host = true, from = "device", host_dst = host.pageable.dst,
+      run = function(io, b, blocking) return q:read(io.src, host.pageable.dst, { size = b, blocking = blocking }) end },
+    { dir = "D2H", mem = "pinned", host = true, from = "device", host_dst = host.pinned.dst,
+      run = function(io, b, blocking) return q:read(io.src, host.pinned.dst, { size = b, blocking = blocking }) end },
+    { dir = "D2H", mem = "mapped", from = "mapped", host_dst = host.pageable.dst,
+      run = function(io, b)
+        local view = q:map(io.src, { map = "read", size = b, type = "float" })
         host.pageable.dst:slice(0, b // 4):copy(view)
         q:unmap(view)
-      end,
-      poison = host_dst(host.pageable).poison, result = host_dst(host.pageable).result },
-    series{ dir = "D2D", mem = "device", device = true,
-      setup = function() q:write(d1, src) end,
-      run = function(b) return q:copy(d1, d2, { size = b }) end,
-      poison = function(b) q:fill(d2, POISON, { type = "uint", size = b }); q:finish() end,
-      result = function(b) return read_back(d2, b) end },
+      end },
+    { dir = "D2D", mem = "device", device = true, from = "device", to = "device",
+      run = function(io, b) return q:copy(io.src, io.dst, { size = b }) end },
   }
+  for _, s in ipairs(list) do s.name = s.dir .. " " .. s.mem end
 
-  -- Poison, time (events), verify.
-  local corrupted = false
-  local function verified(s, b, what, got)
-    if not corrupted then corrupted = R:corrupt_one(got) end
-    R:verify(("%s, %s (%s)"):format(s.name, units.format_size(b), what), got, src:slice(0, b // 4))
-  end
-  local function measure(s, b, step, opts, what)
-    s.poison(b)
-    local t = R:time(step, opts)
-    q:finish()
-    verified(s, b, what, s.result(b))
-    return t
+  -- One measurement through the harness, run(io, i) its repetition: the
+  -- destination (R:output, poisoned first; the API refuses a transfer past its
+  -- end) must hold src's first b bytes, the source (R:input) be unchanged; the
+  -- figure is held against PCIe (D2D: the memory; bytes read + written). A
+  -- host destination is poisoned here and verified right after.
+  local function measure(s, b, label, run, opts)
+    local want, io = src:slice(0, b // 4), {}
+    if s.to then io.dst = R:output(s.name .. " destination", "float", b // 4, s.to == "mapped" and "alloc_host_ptr" or nil) end
+    if s.from then io.src = R:input(s.name .. " source", want, s.from == "mapped" and "read_only alloc_host_ptr" or nil) end
+    if s.host_dst then s.host_dst:slice(0, b // 4):fill(POISON) end
+    local spec = { label = label, run = function(i) return run(io, i) end, reads = { io.src },
+      bytes = (s.device and 2 or 1) * b, bound = s.device and "memory" or "pcie",
+      outputs = io.dst and { { io.dst, expect = want, exact = true } } or nil }
+    for k, v in pairs(opts or {}) do spec[k] = v end
+    local res = R:measure(spec)
+    if s.host_dst then R:verify(label, s.host_dst:slice(0, b // 4), want, { exact = true }) end
+    io = nil
+    collectgarbage() -- the buffers and read-backs: memory the Lua collector does not see
+    return res
   end
 
   -- 1. The sweep: blocking calls timed by events (mapped: by the host clock).
   -- The smallest size is also timed by the host clock (call + clFinish).
-  local sweep, host_latency = {}, {}
+  local sweep, host_latency, all = {}, {}, {}
   for _, s in ipairs(list) do
-    if s.setup then s.setup() end
     sweep[s.name] = {}
     for _, b in ipairs(sizes) do
       local label = ("%s %s"):format(s.name, units.format_size(b))
-      sweep[s.name][b] = measure(s, b, function() return s.run(b, true) end, { label = label }, "sweep")
+      sweep[s.name][b] = measure(s, b, label, function(io) return s.run(io, b, true) end)
       if b == sizes[1] then
-        host_latency[s.name] = measure(s, b, function() s.run(b, true) end, { label = label }, "host clock")
+        host_latency[s.name] = measure(s, b, label .. " (host clock)", function(io) s.run(io, b, true) end)
       end
+      all[#all + 1] = sweep[s.name][b]
     end
   end
 
   -- 2. At the large size: blocking vs non-blocking calls, by events and by the
-  -- host clock (around the call + clFinish), and when the call returns.
-  local function returns_after(run)
-    local times = {}
-    for i = 1 - R.warmup, R.reps do
-      q:finish()
-      local t0 = cl.now()
-      run()
-      local dt = cl.now() - t0
-      if i >= 1 then times[#times + 1] = dt end
-    end
-    q:finish()
-    table.sort(times)
-    return times[(#times + 1) // 2]
-  end
+  -- host clock around the call + clFinish, and when the call returns (the
+  -- queue finished before and after, outside that interval).
   local calls = {}
   for _, s in ipairs(list) do
     if not s.device then
-      if s.setup then s.setup() end
       for _, blocking in ipairs(s.host and { true, false } or { true }) do
         local what = s.host and (blocking and "blocking" or "non-blocking") or "map/unmap"
+        local returned = {}
         local c = { s = s, call = what }
-        c.host = measure(s, large, function() s.run(large, blocking) end,
-          { label = s.name .. " " .. what .. " host" }, what .. ", host clock")
-        c.events = s.host and measure(s, large, function() return s.run(large, blocking) end,
-          { label = s.name .. " " .. what }, what .. ", events") or c.host
+        c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(io, i)
+          local t0 = cl.now()
+          s.run(io, large, blocking)
+          if i >= 1 then returned[#returned + 1] = cl.now() - t0 end
+        end)
         if s.host then
-          s.poison(large)
-          c.returns = returns_after(function() s.run(large, blocking) end)
-          verified(s, large, what .. ", call return", s.result(large))
+          c.events = measure(s, large, s.name .. " " .. what, function(io) return s.run(io, large, blocking) end)
+          c.returns = stats.summary(returned)
+        else
+          c.events = c.host
         end
         calls[#calls + 1] = c
       end
     end
   end
   local d2d = list[#list]
-  d2d.setup()
-  local d2d_large = measure(d2d, large, function() return d2d.run(large) end, { label = "D2D" }, "large")
+  local d2d_large = measure(d2d, large, "D2D", function(io) return d2d.run(io, large) end)
 
   -- 3. Many small transfers against one batched transfer of the same bytes:
   -- k non-blocking writes of batch/k bytes each, then the queue finished.
@@ -235,62 +197,77 @@ R:main(function(R, dev)
   end
   local batched = {}
   for _, mem in ipairs({ "pinned", "pageable" }) do
-    local s = list[mem == "pinned" and 2 or 1]
     local h = host[mem].src
     for _, k in ipairs(chunk_counts) do
       local each = batch // k // 4 * 4
       local views = {}
       for c = 0, k - 1 do views[c + 1] = h:slice(c * each // 4, each // 4) end
-      local t = measure(s, each * k, function()
-        local evs = {}
-        for c = 1, k do
-          evs[c] = q:write(d1, views[c], { offset = (c - 1) * each, blocking = false })
-        end
-        return evs
-      end, { host = true, label = ("%d x %s %s"):format(k, units.format_size(each), mem) }, k .. " transfers")
-      batched[#batched + 1] = { mem = mem, k = k, each = each, t = t }
+      local r = measure(list[mem == "pinned" and 2 or 1], each * k, ("%d x %s %s"):format(k, units.format_size(each), mem),
+        function(io)
+          local evs = {}
+          for c = 1, k do evs[c] = q:write(io.dst, views[c], { offset = (c - 1) * each, blocking = false }) end
+          return evs
+        end, { host = true })
+      batched[#batched + 1] = { mem = mem, k = k, each = each, r = r, host = r.t.host or r.t }
     end
   end
 
   -- Everything verified: the figures.
-  local us = function(v) return units.format_time(v) end
-  local names = {}
-  for i, s in ipairs(list) do names[i] = s.name end
+  local us, size_fmt = units.format_time, units.format_size
 
   if #sizes > 1 then
-    local cols = { { name = "size", key = true, format = function(v) return units.format_size(v) end } }
-    for _, nm in ipairs(names) do cols[#cols + 1] = R:bw_column(nm, { theoretical = false }) end
+    local cols = { { name = "size", key = true, format = size_fmt } }
+    for _, s in ipairs(list) do
+      cols[#cols + 1] = R:bw_column(s.name, { theoretical = false,
+        format = s.device and function(v, row) return ("%.1f"):format(v) .. (row.d2d_cache and " c" or "") end })
+    end
+    cols[#cols + 1] = R:spread_column()
     local t = R:table{ title = "Bandwidth by transfer size (median; events, mapped by host clock)", id = "sweep", columns = cols }
     for _, b in ipairs(sizes) do
-      local row = { size = b }
+      local row, cache = { size = b, spread = 0 }, nil
       for _, s in ipairs(list) do
-        row[s.name] = R:bw((s.device and 2 or 1) * b, sweep[s.name][b].median)
+        local r = sweep[s.name][b]
+        row[s.name], row.spread = r.bw, math.max(row.spread, r.spread or 0)
+        if s.device and r.cache then cache, t.cache_note = true, r.cache_note end
       end
-      t:add(row)
+      t:add(row).d2d_cache = cache -- (Report:add keeps the columns only)
     end
     t:note("blocking clEnqueueWrite/ReadBuffer (pageable: cl.array; pinned: a mapped alloc_host_ptr buffer), "
       .. "mapped: map + host copy + unmap of an alloc_host_ptr buffer + clFinish, host clock; "
       .. "D2D: clEnqueueCopyBuffer, bytes read + written")
+    t:note("spread: the largest of the row's series")
+    if t.cache_note then t:note(t.cache_note .. " (D2D)") end
+    local noted = {} -- the harness's notes (a host clock where events read 0 ns), once each
+    for _, r in ipairs(all) do
+      for _, x in ipairs(r.notes) do if not noted[x] then noted[x] = true; t:note(x) end end
+    end
     R:emit(t)
 
     local lat = R:table{
       title = "Latency and asymptotic bandwidth",
       id = "latency",
       columns = { { name = "series", key = true },
-        { name = "latency", format = us, ns = true, compare = true }, { name = "host latency", format = us, ns = true },
+        { name = "latency", format = us, ns = true, compare = true }, R:spread_column("latency spread"),
+        { name = "latency by" },
+        { name = "host latency", format = us, ns = true }, R:spread_column("host spread"),
         R:bw_column("asymptotic", { theoretical = "pcie", compare = false }),
-        { name = "n1/2", format = function(v) return units.format_size(v) end } },
+        { name = "n1/2", format = size_fmt } },
     }
     local small, big = sizes[1], sizes[#sizes]
     for _, s in ipairs(list) do
       if not s.device then
-        local t0 = sweep[s.name][small].median
-        local bw = R:bw(big, sweep[s.name][big].median)
-        lat:add{ series = s.name, latency = t0, ["host latency"] = host_latency[s.name].median,
-          asymptotic = bw, ["n1/2"] = math.floor(t0 * 1e-9 * bw * R.divisor + 0.5) }
+        local r0, h0 = sweep[s.name][small], host_latency[s.name]
+        local bw = sweep[s.name][big].bw
+        lat:add{ series = s.name, latency = r0.median, ["latency spread"] = r0.spread,
+          ["latency by"] = r0.clock == "event" and "events" or "host clock",
+          ["host latency"] = h0.median, ["host spread"] = h0.spread,
+          asymptotic = bw, ["n1/2"] = math.floor(r0.median * 1e-9 * bw * R.divisor + 0.5) }
       end
     end
-    lat:note(("latency: median time of the smallest transfer (%s); asymptotic: bandwidth at the largest (%s)")
+    lat:note(("latency: median time of the smallest transfer (%s) by the clock 'latency by' names: events "
+      .. "(the copy on the device alone) or the host clock (mapped: map + copy + unmap + clFinish); host "
+      .. "latency: the host clock around the blocking call + clFinish, the overhead of a call included; "
+      .. "asymptotic: bandwidth at the largest (%s)")
       :format(units.format_size(small), units.format_size(big)))
     lat:note("n1/2: latency x asymptotic bandwidth, the size at which a transfer reaches half the asymptote "
       .. "(Hockney)")
@@ -301,9 +278,7 @@ R:main(function(R, dev)
     local pd = plot.new{ title = "Device-to-device copy bandwidth by size", x = { name = "size", unit = "bytes",
       log2 = true }, y = { name = "bandwidth", unit = R.bw_unit } }
     for _, s in ipairs(list) do
-      for _, b in ipairs(sizes) do
-        (s.device and pd or p):add(s.name, b, R:bw((s.device and 2 or 1) * b, sweep[s.name][b].median))
-      end
+      for _, b in ipairs(sizes) do (s.device and pd or p):add(s.name, b, sweep[s.name][b].bw) end
     end
     R:plot(p)
     R:plot(pd)
@@ -315,15 +290,17 @@ R:main(function(R, dev)
     columns = { { name = "direction", key = true }, { name = "memory", key = true }, { name = "call", key = true },
       R:bw_column("bandwidth", { theoretical = "pcie" }),
       R:bw_column("min", { theoretical = false, compare = false }),
-      R:bw_column("max", { theoretical = false, compare = false }),
-      R:bw_column("host clock", { theoretical = false, compare = false }),
-      { name = "call returns", format = us, ns = true }, { name = "returns", unit = "% of host", format = "%.0f" } },
+      R:bw_column("max", { theoretical = false, compare = false }), R:spread_column(),
+      R:bw_column("host clock", { theoretical = false, compare = false }), R:spread_column("host spread"),
+      { name = "call returns", format = us, ns = true }, R:spread_column("returns spread"),
+      { name = "returns", unit = "% of host", format = "%.0f" } },
   }
   for _, c in ipairs(calls) do
-    t:add{ direction = c.s.dir, memory = c.s.mem, call = c.call,
-      bandwidth = R:bw(large, c.events.median), min = R:bw(large, c.events.max), max = R:bw(large, c.events.min),
-      ["host clock"] = R:bw(large, c.host.median), ["call returns"] = c.returns,
-      returns = c.returns and 100 * c.returns / c.host.median }
+    local e, h, r = c.events, c.host, c.returns
+    R:add_row(t, e, { direction = c.s.dir, memory = c.s.mem, call = c.call, min = R:bw(large, e.max),
+      max = R:bw(large, e.min), ["host clock"] = h.bw, ["host spread"] = h.spread,
+      ["call returns"] = r and r.median, ["returns spread"] = r and noise.spread(r),
+      returns = r and 100 * r.median / h.median })
   end
   t:note("bandwidth: events (END - START; mapped: host clock around map + host copy + unmap + clFinish), "
     .. "median of the repetitions; min/max from the slowest/fastest")
@@ -334,15 +311,12 @@ R:main(function(R, dev)
   local dt = R:table{
     title = "Device-to-device copy (clEnqueueCopyBuffer)",
     id = "d2d",
-    columns = { { name = "size", key = true, format = function(v) return units.format_size(v) end },
+    columns = { { name = "size", key = true, format = size_fmt },
       { name = "time", format = us, ns = true, compare = false }, R:bw_column("bandwidth"),
       R:bw_column("min", { theoretical = false, compare = false }),
-      R:bw_column("max", { theoretical = false, compare = false }) },
+      R:bw_column("max", { theoretical = false, compare = false }), R:spread_column() },
   }
-  local function d2d_row(b, tm)
-    dt:add{ size = b, time = tm.median, bandwidth = R:bw(2 * b, tm.median), min = R:bw(2 * b, tm.max),
-      max = R:bw(2 * b, tm.min) }
-  end
+  local function d2d_row(b, r) R:add_row(dt, r, { size = b, min = R:bw(2 * b, r.max), max = R:bw(2 * b, r.min) }) end
   if #sizes > 1 then d2d_row(sizes[1], sweep[d2d.name][sizes[1]]) end
   d2d_row(large, d2d_large)
   dt:note("bytes read + written (2 x size), as BabelStream's copy; events, median")
@@ -352,16 +326,18 @@ R:main(function(R, dev)
     title = ("Many small transfers vs one batched transfer (%s host to device)"):format(units.format_size(batch)),
     id = "batched",
     columns = { { name = "memory", key = true }, { name = "transfers", key = true },
-      { name = "each", format = function(v) return units.format_size(v) end },
-      { name = "events", format = us, ns = true }, { name = "host clock", format = us, ns = true, compare = true },
+      { name = "each", format = size_fmt },
+      { name = "events", format = us, ns = true }, R:spread_column("events spread"),
+      { name = "host clock", format = us, ns = true, compare = true }, R:spread_column("host spread"),
       R:bw_column("bandwidth", { theoretical = "pcie", compare = false }),
       { name = "slowdown", unit = "x", format = "%.2f" } },
   }
   local one = {}
-  for _, r in ipairs(batched) do
-    if r.k == 1 then one[r.mem] = r.t.host.median end
-    bt:add{ memory = r.mem, transfers = r.k, each = r.each, events = r.t.median, ["host clock"] = r.t.host.median,
-      bandwidth = R:bw(r.k * r.each, r.t.host.median), slowdown = r.t.host.median / one[r.mem] }
+  for _, b in ipairs(batched) do
+    if b.k == 1 then one[b.mem] = b.host.median end
+    R:add_row(bt, b.r, { memory = b.mem, transfers = b.k, each = b.each, events = b.r.median,
+      ["events spread"] = b.r.spread, ["host clock"] = b.host.median, ["host spread"] = noise.spread(b.host),
+      bandwidth = R:bw(b.k * b.each, b.host.median), slowdown = b.host.median / one[b.mem] })
   end
   bt:note("k non-blocking clEnqueueWriteBuffer of size/k bytes, then clFinish; events: first START to last END; "
     .. "host clock: from the first enqueue to the end; bandwidth from the host clock")

@@ -41,6 +41,23 @@ describe("recipes/overlap.lua", function()
     assert.are.equal(0, t.rows[1].saved)
   end)
 
+  it("gives every timed table a spread column, and times each pageable configuration once", function()
+    local by = {}
+    for _, tab in ipairs(doc.tables) do by[tab.id] = tab end
+    for _, id in ipairs({ "phases", "overlap", "pageable" }) do
+      local names = {}
+      for _, c in ipairs(assert(by[id], id).columns) do names[c.name] = true end
+      assert.is_true(names.spread, id)
+      for _, row in ipairs(by[id].rows) do assert.is_number(row.spread, id) end
+    end
+    local seen = {}
+    for _, row in ipairs(by.pageable.rows) do
+      local key = row.queues .. "x" .. row.chunks
+      assert.is_nil(seen[key], key)
+      seen[key] = true
+    end
+  end)
+
   it("writes a trace with one lane per queue of the best configuration", function()
     local names = {}
     for _, e in ipairs(doc.trace.traceEvents) do

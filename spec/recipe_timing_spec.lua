@@ -51,6 +51,14 @@ describe("recipe timing", function()
     assert.are.equal(1, seen["write H2D / events: END - START"]["vs events"])
   end)
 
+  it("gives each timed figure its spread, the wrong method's too", function()
+    for _, r in ipairs(tables.timing.rows) do assert.is_number(r.spread, r.operation .. " / " .. r.method) end
+    local spread = {}
+    for _, r in ipairs(tables.resolution.rows) do spread[r.quantity] = r.spread end
+    assert.is_number(spread["empty kernel, median duration"])
+    assert.is_number(spread["4-byte write, median duration"])
+  end)
+
   it("reports the stated and measured resolution", function()
     local t = assert(tables.resolution)
     local seen = {}

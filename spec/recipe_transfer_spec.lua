@@ -78,6 +78,21 @@ describe("recipe transfer", function()
     end
   end)
 
+  it("gives every timed table a spread column, and says what clock each latency is", function()
+    for _, id in ipairs({ "sweep", "latency", "transfers", "d2d", "batched" }) do
+      local spread = false
+      for _, c in ipairs(assert(tables[id], id).columns) do spread = spread or c.name:find("spread", 1, true) ~= nil end
+      assert.is_true(spread, id)
+    end
+    for _, r in ipairs(tables.latency.rows) do
+      -- mapped: no events to time; the others by events (or the host clock where an event reads 0 ns)
+      if r.series:find("mapped", 1, true) then assert.are.equal("host clock", r["latency by"])
+      else assert.truthy(r["latency by"] == "events" or r["latency by"] == "host clock") end
+      assert.is_number(r["latency spread"])
+      assert.is_number(r["host spread"])
+    end
+  end)
+
   it("exits non-zero with no table when a result is corrupted", function()
     local o, c, e = run("CLUA_CORRUPT=transfer")
     assert.are_not.equal(0, c)
