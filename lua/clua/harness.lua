@@ -140,6 +140,9 @@ local function check_unowned(q, buf, info, from, to, lo, hi, label)
   q:read(buf, got, { offset = from * es })
   local want = cl.array("uchar", #got):fill(harness.POISON)
   local ok, _, _, first, nbad = got:compare(want, 0)
+  -- released at once: the collector does not see their size, and a sweep
+  -- of large buffers would hold gigabytes of them
+  got:release(); want:release()
   if not ok then
     error(("%s: %s[%d] written outside the part the kernel owns (%s[%d .. %d) of %d elements; "
       .. "%d bytes changed outside it)"):format(label, info.name, from + first // es, info.name, lo, hi,
@@ -151,9 +154,11 @@ local function check_input(q, buf, info, label)
   local now = cl.array(info.type, info.n)
   q:read(buf, now)
   local ok, _, _, at, nbad = now:compare(info.data, 0)
+  local was = ok and "" or tostring(now[at])
+  now:release()
   if not ok then
     error(("%s: %s: an input changed: %d of %d elements, the first %s[%d] (%s, was %s)"):format(label,
-      info.name, nbad, info.n, info.name, at, tostring(now[at]), tostring(info.data[at])), 0)
+      info.name, nbad, info.n, info.name, at, was, tostring(info.data[at])), 0)
   end
 end
 
