@@ -59,7 +59,7 @@ R:main(function(R, dev)
     if dist == "uniform" then k:random(11, 0, MAXB - 1)
     else
       local u = cl.array("float", n):random(12)
-      for i = 0, n - 1 do k[i] = math.floor(MAXB * u[i] ^ 4) end
+      for i = 0, n - 1 do k[i] = math.min(MAXB - 1, math.floor(MAXB * u[i] ^ 4)) end -- u may round to 1
     end
     local h = {}
     for i = 1, MAXB do h[i] = 0 end
@@ -109,7 +109,7 @@ R:main(function(R, dev)
             return evs
           end
         elseif v.id == "local" and lbins == 0 then
-          skipped[#skipped + 1] = B
+          if skipped[#skipped] ~= B and skipped[1] ~= B then skipped[#skipped + 1] = B end
         else
           v.kernel:args(keys, cl.uint(n), cl.uint(shift), hist, cl["local"](math.max(lbins, 1) * 4), cl.uint(lbins))
           run = function()
