@@ -205,3 +205,40 @@ __kernel void reduce_slides(__global const float *in, __global float *out, uint 
     }
     if (tid == 0) out[get_group_id(0)] = lmem[0];
 }
+
+/* 6 finished by one atomic per work-group instead of a second launch: the
+ * group's sum is added to out[0] (zeroed by the host) through a
+ * compare-exchange loop on its bits, OpenCL 1.2 having no float atomic add
+ * (the slides: "atomics may be used for integer types"). The order of the
+ * groups' additions is whatever the hardware makes it. */
+__kernel void reduce_atomic(__global const float *in, __global float *out, uint n,
+                            __local float *sdata)
+{
+    uint tid = get_local_id(0);
+    uint L = get_local_size(0);
+    size_t i = get_group_id(0) * (size_t)(2 * L) + tid;
+    size_t grid = (size_t)(2 * L) * get_num_groups(0);
+    float sum = 0.0f;
+    while (i + L < n) {
+        sum += in[i];
+        sum += in[i + L];
+        i += grid;
+    }
+    if (i < n) sum += in[i];
+    sdata[tid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = L / 2; s > 32; s >>= 1) {
+        if (tid < s)
+            sdata[tid] += sdata[tid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    last_warp(sdata, tid);
+    if (tid == 0) {
+        volatile __global int *w = (volatile __global int *)out;
+        int seen, old = *w;
+        do {
+            seen = old;
+            old = atomic_cmpxchg(w, seen, as_int(as_float(seen) + sdata[0]));
+        } while (old != seen);
+    }
+}

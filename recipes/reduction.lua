@@ -193,6 +193,17 @@ R:main(function(R, dev)
   end
   rows[#rows + 1] = { label = ("6 many elements per work-item, unrolled (%d groups/CU)"):format(best6.g), r = best6.r6 }
   rows[#rows + 1] = { label = ("slides' two-stage kernel (%d groups/CU)"):format(bests.g), r = bests.rs }
+  -- 6 with one float atomic per group into out[0] (zeroed first, not timed) instead of a
+  -- second launch: any order of the G partial sums, so h grows by G.
+  local ka, dsum = prog:kernel("reduce_atomic"), R:output("out (atomic)", "float", 1)
+  local ha = log2(L) + 2 * ((n + 2 * L * best6.groups - 1) // (2 * L * best6.groups)) + best6.groups
+  ka:args(din, dsum, cl.uint(n), cl["local"](L * 4))
+  local ra = R:measure{ label = "6, one atomic per group", reads = { din }, bytes = n * 4, ops = n - 1,
+    outputs = { { dsum, check = function(got, what)
+      return R:verify_scalar(what .. ": the sum", got[0], ref, ha * U / (1 - ha * U)) end } },
+    run = function() q:fill(dsum, 0.0); return q:launch(ka, best6.groups * L, L) end }
+  ra.bound, ra.launches = ha * U / (1 - ha * U), 1
+  rows[#rows + 1] = { label = ("6, one atomic per group instead of a second launch (%d groups/CU)"):format(best6.g), r = ra }
 
   -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
   -- of 1-6. Before it is timed, its first launch is checked work-group by

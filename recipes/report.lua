@@ -28,6 +28,7 @@ local CARD = {
   { "launch", "the fixed cost of a kernel launch, host side and device side" },
   { "overlap", "guide 3.1.3: two queues overlap copies and compute: up to 30% saved with one copy engine, 50% with two" },
   { "reduction", "reduction ladder: each step faster; the best near the memory bandwidth" },
+  { "atomics", "atomic adds by contention, int to float" }, { "histogram", "global atomics, privatised bins, sorting: 16-65536 bins" },
   { "matmul", "guide 3.2.2.2: local-memory tiles: 8.8 → 14.3 → 29.7 GB/s on a GTX 280" },
   { "occupancy", "guide 4: low occupancy hurts; above a plateau it does not help" },
   { "transpose", "guide 3.2.2.3: local-memory tiles coalesce a transpose; padding removes bank conflicts" },

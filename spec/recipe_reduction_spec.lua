@@ -26,7 +26,7 @@ describe("recipe reduction", function()
 
   it("has the copy reference, the ladder 1-6 and the slides' kernel, each within its error bound", function()
     local t = assert(tables.reduction)
-    assert.are.equal(8, #t.rows)
+    assert.are.equal(9, #t.rows)
     assert.truthy(t.rows[1].variant:find("^copy kernel"))
     assert.are.equal(100, t.rows[1]["of copy"])
     local prefixes = { "1 interleaved, divergent", "2 interleaved, strided index", "3 sequential addressing",
@@ -49,6 +49,13 @@ describe("recipe reduction", function()
       assert.truthy(t.rows[6].variant:find("(barriers)", 1, true), t.rows[6].variant)
       assert.truthy(notes:find("keep a barrier between the unrolled steps", 1, true), notes)
     end
+  end)
+
+  it("has 6 finished by one atomic per group, one launch, within its error bound", function()
+    local r = assert(tables.reduction).rows[9]
+    assert.truthy(r.variant:find("6, one atomic per group instead of a second launch", 1, true), r.variant)
+    assert.are.equal(1, r.launches)
+    assert.is_true(r["rel. error"] >= 0 and r["rel. error"] <= r.bound)
   end)
 
   it("sweeps work-groups per compute unit", function()
