@@ -126,6 +126,6 @@ describe("clua.harness", function()
       R:bw_column("bandwidth") } }
     R:add_row(t, res, { variant = "copy" })
     assert.truthy(t.notes[1]:find("^c: a cache figure"), t.notes[1])
-    assert.truthy(require("clua.report").text(t):find("%d c\n"))
+    assert.truthy(require("clua.report").text(t):find("%d c%s"))
   end)
 end)
