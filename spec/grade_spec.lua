@@ -62,7 +62,7 @@ describe("recipes/grade.lua", function()
       assert.is_true(r.rank >= 1 and r.rank <= 4, s)
       assert.are.equal(8, r.max)
       assert.truthy(r.against:find("^6 many elements per work%-item") or r.against:find("^slides")
-        or r.against:find("^%d "), r.against)
+        or r.against:find("^%d[ ,]"), r.against)
       assert.falsy(r.against:find("copy", 1, true), r.against)
       assert.matches("+3 correct at --size 1MiB; +2 correct at --size 1000000", r.rubric, 1, true)
     end
