@@ -159,8 +159,8 @@ end
 -- misses of one round of the cycle with probability (1 - 1/C) a miss, so h =
 -- exp(-ws (1 - h) / C) and C = -ws (1 - h) / ln h. (With LRU a cyclic chase
 -- would miss every line past the capacity; a gradual rise says the
--- replacement is not LRU.) Every point at or after the cache level's first
--- whose value is apart from both levels' values by more than the noise of
+-- replacement is not LRU.) Every point past half the cache level's last x
+-- (its last octave), before the next level's first, whose value is apart from both levels' values by more than the noise of
 -- their repetitions and its own (not the step, not the levels' scatter)
 -- gives an estimate; the capacity is their median.
 -- @tab hit the cache's level (of levels.find)
@@ -178,7 +178,7 @@ function levels.capacity(hit, miss, points, opts)
   for _, p in ipairs(sorted) do
     local e = point_noise(p, floor)
     local y = log(p.y)
-    if p.x >= hit.from and p.x < miss.from and y - log(a) > hit.rep_noise + e and log(b) - y > miss.rep_noise + e then
+    if p.x > math.max(hit.from, hit.to / 2) and p.x < miss.from and y - log(a) > hit.rep_noise + e and log(b) - y > miss.rep_noise + e then
       est[#est + 1], used[#used + 1] = capacity_at(p.x, p.y, a, b), p.x
     end
   end
