@@ -1,14 +1,18 @@
 -- memory: the device's memory hierarchy, the way microbenchmarks (clpeak, the
--- pointer-chase studies of GPU caches) measure it, in three parts:
+-- pointer-chase studies of GPU caches) measure it, in four parts:
 --   chase      latency by working set: one work-item follows a random cycle
 --              of uint indices, one per 128-byte line, each load depending on
---              the last; ns and clock cycles per step; the knees where the
---              latency jumps name the levels (caches, then DRAM);
+--              the last; ns and clock cycles per step; every level whose
+--              latency differs beyond noise (clua.levels: caches, the L2's
+--              partitions, DRAM), and each cache's capacity as measured;
 --   bandwidth  read bandwidth by working set: the grid reads float4s of a
 --              buffer of the working set's size again and again, so a small
 --              set is served by the caches; the plateaus and their medians;
 --   local      local memory bandwidth by vector width (float .. float8), as
---              clpeak measures it: write, barrier, read the neighbour's value.
+--              clpeak measures it: write, barrier, read the neighbour's value;
+--   tlb        the TLB's reach: the same chase, one line per page-sized
+--              stride, over working sets far larger than the lines it touches
+--              (Mei & Chu's method), beside the same lines chased alone.
 -- Every part runs through the harness (R:measure): its result checked against
 -- the host before it prints, its figure held against its bound. The sweeps
 -- measure the caches on purpose: each point declares the working set it
@@ -18,11 +22,12 @@
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local bounds = require "clua.bounds"
+local levels = require "clua.levels"
 local plot = require "clua.plot"
 local stats = require "clua.stats"
 local units = require "clua.units"
 
-local PARTS = { "chase", "bandwidth", "local" }
+local PARTS = { "chase", "bandwidth", "local", "tlb" }
 
 local function parse_parts(s)
   local known, set, order = {}, {}, {}
@@ -43,16 +48,18 @@ end
 
 local R = recipe.new{
   name = "memory",
-  description = "The memory hierarchy: pointer-chase latency and read bandwidth by working set (the knees name "
-    .. "the cache levels), and local memory bandwidth by vector width (clpeak's method). --size is the largest "
-    .. "working set (default: 4 GiB for the chase, 1 GiB for bandwidth on a GPU; 1 GiB and 256 MiB elsewhere; "
-    .. "4 MiB with --quick).",
+  description = "The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level "
+    .. "that differs beyond noise, each cache's capacity as measured), local memory bandwidth by vector width "
+    .. "(clpeak's method), and the TLB's reach (the chase at page-sized strides). --size is the largest working set "
+    .. "(default: 4 GiB for the chase, 1 GiB for bandwidth, 16 GiB for the TLB on a GPU; 1 GiB, 256 MiB and 1 GiB "
+    .. "elsewhere; 4 MiB with --quick, the TLB 256 pages).",
   seed = "clpeak's local memory bandwidth and the pointer-chase latency microbenchmarks (the issue's memory recipe)",
   reps = 5, quick_reps = 3,
   options = function(p)
-    p:option("--parts", "The parts to run, comma-separated: chase, bandwidth, local.", "chase,bandwidth,local")
+    p:option("--parts", "The parts to run, comma-separated: chase, bandwidth, local, tlb.", "chase,bandwidth,local,tlb")
       :argname("LIST"):convert(parse_parts)
-    p:option("--knee", "A knee: latency above (bandwidth below) the current plateau's median by this factor.", "1.5")
+    p:option("--knee", "The smallest ratio between two neighbouring levels (they must also differ beyond the noise "
+      .. "of their repetitions).", tostring(levels.STEP))
       :argname("X"):convert(knee_factor)
   end,
 }
@@ -78,35 +85,6 @@ end
 
 local size_fmt = function(v) return units.format_size(v) end
 
--- The levels of a sweep: runs of points within `factor` of their run's
--- median (ys: latency, rising; or bandwidth, falling). A point past the
--- factor starts a new level; a level of one point between two jumps is a
--- transition, not a level, and is dropped. Each level: {from=, to=, value=}.
-local function levels(xs, ys, factor, falling)
-  local out, cur = {}, nil
-  local function close()
-    if cur then out[#out + 1] = { from = xs[cur.first], to = xs[cur.last], value = stats.median(cur.vals),
-      points = #cur.vals } end
-  end
-  for k = 1, #xs do
-    local y = ys[k]
-    if not cur then cur = { first = k, last = k, vals = { y } }
-    else
-      local ref = stats.median(cur.vals)
-      local jump = falling and y < ref / factor or (not falling and y > ref * factor)
-      if jump then
-        if not (#cur.vals == 1 and #out > 0) then close() end
-        cur = { first = k, last = k, vals = { y } }
-      else
-        cur.vals[#cur.vals + 1] = y
-        cur.last = k
-      end
-    end
-  end
-  close()
-  return out
-end
-
 local function span(l)
   if l.from == l.to then return "at " .. units.format_size(l.from) end
   return units.format_size(l.from) .. " to " .. units.format_size(l.to)
@@ -120,6 +98,42 @@ local function level_name(info, i, n)
   if not (info.vendor or ""):upper():find("NVIDIA") or n < 3 then return nil end
   if i == 1 then return "L1" elseif i == n then return "HBM/DRAM" elseif i == n - 1 then return "L2" end
   return "between L1 and L2"
+end
+
+-- The chase's levels on NVIDIA (a guess from their order and NVIDIA's L2
+-- size, said so): the first L1, the last HBM/DRAM, the second the L2; a level
+-- after it that starts within the L2's size is its far partition (on an H100
+-- the chase reads 143 ns up to 8 MiB, 240-270 ns from 16 to 64 MiB), one past
+-- the L2's size a level of the TLB's reach, likely.
+local function chase_names(info, lv, l2)
+  local names = {}
+  if not (info.vendor or ""):upper():find("NVIDIA") or #lv < 3 then return names end
+  names[1], names[#lv] = "L1", "HBM/DRAM"
+  for i = 2, #lv - 1 do
+    if i == 2 then names[i] = "L2"
+    elseif l2 and lv[i].from <= l2 then names[i], names[2] = "L2, far partition", "L2, near partition"
+    else names[i] = "beyond the L2: TLB reach" end
+  end
+  return names
+end
+
+-- Working sets a quarter octave apart around each level's end, from half its
+-- last working set to the next level's first: where the doubling sweep jumps,
+-- these show how (and let clua.levels read a cache's capacity).
+local function refine(lv)
+  local out, seen = {}, {}
+  for i = 1, #lv - 1 do
+    local a = math.max(lv[i].to // 2, lv[i].from)
+    while a < lv[i + 1].from do
+      for k = 1, 3 do
+        local ws = math.floor(a * 2 ^ (k / 4))
+        ws = ws - ws % (ws >= 65536 and 65536 or 1024)
+        if not seen[ws] and ws > a then seen[ws] = true; out[#out + 1] = ws end
+      end
+      a = a * 2
+    end
+  end
+  return out
 end
 
 R:main(function(R, dev)
@@ -136,10 +150,17 @@ R:main(function(R, dev)
   local bw_max = R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 2 ^ 30) or 256 * 2 ^ 20
   chase_max = pow2_floor(math.min(chase_max, info.max_mem_alloc_size, info.global_mem_size // 2, 8 * 2 ^ 30))
   bw_max = pow2_floor(math.min(bw_max, info.max_mem_alloc_size, info.global_mem_size // 4))
+  local tlb_max = pow2_floor(math.min(R.size or (gpu and 16 * 2 ^ 30) or 2 ^ 30, info.max_mem_alloc_size,
+    info.global_mem_size // 2))
+  local target_ns = (R.quick and 1 or 5) * 1e6
+  local min_steps, max_steps, probe_steps = R.quick and 1 << 12 or 1 << 14, 1 << 20, 1 << 12
+  local clock = info.max_clock_mhz
 
-  -- 1. Pointer chase --------------------------------------------------------
-  if parts.chase then
-    if chase_max < 1024 then error("--size is too small: the chase needs at least 1 KiB", 0) end
+  -- The chase, shared by the chase and TLB parts: n slots of ws bytes
+  -- (slot = ws / n), one index at a random line of each slot, one cycle
+  -- through every slot in a seeded random order.
+  local chase_point
+  if parts.chase or parts.tlb then
     -- The cycle: slot 0 first, then the others in a seeded random order;
     -- next[slot] is the slot after it. One per slot count, kept.
     local perms = {}
@@ -162,18 +183,12 @@ R:main(function(R, dev)
     local function head(i, slot, lines)
       return i * slot + (((i * 2654435761) & 0xffffffff) >> 8) % lines * LINE_UINTS
     end
-
     local build = R:kernel("memory.cl", "chase_build", DEFINES)
     local chase = R:kernel("memory.cl", "chase", DEFINES)
-    local target_ns = (R.quick and 1 or 5) * 1e6
-    local min_steps, max_steps, probe_steps = R.quick and 1 << 12 or 1 << 14, 1 << 20, 1 << 12
-    local clock = info.max_clock_mhz
     -- the chase's state, {index reached, steps taken}: read and written by
     -- every launch (a recurrence), so not poisoned
     local dstate = R:output("state", "uint", 2)
-    local rows = {}
-    for _, ws in ipairs(sweep(1024, chase_max)) do
-      local n = math.min(ws // LINE, MAX_SLOTS)
+    chase_point = function(ws, n, what)
       local slot = ws // n // 4
       local lines = slot // LINE_UINTS
       local nxt = permutation(n)
@@ -193,24 +208,68 @@ R:main(function(R, dev)
       local launches = 0
       -- verified: the host walks the same cycle for as many steps as the
       -- launches took (modulo its length: it is one cycle through every slot)
-      local res = R:measure{ label = "chase " .. units.format_size(ws), bytes = 4 * steps, footprint = ws,
+      local res = R:measure{ label = what, bytes = 4 * steps, footprint = ws,
         run = function() launches = launches + 1; return q:launch(chase, 1, 1) end,
         outputs = { { dstate, poison = false, check = function(got)
           local total = probe_steps + launches * steps
           local j = 0
           for _ = 1, total % n do j = nxt[j] end
-          R:verify(("chase over %s: the index reached and the steps taken"):format(units.format_size(ws)), got,
+          R:verify(("%s: the index reached and the steps taken"):format(what), got,
             { head(j, slot, lines), total }, { exact = true })
         end } } }
       p:release(); dnext:release()
       local ns = res.median / steps
-      rows[#rows + 1] = { ws = ws, stride = slot * 4, slots = n, steps = steps, ns = ns,
-        cycles = clock and clock > 0 and ns * clock / 1e3 or nil, res = res }
+      return { ws = ws, stride = slot * 4, slots = n, steps = steps, ns = ns,
+        cycles = clock and clock > 0 and ns * clock / 1e3 or nil, res = res,
+        point = { x = ws, y = ns, times = res.t.times } }
     end
+  end
+  local cyc = function(ns) return clock and clock > 0 and (" (%.0f cycles)"):format(ns * clock / 1e3) or "" end
+  local method = function(t)
+    t:note(("the cycle: one uint index per slot, at a random 128-byte line of the slot, slots visited in a seeded "
+      .. "random order; one work-item, each launch %d to %d steps (a probe of %d decides: about %g ms), continuing "
+      .. "where the last stopped; latency = median event time (%d runs) / steps"):format(min_steps, max_steps,
+        probe_steps, target_ns / 1e6, R.reps))
+    t:note("cycles: at the device's maximum clock, " .. (clock and clock > 0 and (clock .. " MHz") or "unknown")
+      .. " (the clock under load may differ)")
+  end
+  -- the transitions between two levels, one note for each pair
+  local function transitions(t, tr, prefix)
+    local by = {}
+    for _, x in ipairs(tr) do
+      by[x.after] = by[x.after] or {}
+      table.insert(by[x.after], ("%s (%.1f ns)"):format(units.format_size(x.x), x.y))
+    end
+    for after = 0, #tr do
+      if by[after] then
+        t:note(("%stransition%s between level %d and level %d: %s"):format(prefix, #by[after] > 1 and "s" or "",
+          after, after + 1, table.concat(by[after], ", ")))
+      end
+    end
+  end
+  local rule = ("levels (clua.levels): neighbouring levels differ by more than %gx (--knee) and beyond the noise of "
+    .. "their repetitions (the interval of each point's median, at least 1%%; a level's own scatter); a level of one "
+    .. "point between two is a transition"):format(factor)
 
-    local xs, ys = {}, {}
-    for i, r in ipairs(rows) do xs[i], ys[i] = r.ws, r.ns end
-    local lv = levels(xs, ys, factor)
+  -- 1. Pointer chase --------------------------------------------------------
+  if parts.chase then
+    if chase_max < 1024 then error("--size is too small: the chase needs at least 1 KiB", 0) end
+    local function at(ws) return chase_point(ws, math.min(ws // LINE, MAX_SLOTS), "chase over " .. units.format_size(ws)) end
+    local rows, pts = {}, {}
+    for _, ws in ipairs(sweep(1024, chase_max)) do
+      rows[#rows + 1] = at(ws)
+      pts[#pts + 1] = rows[#rows].point
+    end
+    -- the levels, from the doubling sweep; then quarter octaves around each
+    -- level's end, for where it ends and the capacity
+    local lv, tr = levels.find(pts, { step = factor })
+    local added = 0
+    for _, ws in ipairs(refine(lv)) do
+      if ws >= 1024 and ws <= chase_max then rows[#rows + 1] = at(ws); added = added + 1 end
+    end
+    table.sort(rows, function(a, b) return a.ws < b.ws end)
+    local all = {}
+    for i, r in ipairs(rows) do all[i] = r.point end
     local t = R:table{
       title = "Pointer chase: latency per dependent load by working set",
       id = "chase",
@@ -229,25 +288,45 @@ R:main(function(R, dev)
         latency = r.ns, cycles = r.cycles })
       pl:add("ns per load", r.ws, r.ns)
     end
-    local cyc = function(ns) return clock and clock > 0 and (" (%.0f cycles)"):format(ns * clock / 1e3) or "" end
+    local l2, l2_from = bounds.cache_bytes(R.facts)
+    l2 = l2_from:find("NVIDIA", 1, true) and l2 or nil
+    local names = chase_names(info, lv, l2)
     for i, l in ipairs(lv) do
-      local name = level_name(info, i, #lv)
-      local tail = i < #lv and ("; ends near %s (the next, %s, is %.1fx slower)")
+      local name = names[i]
+      local cap, used = nil, {}
+      if i < #lv then cap, used = levels.capacity(l, lv[i + 1], all) end
+      local tail = i < #lv and ("; ends near %s (the next, %s, is %.2fx slower)")
         :format(units.format_size(l.to), units.format_size(lv[i + 1].from), lv[i + 1].value / l.value)
-        or (#lv > 1 and "; the last level measured" or "; no knee found")
-      t:note(("level %d%s: %.1f ns%s per load, %s%s"):format(i, name and (" (" .. name .. ", likely)") or "",
-        l.value, cyc(l.value), span(l), tail))
+        or (#lv > 1 and "; the last level measured" or "; one level")
+      if cap then
+        tail = tail .. ("; holds about %s (from %d working set%s between the two levels, random replacement)")
+          :format(units.format_size(cap), #used, #used == 1 and "" or "s")
+      end
+      t:note(("level %d%s: %.1f ns%s per load (%.1f to %.1f), %s%s"):format(i, name and (" (" .. name .. ", likely)")
+        or "", l.value, cyc(l.value), l.lo, l.hi, span(l), tail))
       if i < #lv then pl:add("level ends", l.to, l.value) end
     end
-    t:note(("knee: a working set whose latency is more than %gx the median of the current level; a level of one "
-      .. "point between two knees is a transition, not a level"):format(factor))
-    t:note(("the cycle: one uint index per slot, at a random 128-byte line of the slot, slots visited in a seeded "
-      .. "random order (at most %d slots: beyond %s the slots grow); one work-item, each launch %d to %d steps "
-      .. "(a probe of %d decides: about %g ms), continuing where the last stopped; latency = median event time "
-      .. "(%d runs) / steps"):format(MAX_SLOTS, units.format_size(MAX_SLOTS * LINE), min_steps, max_steps,
-        probe_steps, target_ns / 1e6, R.reps))
-    t:note("cycles: at the device's maximum clock, " .. (clock and clock > 0 and (clock .. " MHz") or "unknown")
-      .. " (the clock under load may differ)")
+    transitions(t, tr, "")
+    -- the L2 as measured: the last level named L2 and the next
+    local k
+    for i = 1, #lv - 1 do if names[i] and names[i]:find("^L2") then k = i end end
+    if k then
+      local cap = levels.capacity(lv[k], lv[k + 1], all)
+      local inside, past = lv[k].to, lv[k + 1].from
+      for _, r in ipairs(rows) do
+        if r.ws > lv[k].to and r.ws < lv[k + 1].from then past = math.min(past, r.ws) end
+      end
+      t:note(("the L2 as measured: its latency holds to %s, rises from %s%s; %s (%s)"):format(
+        units.format_size(inside), units.format_size(past),
+        cap and (", a capacity of about " .. units.format_size(cap)) or "", units.format_size(l2), l2_from))
+    end
+    t:note(rule)
+    if added > 0 then
+      t:note(("%d working sets a quarter octave apart added around each level's end (the levels are found on "
+        .. "the doubling sweep; capacities use every working set)"):format(added))
+    end
+    t:note(("at most %d slots: beyond %s the slots grow"):format(MAX_SLOTS, units.format_size(MAX_SLOTS * LINE)))
+    method(t)
     t:note("verified: after every working set, the index reached and the steps taken against the host's walk of "
       .. "the same cycle; bytes: 4 a step, held against the cache bound where the working set fits the caches, "
       .. "else the memory bandwidth")
@@ -316,9 +395,10 @@ R:main(function(R, dev)
     end
     da:release()
 
-    local xs, ys = {}, {}
-    for i, r in ipairs(rows) do xs[i], ys[i] = r.ws, r.bw end
-    local lv = levels(xs, ys, factor, true)
+    -- the plateaus (clua.levels; the times' spread is the bandwidth's)
+    local pts = {}
+    for i, r in ipairs(rows) do pts[i] = { x = r.ws, y = r.bw, times = r.res.t.times } end
+    local lv = levels.find(pts, { step = factor })
     local t = R:table{
       title = "Read bandwidth by working set",
       id = "bandwidth",
@@ -350,6 +430,7 @@ R:main(function(R, dev)
     else
       t:note("no knee found: one plateau")
     end
+    t:note(rule)
     t:note(("bandwidth: %d work-items x %d float4 reads (%s) / median event time of %d runs; the grid reads "
       .. "%d consecutive float4s, then moves on by %d, wrapping around the working set; work-groups of %d")
       :format(gsize, reads, units.format_size(gsize * reads * 16), R.reps, gsize, step, lsize))
@@ -421,5 +502,73 @@ R:main(function(R, dev)
       .. "against the host"):format(REPS))
     for _, n in ipairs(notes) do t:note(n) end
     R:emit(t)
+  end
+
+  -- 4. TLB reach: the chase at page-sized strides ---------------------------
+  -- Mei & Chu ("Dissecting GPU Memory Hierarchy through Microbenchmarking"):
+  -- a chase whose indices lie a page apart touches one line a page, so over a
+  -- working set far larger than the caches it still reads few lines; when the
+  -- pages outnumber a TLB's entries the latency rises by a translation. The
+  -- same count of lines chased 128 bytes apart ("lines alone") tells the data
+  -- side's share: where latency rises and lines alone does not, it is the TLB.
+  if parts.tlb then
+    local strides = gpu and (R.quick and { 2 ^ 21 } or { 65536, 2 ^ 21 }) or (R.quick and { 4096 } or { 4096, 2 ^ 21 })
+    local max_pages = R.quick and 256 or 8192
+    local t = R:table{
+      title = "TLB reach: latency per dependent load at page-sized strides",
+      id = "tlb",
+      columns = {
+        { name = "working set", unit = "bytes", key = true, format = size_fmt },
+        { name = "stride", unit = "bytes", key = true, format = size_fmt }, { name = "pages", format = "%d" },
+        { name = "latency", unit = "ns", format = cfmt("%.2f"), compare = true }, R:spread_column("spread"),
+        { name = "lines alone", unit = "ns", format = "%.2f" }, { name = "extra", unit = "ns", format = "%.2f" },
+      },
+    }
+    local pl = plot.new{ title = "TLB reach: latency by working set at page-sized strides",
+      x = { name = "working set", unit = "bytes", log2 = true }, y = { name = "latency", unit = "ns" } }
+    local alone, largest = {}, 0
+    for _, stride in ipairs(strides) do
+      local pts, rows = {}, {}
+      local pages = 2
+      while pages <= max_pages and pages * stride <= tlb_max do
+        local ws = pages * stride
+        local r = chase_point(ws, pages, ("tlb over %s at %s strides"):format(units.format_size(ws),
+          units.format_size(stride)))
+        alone[pages] = alone[pages] or chase_point(pages * LINE, pages,
+          ("tlb lines alone, %d lines"):format(pages)).ns
+        R:add_row(t, r.res, { ["working set"] = ws, stride = stride, pages = pages, latency = r.ns,
+          ["lines alone"] = alone[pages], extra = r.ns - alone[pages] })
+        pl:add(units.format_size(stride) .. " strides", ws, r.ns)
+        rows[#rows + 1], pts[#pts + 1] = r, r.point
+        pages = pages * 2
+      end
+      local lv, tr = levels.find(pts, { step = factor })
+      for i, l in ipairs(lv) do
+        local extra = {}
+        for k = l.first, l.last do extra[#extra + 1] = rows[k].ns - alone[rows[k].slots] end
+        local tail = i < #lv and ("; reach %s: %d pages (the next level from %d pages, %.2fx slower)"):format(
+          units.format_size(l.to), l.to // stride, lv[i + 1].from // stride, lv[i + 1].value / l.value)
+          or (#lv > 1 and "; the last level measured" or "; one level: no TLB's reach within the sweep")
+        t:note(("%s strides, level %d: %.1f ns%s per load (%+.1f ns over the lines alone), %s%s"):format(
+          units.format_size(stride), i, l.value, cyc(l.value), stats.median(extra), span(l), tail))
+      end
+      transitions(t, tr, units.format_size(stride) .. " strides, ")
+      if #rows > 0 then largest = math.max(largest, rows[#rows].ws) end
+      if #rows == 0 then
+        t:note(("%s strides left out: two pages are more than the largest working set, %s"):format(
+          units.format_size(stride), units.format_size(tlb_max)))
+      end
+    end
+    if #t.rows == 0 then error("--size is too small: the TLB sweep needs two pages of " ..
+      units.format_size(strides[1]), 0) end
+    t:note(rule)
+    t:note(("the chase of the chase table at one index a stride (a random 128-byte line of each page-sized slot), "
+      .. "2 to %d pages, up to %s; lines alone: the same count of lines chased 128 bytes apart; extra = latency - "
+      .. "lines alone, the translation's share"):format(max_pages, units.format_size(largest)))
+    method(t)
+    t:note("verified: after every working set, the index reached and the steps taken against the host's walk of "
+      .. "the same cycle")
+    R:emit(t)
+    R:plot(pl)
   end
 end)
