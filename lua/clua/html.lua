@@ -239,10 +239,9 @@ nav.toc,#tip{display:none}
 table{font-size:7.5pt;width:100%}
 td.num{white-space:normal}
 th,td{padding:2px 4px}
-h2{break-before:page;break-after:avoid}
-h3{break-after:avoid}
-section.recipe:first-of-type h2{break-before:auto}
-figure.plot,tr,dl.facts{break-inside:avoid}
+h2,h3{break-after:avoid}
+figure.plot{max-width:13cm!important;margin:.6em auto}
+figure.plot,tr,dl.facts,.summary{break-inside:avoid}
 td,.key span,.summary{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 a{color:inherit;text-decoration:none}
 }
