@@ -4,6 +4,9 @@
 -- theoretical limit, the seed's finding beside each) and the same as one JSON.
 --   clua recipes/report.lua [--device D] [--quick] [--out docs/report-NAME.md]
 --                           [--recipes transfer,stride] [--compare OLD.json]
+-- The same card as one self-contained web page (clua.html) beside the Markdown,
+-- or --html FILE; a saved card rendered again, without running anything:
+--   clua recipes/report.lua --from-json docs/report-h100.json [--html FILE] [--compare OLD.json]
 -- On a cluster (clua built with make MPI=1), one card per GPU and the cluster
 -- report, which flags the GPUs below the median (clua.cluster):
 --   mpirun -n N build/mpi/clua recipes/report.lua --cluster [--apart] [--out cluster.md]
@@ -15,6 +18,7 @@ local devicemod = require "clua.device"
 local recipe = require "clua.recipe"
 local cluster = require "clua.cluster"
 local proc = require "clua.proc"
+local html = require "clua.html"
 
 -- The recipes of a report card, in order, with the seed's finding.
 local CARD = {
@@ -53,7 +57,19 @@ p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes 
   .. "every figure, the GPUs below it by more than its noise flagged; also as JSON and CSV).")
 p:flag("--apart", "With --cluster: the ranks run each recipe one after another, so that no two GPUs are measured "
   .. "at once (no contention for the host's memory, PCIe or CPU).")
+p:option("--html", "HTML page to write: the card as one self-contained file (default: the Markdown's name "
+  .. "with .html; 'none' for no page)."):argname("FILE")
+p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its SVG files in the folder beside "
+  .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
 local args = p:parse()
+if args.from_json then
+  local doc, files = html.load_card(args.from_json)
+  local out = args.html or (files:gsub("%-files$", "") .. ".html")
+  html.write(out, html.card(doc, { dir = files, saved = args.compare and report.load(args.compare),
+    compare_file = args.compare, note = args.note }))
+  io.stderr:write(("report: wrote %s from %s\n"):format(out, args.from_json))
+  os.exit(0)
+end
 if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
 
 local clua = proc.interpreter()
@@ -301,6 +317,11 @@ doc.roofline = placed and placed:data() or nil
 f = assert(io.open(stem .. ".json", "w"))
 f:write(json.encode(doc, { indent = true }), "\n")
 f:close()
+if args.html ~= "none" then
+  html.write(args.html or (stem .. ".html"), html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
+    note = args.note, command = "clua recipes/report.lua" .. (args.quick and " --quick" or "")
+      .. (args.device and (" --device " .. args.device) or "") }))
+end
 io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed)\n"):format(args.out, stem, #results, failed))
 if not mpi then os.exit(failed == 0 and 0 or 1) end
 

@@ -21,7 +21,7 @@ describe(".ci/setup", function()
       assert.is_true(run[p], p .. " is missing from .ci/setup run")
     end
     for _, p in ipairs { "lua-busted", "lua-check", "lua-ldoc", "lua-markdown", "cppcheck", "libclang-rt-14-dev",
-      "clinfo", "lua-expat" } do
+      "clinfo", "lua-expat", "chromium" } do
       assert.is_nil(run[p], p .. " is a test tool, installed by make run")
     end
   end)
@@ -31,7 +31,7 @@ describe(".ci/setup", function()
     local run, all = list("run"), list("all")
     for p in pairs(run) do assert.is_true(all[p], p) end
     for _, p in ipairs { "lua-busted", "lua-check", "lua-expat", "lua-ldoc", "cppcheck", "libclang-rt-14-dev",
-      "libopenmpi-dev", "openmpi-bin" } do
+      "libopenmpi-dev", "openmpi-bin", "chromium" } do
       assert.is_true(all[p], p .. " is missing from .ci/setup")
     end
     assert.is_nil(run["libopenmpi-dev"], "OpenMPI is for make MPI=1 and its spec, not make run")

@@ -45,6 +45,7 @@ function cli.parser(spec)
   p:flag("--md", "Print Markdown instead of aligned text.")
   p:option("--svg", "Write the plot as SVG."):argname("FILE")
   p:option("--trace", "Write the timeline as Chrome trace JSON (Perfetto)."):argname("FILE")
+  p:option("--html", "Write the tables, plots and timelines as one self-contained HTML page."):argname("FILE")
   p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
   p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
   p:option("--timeout", "End with an error when a wait for the device takes longer than S seconds (a kernel " ..

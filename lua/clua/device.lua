@@ -127,6 +127,16 @@ function device.facts(dev, opts)
   return f
 end
 
+--- Facts rebuilt from their fields as a report card's JSON holds them, with
+-- the methods `Facts:...` (a copy: `t` is not changed).
+-- @tab t the fields (name, vendor, memory_bps, ...)
+function device.from_data(t)
+  local f = {}
+  for k, v in pairs(t or {}) do f[k] = v end
+  f.unknown_why = f.unknown_why or "the driver does not report it"
+  return setmetatable(f, Facts)
+end
+
 --- Theoretical B/s for "memory" (default) or "pcie", or nil.
 function Facts:theoretical(which)
   return which == "pcie" and self.pcie_bps or self.memory_bps

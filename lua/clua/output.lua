@@ -222,7 +222,8 @@ local function write_file(self, path, text)
 end
 
 --- Writes the output files the options ask for: JSON, CSV (with its metadata
--- sidecar), SVG and the trace.
+-- sidecar), SVG (the plots, and the timelines as Gantt charts), HTML (one
+-- page of the tables, plots and timelines: clua.html) and the trace.
 -- @param self the recipe
 -- @tab tables the tables to write
 -- @string version clua's version
@@ -242,6 +243,15 @@ function output.write_files(self, tables, version)
     for i, p in ipairs(self.plots) do
       write_file(self, output.output_path(a.svg, tostring(i), #self.plots), p:svg())
     end
+    -- the timelines beside the plots: FILE's stem .. ".timeline[.N].svg"
+    local tl_path = (a.svg:match("^(.-)%.svg$") or a.svg) .. ".timeline.svg"
+    for i, tl in ipairs(self.timelines) do
+      write_file(self, output.output_path(tl_path, tostring(i), #self.timelines), tl:svg())
+    end
+  end
+  if a.html then
+    write_file(self, a.html, require("clua.html").document(tables, { plots = self.plots,
+      timelines = self.timelines, meta = run, title = self.name }))
   end
   if a.trace then
     for i, tl in ipairs(self.timelines) do

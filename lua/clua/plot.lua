@@ -45,13 +45,15 @@ local function series_of(p, name)
 end
 
 --- Adds the point (x, y) to the series `name` (created on first use);
--- `label`, when given, is written beside the point in the SVG. A point that
--- a log2 axis cannot show (x or y not above 0 there) is left out.
-function Plot:add(name, x, y, label)
+-- `label`, when given, is written beside the point in the SVG; `tip`, when
+-- given, is what a browser shows when the pointer is on the point (default:
+-- the series, x and y). A point that a log2 axis cannot show (x or y not
+-- above 0 there) is left out.
+function Plot:add(name, x, y, label, tip)
   local s = series_of(self, name)
   if type(x) == "number" and type(y) == "number" and y == y
     and not (self.x.log2 and x <= 0) and not (self.y.log2 and y <= 0) then
-    s.points[#s.points + 1] = { x, y, label }
+    s.points[#s.points + 1] = { x, y, label, tip }
   end
   return self
 end
@@ -288,7 +290,11 @@ function Plot:svg(opts)
         s.dashed and ' stroke-dasharray="6 4"' or "", table.concat(pts, " "))
     end
     for _, pt in ipairs(sorted) do
-      if not s.dashed then add('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>', px(pt[1]), py(pt[2]), color) end
+      if not s.dashed then
+        local tip = pt[4] or ("%s: %s, %s"):format(s.name, fx(pt[1]), fy0(pt[2]))
+        add('<circle class="point" cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s</title></circle>', px(pt[1]),
+          py(pt[2]), color, esc(tip))
+      end
       if pt[3] then
         add('<text x="%.1f" y="%.1f" font-size="9" fill="%s">%s</text>', px(pt[1]) + 5, py(pt[2]) - 4, color,
           esc(pt[3]))

@@ -16,7 +16,8 @@ local function slug(s)
 end
 
 report.OPTIONS = { "title", "id", "columns", "rows", "notes", "meta", "theoretical" }
-report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns", "spread" }
+report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns", "spread",
+  "ratio", "better", "verdict" }
 
 --- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
@@ -30,6 +31,11 @@ report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "di
 --                when the report's theoretical bandwidth of that kind is known
 --   value        function(row) -> value, for a column computed from others
 --   spread       true for a column of clua.noise spreads (noise.column)
+--   ratio        (report.compare) the name of the column this one is the
+--                ratio of to the saved run; better: "higher" or "lower" (which
+--                way that column improves), nil when its unit does not say
+--   verdict      (report.compare) the name of the column whose ratio this
+--                column judges against the noise ("beyond" or "within")
 --   ns           true when the values are nanoseconds that `format` shows in
 --                `unit` (or as units.format_time does): CSV and JSON keep the
 --                nanoseconds and name their unit "ns" (JSON: unit = "ns",
@@ -291,7 +297,7 @@ function Report:data()
     meta = self.meta }
   for j, c in ipairs(cols) do
     d.columns[j] = { name = c.name, unit = c.ns and "ns" or c.unit, key = c.key or nil, compare = c.compare or nil,
-      display_unit = c.ns and (c.unit or "") or nil }
+      display_unit = c.ns and (c.unit or "") or nil, spread = c.spread or nil }
   end
   for i, row in ipairs(self.rows) do
     local r, text = {}, {}
@@ -314,7 +320,7 @@ local CELLS = {} -- a row's cells as the original table rendered them (report.fr
 function report.from_data(d)
   local cols = {}
   for j, c in ipairs(d.columns) do
-    cols[j] = { name = c.name, unit = c.unit, key = c.key, compare = c.compare }
+    cols[j] = { name = c.name, unit = c.unit, key = c.key, compare = c.compare, spread = c.spread }
     if c.display_unit then -- nanoseconds shown in another unit
       cols[j].unit, cols[j].ns = c.display_unit ~= "" and c.display_unit or nil, true
     end
@@ -335,7 +341,7 @@ function report.from_data(d)
   return t
 end
 
-local keyorder = { "recipe", "title", "id", "name", "unit", "display_unit", "key", "compare", "columns", "rows",
+local keyorder = { "recipe", "title", "id", "name", "unit", "display_unit", "key", "compare", "spread", "columns", "rows",
   "notes", "meta", "tables" }
 
 -- A document (one table's data, or {tables = ...}) with extra's fields, as
@@ -443,6 +449,12 @@ function report.compare(t, saved, opts)
   end
   local columns, is_cmp = {}, {}
   for _, n in ipairs(cmp) do is_cmp[n] = true end
+  -- which way is better, from each compared column's unit: a time above 1 is slower, a rate faster
+  local function way_of(c)
+    local u = tostring(c.unit or "")
+    return (u:match("^[num]?s$") or u == "µs") and "slower" -- (µ is two bytes: not in a character class)
+      or ((u:find("/s", 1, true) or u:match("FLOPS$") or u:match("OPS$")) and "faster") or nil
+  end
   for _, c in ipairs(t.columns) do
     columns[#columns + 1] = c
     if is_cmp[c.name] then
@@ -455,10 +467,11 @@ function report.compare(t, saved, opts)
       end
       columns[#columns + 1] = {
         name = #cmp == 1 and "vs saved" or name .. " vs saved", unit = "ratio", format = "%.3f", value = ratio,
+        ratio = name, better = ({ slower = "lower", faster = "higher" })[way_of(c)],
       }
       if spread_col then
         columns[#columns + 1] = {
-          name = #cmp == 1 and "vs noise" or name .. " vs noise",
+          name = #cmp == 1 and "vs noise" or name .. " vs noise", verdict = columns[#columns].name,
           value = function(row)
             local r, old = ratio(row), index[key_of(row)]
             local s_now, s_old = row[spread_col], old and old[spread_col]
@@ -475,13 +488,10 @@ function report.compare(t, saved, opts)
   local sm = st and st.meta or saved.meta or {}
   -- a document's own meta.device (a label such as "NAME [P:D]") names the device first
   local device = saved.meta and saved.meta.device or sm.device
-  -- which way is better, from each compared column's unit: a time above 1 is slower, a rate faster
   local ways = {}
   for _, c in ipairs(t.columns) do
     if is_cmp[c.name] then
-      local u = tostring(c.unit or "")
-      local way = (u:match("^[nµum]?s$") or u == "us") and "slower"
-        or ((u:find("/s", 1, true) or u:match("FLOPS$") or u:match("OPS$")) and "faster") or nil
+      local way = way_of(c)
       local label = #cmp == 1 and "" or (c.name .. ": ")
       ways[#ways + 1] = label .. (way and ("above 1 is " .. way) or ("above 1 is a larger " .. c.name))
     end

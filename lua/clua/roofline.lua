@@ -112,7 +112,8 @@ function roofline.place(points, roofs)
 end
 
 --- The roofline plot: each type's roof (dashed) and every point with
--- operations, labelled "recipe: kernel".
+-- operations, labelled "recipe: kernel", its tip (what a browser shows on
+-- hover) the kernel, intensity, throughput and % of the roof.
 -- @tparam {table,...} points as for roofline.place
 -- @tparam table roofs from roofline.roofs
 -- @string title
@@ -138,7 +139,13 @@ function roofline.plot(points, roofs, title)
   for _, pt in ipairs(points) do
     if pt.intensity > 0 then
       local name = "kernels (" .. pt.type .. ")"
-      p:add(name, pt.intensity, pt.throughput, ("%s: %s"):format(pt.recipe or "", pt.kernel))
+      local roof = roofs[pt.type]
+      local tip = ("%s: %s (%s)\nintensity %.3g op/B\nthroughput %.4g G/s\n%s"):format(pt.recipe or "",
+        pt.kernel, pt.type, pt.intensity, pt.throughput, roof
+          and ("%.1f%% of the roof (%.4g G/s)"):format(pt.throughput / roofline.roof_at(roof, pt.intensity) * 100,
+            roofline.roof_at(roof, pt.intensity))
+          or "no measured roof")
+      p:add(name, pt.intensity, pt.throughput, ("%s: %s"):format(pt.recipe or "", pt.kernel), tip)
       p:style(name, { line = false })
     end
   end

@@ -100,6 +100,70 @@ function Timeline:text(width)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- The fill of each kind of command in the SVG.
+timeline.colors = { write = "#4e79a7", read = "#59a14f", copy = "#b07aa1", kernel = "#f28e2b", other = "#9c9c9c" }
+
+local function esc(s)
+  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;", ["'"] = "&apos;" }))
+end
+
+--- The Gantt chart as an SVG document (a string): a lane per queue, a bar
+-- (`class="point"`) per command coloured by its kind, whose title (what a
+-- browser shows on hover) gives its label, kind, start and duration; a time
+-- axis and a legend. opts.width (default 760).
+function Timeline:svg(opts)
+  opts = options.check(opts, "Timeline:svg", { "width" })
+  local ev = self:resolve()
+  local W, left, right, top, lane_h = opts.width or 760, 90, 20, 46, 28
+  local H = top + #self.lanes * lane_h + 70
+  local pw = W - left - right
+  local span = 1
+  for _, e in ipairs(ev) do if e.finish > span then span = e.finish end end
+  local function px(t) return left + t / span * pw end
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = fmt:format(...) end
+  add('<?xml version="1.0" encoding="UTF-8"?>')
+  add('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+    .. 'font-family="sans-serif" font-size="12">', W, H, W, H)
+  add('<rect width="%d" height="%d" fill="white"/>', W, H)
+  add('<text x="%g" y="24" text-anchor="middle" font-size="15" font-weight="bold">%s</text>', left + pw / 2,
+    esc(self.title or "timeline"))
+  local bottom = top + #self.lanes * lane_h
+  for k = 0, 5 do
+    local t = span * k / 5
+    add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>', px(t), top, px(t), bottom)
+    add('<text x="%.1f" y="%d" text-anchor="middle">%s</text>', px(t), bottom + 16, esc(units.format_time(t)))
+  end
+  for i, l in ipairs(self.lanes) do
+    add('<text x="%d" y="%d" text-anchor="end" dominant-baseline="middle">%s</text>', left - 8,
+      top + (i - 0.5) * lane_h, esc(l))
+  end
+  local used = {}
+  for _, e in ipairs(ev) do
+    local y = top + (self.lanes[e.lane] - 1) * lane_h + 4
+    local x = px(e.start)
+    used[e.kind] = true
+    add('<rect class="point" x="%.2f" y="%d" width="%.2f" height="%d" fill="%s" stroke="white" stroke-width="0.5">'
+      .. '<title>%s (%s, %s): %s from %s</title></rect>', x, y, math.max(0.5, px(e.finish) - x), lane_h - 8,
+      timeline.colors[e.kind] or timeline.colors.other, esc(e.label), esc(e.kind), esc(e.lane),
+      esc(units.format_time(e.finish - e.start)), esc(units.format_time(e.start)))
+  end
+  add('<rect x="%d" y="%d" width="%g" height="%d" fill="none" stroke="#333"/>', left, top, pw, bottom - top)
+  add('<text x="%g" y="%d" text-anchor="middle">time from the first command</text>', left + pw / 2, bottom + 34)
+  local lx = left
+  for _, k in ipairs({ "write", "kernel", "read", "copy", "other" }) do
+    if used[k] then
+      local name = ({ write = "host to device", read = "device to host" })[k] or k
+      add('<rect x="%d" y="%d" width="14" height="10" fill="%s"/>', lx, bottom + 46, timeline.colors[k])
+      add('<text x="%d" y="%d">%s</text>', lx + 18, bottom + 55, esc(name))
+      lx = lx + 30 + 7 * #name
+    end
+  end
+  add('</svg>')
+  return table.concat(o, "\n") .. "\n"
+end
+
 --- Chrome trace JSON: one "X" (complete) event per command, ts and dur in µs
 -- from the first start; pid 1 is the device (opts.process names it), one tid
 -- per lane named by a thread_name metadata event.

@@ -1,0 +1,134 @@
+-- A page of clua.html checked in a real browser: Debian's chromium, headless.
+-- Not a spec (no _spec in the name): spec/html_browser_spec.lua loads it,
+-- and it runs on its own too:
+--
+--   build/clua spec/support/browser.lua PAGE.html [PNG_WIDTH PNG]
+--
+-- check(page) copies the page with two probes added: one first in <head>
+-- that records every error and console.error, one that, once the page has
+-- loaded, counts each figure's drawn points (`.point`: present, with finite
+-- boxes inside the drawing, each with its tip) against the `data-points` the
+-- renderer wrote, lists any element that would fetch something (src, href
+-- other than "#..."), points at the first roofline point and reads the tip,
+-- and writes all that as JSON into the DOM; chromium's --dump-dom gives it
+-- back. Its console lines (--enable-logging=stderr) are kept as well.
+local json = require "dkjson"
+
+local M = {}
+
+-- What chromium needs here as root, with no network and no session bus.
+M.FLAGS = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
+  .. "--disable-component-update --disable-sync --hide-scrollbars"
+
+local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local function slurp(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function spit(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- The chromium binary, or nil where there is none.
+function M.chromium()
+  for _, c in ipairs({ "chromium", "chromium-browser" }) do
+    local p = io.popen("command -v " .. c .. " 2>/dev/null")
+    local path = p:read("l")
+    p:close()
+    if path and path ~= "" then return path end
+  end
+end
+
+-- Runs chromium on a file with extra flags in a fresh profile; returns stdout
+-- and stderr.
+local function chromium(path, extra)
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p " .. q(dir))
+  local errf = dir .. ".err"
+  local p = io.popen(("timeout 90 %s %s --user-data-dir=%s %s %s 2>%s"):format(q(M.chromium()), M.FLAGS,
+    q(dir .. "/profile"), extra, q("file://" .. path), q(errf)))
+  local out = p:read("a")
+  p:close()
+  local err = slurp(errf) or ""
+  os.execute("rm -rf " .. q(dir) .. " " .. q(errf))
+  return out, err
+end
+
+local HEAD_PROBE = [[<script>window.__errors=[];addEventListener("error",function(e){__errors.push(String(e.message))});
+(function(){var ce=console.error;console.error=function(){__errors.push([].join.call(arguments," "));
+return ce.apply(console,arguments);};})();</script>]]
+
+local END_PROBE = [[<script>addEventListener("load",function(){
+var out={errors:__errors,figures:[],external:[],tables:document.querySelectorAll("table").length,
+noisy:document.querySelectorAll("td.noisy").length,better:document.querySelectorAll("td.better").length,
+worse:document.querySelectorAll("td.worse").length,within:document.querySelectorAll("td.within").length};
+document.querySelectorAll("figure.plot").forEach(function(f){
+var svg=f.querySelector("svg"),pts=f.querySelectorAll(".point"),vb=svg.viewBox.baseVal,inside=0,tips=0;
+pts.forEach(function(p){var b=p.getBBox();
+if(isFinite(b.x)&&isFinite(b.y)&&b.x>=vb.x-1&&b.y>=vb.y-1&&b.x+b.width<=vb.x+vb.width+1&&b.y+b.height<=vb.y+vb.height+1)inside++;
+if(p.getAttribute("data-tip"))tips++;});
+var r=svg.getBoundingClientRect();
+out.figures.push({id:f.id,expected:+f.getAttribute("data-points"),found:pts.length,inside:inside,tips:tips,
+width:r.width,height:r.height});});
+document.querySelectorAll("[src],[href]").forEach(function(e){var a=e.getAttribute("src")||e.getAttribute("href");
+if(a.charAt(0)!=="#")out.external.push(a);});
+var p=document.querySelector("#figure-roofline-experiments .point");
+if(p){var r=p.getBoundingClientRect();p.dispatchEvent(new MouseEvent("mouseover",{bubbles:true,
+clientX:r.x+r.width/2,clientY:r.y+r.height/2}));var t=document.getElementById("tip");
+out.tip=t.textContent;out.tip_display=getComputedStyle(t).display;}
+var pre=document.createElement("pre");pre.id="clua-check";pre.textContent=JSON.stringify(out);
+document.body.appendChild(pre);});</script>]]
+
+-- Checks a page in chromium: returns {errors=, figures={{id, expected,
+-- found, inside, tips, width, height}, ...}, external=, tables=, noisy=,
+-- better=, worse=, within=, tip=, tip_display=, console={lines}}, or nil and
+-- what went wrong.
+function M.check(page)
+  local text = assert(slurp(page), "no page " .. page)
+  local copy = os.tmpname() .. ".html"
+  spit(copy, (text:gsub("<head>", function() return "<head>\n" .. HEAD_PROBE end, 1)
+    :gsub("</body>", function() return END_PROBE .. "\n</body>" end, 1)))
+  local dom, err = chromium(copy, "--enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom")
+  os.remove(copy)
+  local found = dom:match('<pre id="clua%-check">(.-)</pre>')
+  if not found then return nil, "no probe output; chromium said: " .. err:sub(-2000) end
+  found = found:gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&nbsp;", "\194\160"):gsub("&amp;", "&")
+  local r = assert(json.decode(found))
+  r.console = {}
+  for line in err:gmatch("[^\n]+") do
+    if line:find("CONSOLE", 1, true) then r.console[#r.console + 1] = line end
+  end
+  return r
+end
+
+-- A screenshot of the page at `width` CSS pixels (a phone: 390), `height`
+-- tall, to `png`. Returns true when the file was written.
+function M.screenshot(page, png, width, height)
+  os.remove(png)
+  chromium(page, ("--window-size=%d,%d --screenshot=%s"):format(width, height or 2400, q(png)))
+  return slurp(png) ~= nil
+end
+
+-- The page printed to PDF (its print styles): returns true when written.
+function M.pdf(page, pdf)
+  os.remove(pdf)
+  chromium(page, "--no-pdf-header-footer --print-to-pdf=" .. q(pdf))
+  return slurp(pdf) ~= nil
+end
+
+if arg and arg[0] and arg[0]:match("browser%.lua$") then
+  local r, why = M.check(assert(arg[1], "usage: browser.lua PAGE.html [WIDTH PNG]"))
+  if not r then io.stderr:write(why, "\n") os.exit(1) end
+  print(json.encode(r, { indent = true }))
+  if arg[3] then M.screenshot(arg[1], arg[3], tonumber(arg[2])) end
+end
+
+return M
