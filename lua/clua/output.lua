@@ -47,7 +47,7 @@ end
 local clear_progress = output.clear_progress
 
 local function saved(self)
-  if self.args.compare and not self.saved then self.saved = report.load(self.args.compare) end
+  if self.args.compare and not self.saved then self.saved = report.load(self.args.compare, "recipe") end
   return self.saved
 end
 
@@ -221,21 +221,22 @@ local function write_file(self, path, text)
   self.err:write(("%s: wrote %s\n"):format(self.name, path))
 end
 
---- Writes the output files the options ask for: JSON, CSV (with its metadata
--- sidecar), SVG and the trace.
+--- Writes the output files the options ask for: JSON (clua.recipe/N), CSV
+-- (with its metadata sidecar, clua.csv-meta/N), SVG and the trace.
 -- @param self the recipe
 -- @tab tables the tables to write
 -- @string version clua's version
 function output.write_files(self, tables, version)
-  local a = self.args
-  local run = { recipe = self.name, clua = version, date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-    options = self.argv }
-  if a.json then write_file(self, a.json, report.json(tables, run)) end
+  local a, date = self.args, os.date("!%Y-%m-%dT%H:%M:%SZ")
+  local function run(kind)
+    return { schema = report.schema(kind), recipe = self.name, clua = version, date = date, options = self.argv }
+  end
+  if a.json then write_file(self, a.json, report.json(tables, run("recipe"))) end
   if a.csv then
     for _, t in ipairs(tables) do
       local path = output.output_path(a.csv, t.id, #tables)
       write_file(self, path, report.csv(t))
-      write_file(self, output.meta_path(path), report.csv_meta(t, run))
+      write_file(self, output.meta_path(path), report.csv_meta(t, run("csv-meta")))
     end
   end
   if a.svg then
