@@ -221,12 +221,7 @@ local function write_file(self, path, text)
   self.err:write(("%s: wrote %s\n"):format(self.name, path))
 end
 
---- Writes the output files the options ask for: JSON (clua.recipe/N), CSV
--- (with its metadata sidecar, clua.csv-meta/N), SVG and the trace.
--- @param self the recipe
--- @tab tables the tables to write
--- @string version clua's version
-function output.write_files(self, tables, version)
+local function write_files(self, tables, version)
   local a, date = self.args, os.date("!%Y-%m-%dT%H:%M:%SZ")
   local function run(kind)
     return { schema = report.schema(kind), recipe = self.name, clua = version, date = date, options = self.argv }
@@ -250,6 +245,16 @@ function output.write_files(self, tables, version)
         tl:trace({ process = tl.process }))
     end
   end
+end
+
+--- Writes the output files the options ask for: JSON (clua.recipe/N), CSV
+-- (with its metadata sidecar, clua.csv-meta/N), SVG and the trace, their
+-- numbers in the C locale (report.c_numeric).
+-- @param self the recipe
+-- @tab tables the tables to write
+-- @string version clua's version
+function output.write_files(self, tables, version)
+  return report.c_numeric(write_files, self, tables, version)
 end
 
 return output

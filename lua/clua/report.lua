@@ -587,4 +587,30 @@ function report.compare(t, saved, opts)
   return out
 end
 
+--- Calls f(...) with the C locale's numbers, and restores the locale after:
+-- whatever os.setlocale a recipe or module called, "%.2f" and tostring write
+-- "1.50", not "1,50", so that CSV, JSON, Markdown and text read the same
+-- everywhere (clua itself never leaves the C locale).
+-- @func f the function
+-- @return what f returns
+function report.c_numeric(f, ...)
+  local old = os.setlocale(nil, "numeric")
+  if old == nil or old == "C" or old == "POSIX" then return f(...) end
+  os.setlocale("C", "numeric")
+  local r = table.pack(pcall(f, ...))
+  os.setlocale(old, "numeric")
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- Every rendering writes its numbers in the C locale.
+for _, name in ipairs({ "text", "csv", "markdown", "json", "csv_meta" }) do
+  local f = report[name]
+  report[name] = function(...) return report.c_numeric(f, ...) end
+end
+do
+  local data = Report.data
+  Report.data = function(self) return report.c_numeric(data, self) end
+end
+
 return report
