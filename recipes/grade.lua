@@ -399,7 +399,8 @@ if #similar > 0 then
   for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
   md[#md + 1] = ""
 end
-write(args.out .. ".json", report.json(tables, { grader = "clua recipes/grade.lua", similar = similar }))
+write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"), grader = "clua recipes/grade.lua",
+  similar = similar }))
 write(args.out .. ".md", table.concat(md, "\n") .. "\n")
 local roster = args.roster and lms.roster(args.roster) or nil
 local alist = {}

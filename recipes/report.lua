@@ -97,7 +97,7 @@ else
   list = CARD
 end
 
-local saved = args.compare and report.load(args.compare)
+local saved = args.compare and report.load(args.compare, "card")
 
 local function file_exists(path)
   local f = io.open(path)
@@ -308,14 +308,14 @@ local fdata = {}
 for k, v in pairs(facts) do if type(v) ~= "function" then fdata[k] = v end end
 fdata.index = index
 local doc = { report = "clua device report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-  quick = args.quick or false, device = fdata, recipes = {} }
+  schema = report.schema("card"), quick = args.quick or false, device = fdata, recipes = {} }
 for i, r in ipairs(results) do
   doc.recipes[i] = { name = r.name, finding = r.finding, exit = r.exit, error = r.error, seconds = r.seconds,
     tables = r.tables, svgs = r.svgs }
 end
 doc.roofline = placed and placed:data() or nil
 f = assert(io.open(stem .. ".json", "w"))
-f:write(json.encode(doc, { indent = true }), "\n")
+f:write(json.encode(doc, { indent = true, keyorder = { "schema", "report" } }), "\n")
 f:close()
 if args.html ~= "none" then
   html.write(args.html or (stem .. ".html"), html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,

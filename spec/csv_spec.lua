@@ -5,10 +5,14 @@
 -- CSV file and compares it, header and fields, with the JSON table of the id
 -- its sidecar (STEM.meta.json) names. The JSON in turn must say what its
 -- values are: a time column whose cells show milliseconds holds nanoseconds
--- only under the unit "ns" (display_unit "ms").
+-- only under the unit "ns" (display_unit "ms"). The JSON and each sidecar
+-- are validated here too, against the JSON Schema they name (schema/,
+-- spec/support/schema_check.py), so that every recipe runs once.
 local json = require "dkjson"
 local support = require "spec.support.recipe"
 local shell = require "spec.support.shell"
+local schema = require "spec.support.schema"
+local meta_path = require("clua.output").meta_path
 
 local recipes = {}
 for name in io.popen("ls recipes"):lines() do
@@ -51,7 +55,7 @@ describe("every recipe's CSV", function()
   it("finds the recipes", function() assert.is_true(#recipes >= 20, #recipes .. " recipes") end)
 
   for _, name in ipairs(recipes) do
-    it(name .. ": plain CSV that Python reads back as the JSON's rows", function()
+    it(name .. ": plain CSV that Python reads back as the JSON's rows, and JSON its schema holds", function()
       local j, c = dir .. "/" .. name .. ".json", dir .. "/" .. name .. ".csv"
       local _, code, err = support.run(name, ("--json %s --csv %s"):format(j, c))
       assert.are.equal(0, code, err)
@@ -73,6 +77,10 @@ describe("every recipe's CSV", function()
       p:close()
       assert.truthy(out:match("exit=0%s*$"), out)
       for _, t in ipairs(doc.tables) do assert.is_nil(mislabelled(t)) end
+      local valid = { j }
+      for _, f in ipairs(files) do valid[#valid + 1] = meta_path(f:sub(2, -2)) end
+      local vout, ok = schema.check(valid)
+      assert.is_true(ok ~= false, vout)
     end)
   end
 end)

@@ -47,7 +47,7 @@ end
 local clear_progress = output.clear_progress
 
 local function saved(self)
-  if self.args.compare and not self.saved then self.saved = report.load(self.args.compare) end
+  if self.args.compare and not self.saved then self.saved = report.load(self.args.compare, "recipe") end
   return self.saved
 end
 
@@ -221,22 +221,17 @@ local function write_file(self, path, text)
   self.err:write(("%s: wrote %s\n"):format(self.name, path))
 end
 
---- Writes the output files the options ask for: JSON, CSV (with its metadata
--- sidecar), SVG (the plots, and the timelines as Gantt charts), HTML (one
--- page of the tables, plots and timelines: clua.html) and the trace.
--- @param self the recipe
--- @tab tables the tables to write
--- @string version clua's version
-function output.write_files(self, tables, version)
-  local a = self.args
-  local run = { recipe = self.name, clua = version, date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-    options = self.argv }
-  if a.json then write_file(self, a.json, report.json(tables, run)) end
+local function write_files(self, tables, version)
+  local a, date = self.args, os.date("!%Y-%m-%dT%H:%M:%SZ")
+  local function run(kind)
+    return { schema = report.schema(kind), recipe = self.name, clua = version, date = date, options = self.argv }
+  end
+  if a.json then write_file(self, a.json, report.json(tables, run("recipe"))) end
   if a.csv then
     for _, t in ipairs(tables) do
       local path = output.output_path(a.csv, t.id, #tables)
       write_file(self, path, report.csv(t))
-      write_file(self, output.meta_path(path), report.csv_meta(t, run))
+      write_file(self, output.meta_path(path), report.csv_meta(t, run("csv-meta")))
     end
   end
   if a.svg then
@@ -251,7 +246,7 @@ function output.write_files(self, tables, version)
   end
   if a.html then
     write_file(self, a.html, require("clua.html").document(tables, { plots = self.plots,
-      timelines = self.timelines, meta = run, title = self.name }))
+      timelines = self.timelines, meta = run("recipe"), title = self.name }))
   end
   if a.trace then
     for i, tl in ipairs(self.timelines) do
@@ -259,6 +254,18 @@ function output.write_files(self, tables, version)
         tl:trace({ process = tl.process }))
     end
   end
+end
+
+--- Writes the output files the options ask for: JSON (clua.recipe/N), CSV
+-- (with its metadata sidecar, clua.csv-meta/N), SVG (the plots, and the
+-- timelines as Gantt charts), HTML (one page of the tables, plots and
+-- timelines: clua.html) and the trace, their numbers in the C locale
+-- (report.c_numeric).
+-- @param self the recipe
+-- @tab tables the tables to write
+-- @string version clua's version
+function output.write_files(self, tables, version)
+  return report.c_numeric(write_files, self, tables, version)
 end
 
 return output

@@ -8,6 +8,71 @@ local options = require "clua.options"
 
 local report = {}
 
+--- The schema of each kind of JSON file clua writes, by kind: its version.
+-- A file says which it follows in its field `schema`, "clua.KIND/N"
+-- (report.schema); the JSON Schema of each is schema/KIND-N.json, and
+-- docs/schema.md says when N changes (a field renamed or removed, or its
+-- unit or meaning changed) and when it does not (a field added).
+--   recipe     a recipe's --json (clua.output)
+--   csv-meta   the metadata sidecar of a recipe's --csv file (FILE.meta.json)
+--   card       the device report card's JSON (recipes/report.lua)
+--   gradebook  the grader's STEM.json (recipes/grade.lua)
+report.SCHEMAS = { recipe = 1, ["csv-meta"] = 1, card = 1, gradebook = 1 }
+
+--- The schema string of a kind of file: "clua.recipe/1".
+-- @string kind a key of report.SCHEMAS
+function report.schema(kind)
+  local n = report.SCHEMAS[kind]
+  if not n then error("report.schema: no kind of file '" .. tostring(kind) .. "'", 2) end
+  return ("clua.%s/%d"):format(kind, n)
+end
+
+local KIND_NAMES = { recipe = "a recipe's --json", ["csv-meta"] = "the metadata of a CSV file",
+  card = "a device report card", gradebook = "a gradebook", cluster = "a cluster report" }
+
+-- The kind of a file written before files named their schema, from its fields.
+local function legacy_kind(doc)
+  if doc.report == "clua device report" then return "card" end
+  if doc.report == "clua cluster report" then return "cluster" end
+  if doc.grader then return "gradebook" end
+  if doc.tables or doc.rows then return "recipe" end
+  if doc.columns then return "csv-meta" end
+end
+
+--- Whether a decoded file is of `kind` in the version this clua reads.
+-- A file without a `schema` field (written before clua's JSON named its
+-- schema) is read as version 1 of the kind its fields show; `doc.schema_note`
+-- then says so.
+-- @tab doc the decoded file
+-- @string kind a key of report.SCHEMAS
+-- @return true, or nil and the reason
+function report.check_schema(doc, kind)
+  if type(doc) ~= "table" then return nil, "not a JSON object" end
+  local want = report.schema(kind)
+  local s = doc.schema
+  if s == nil then
+    local k = legacy_kind(doc)
+    if k ~= kind then
+      return nil, ("it has no \"schema\" field and looks like %s, not %s (%s)")
+        :format(KIND_NAMES[k] or "nothing clua writes", KIND_NAMES[kind], want)
+    end
+    doc.schema_note = ("it has no \"schema\" field (written before clua's JSON named its schema): read as %s"):format(
+      ("clua.%s/1"):format(kind))
+    if report.SCHEMAS[kind] ~= 1 then return nil, doc.schema_note .. ", and this clua reads " .. want end
+    return true
+  end
+  local k, n = tostring(s):match("^clua%.([%w-]+)/(%d+)$")
+  if not k then return nil, ("its schema '%s' is not clua's (clua.KIND/N)"):format(tostring(s)) end
+  if k ~= kind then
+    return nil, ("it is %s (%s), not %s (%s)"):format(KIND_NAMES[k] or ("a clua." .. k), s, KIND_NAMES[kind], want)
+  end
+  if tonumber(n) ~= report.SCHEMAS[kind] then
+    return nil, ("it follows %s and this clua reads %s: %s, whose columns may have other names or units "
+      .. "(docs/schema.md)"):format(s, want, tonumber(n) > report.SCHEMAS[kind] and "a newer schema" or "an older schema")
+  end
+  return true
+end
+
 local Report = {}
 Report.__index = Report
 
@@ -290,17 +355,21 @@ local function finite(v)
   return v
 end
 
+local OBJECT = { __jsontype = "object" } -- dkjson: {} is written as an object, not []
+
 --- The table as plain data (what JSON holds): raw values, companions included.
 function Report:data()
   local cols = self:resolved_columns()
+  local meta = setmetatable({}, OBJECT)
+  for k, v in pairs(self.meta) do meta[k] = v end
   local d = { title = self.title, id = self.id, columns = {}, rows = {}, cells = {}, notes = self.notes,
-    meta = self.meta }
+    meta = meta }
   for j, c in ipairs(cols) do
     d.columns[j] = { name = c.name, unit = c.ns and "ns" or c.unit, key = c.key or nil, compare = c.compare or nil,
       display_unit = c.ns and (c.unit or "") or nil, spread = c.spread or nil }
   end
   for i, row in ipairs(self.rows) do
-    local r, text = {}, {}
+    local r, text = setmetatable({}, OBJECT), {}
     for j, c in ipairs(cols) do
       local v = value(c, row)
       text[j] = cell(c, row)
@@ -341,7 +410,7 @@ function report.from_data(d)
   return t
 end
 
-local keyorder = { "recipe", "title", "id", "name", "unit", "display_unit", "key", "compare", "spread", "columns", "rows",
+local keyorder = { "schema", "recipe", "title", "id", "name", "unit", "display_unit", "key", "compare", "spread", "columns", "rows",
   "notes", "meta", "tables" }
 
 -- A document (one table's data, or {tables = ...}) with extra's fields, as
@@ -381,13 +450,27 @@ function report.decode(text)
 end
 
 --- Reads and decodes a JSON file.
--- A file written by report.json or a recipe's --json.
-function report.load(path)
+-- A file written by report.json or a recipe's --json. Given `kind` (a key
+-- of report.SCHEMAS), a file of another kind or of another version of its
+-- schema is refused with the reason (report.check_schema), so that no
+-- column is compared with one of another name or unit.
+-- @string path the file
+-- @string[opt] kind the kind of file wanted: "recipe", "card", ...
+function report.load(path, kind)
   local f, err = io.open(path, "r")
   if not f then error("report: cannot read " .. tostring(err), 2) end
   local text = f:read("a")
   f:close()
-  return report.decode(text)
+  local doc = report.decode(text)
+  if kind then
+    local ok, why = report.check_schema(doc, kind)
+    if not ok then error(("report: refusing to compare with %s: %s"):format(path, why), 0) end
+    -- a card's tables are compared one recipe at a time: each carries the note
+    for _, r in ipairs(doc.schema_note and doc.recipes or {}) do
+      for _, x in ipairs(r.tables or {}) do x.schema_note = doc.schema_note end
+    end
+  end
+  return doc
 end
 
 local function key_string(v)
@@ -403,6 +486,10 @@ end
 -- ratio = this run / saved run; "-" where no saved row matches.
 function report.compare(t, saved, opts)
   opts = options.check(opts, "report.compare", { "file" })
+  if saved.schema ~= nil then
+    local ok, why = report.check_schema(saved, "recipe")
+    if not ok then error(("report.compare: refusing to compare with %s: %s"):format(opts.file or "saved JSON", why), 2) end
+  end
   local st = saved
   if saved.tables then
     st = nil
@@ -500,12 +587,40 @@ function report.compare(t, saved, opts)
     device and (", " .. tostring(device)) or "", sm.date and (", " .. tostring(sm.date)) or "",
     table.concat(ways, "; ")))
   if not st then out:note("no saved table '" .. t.id .. "' to compare with") end
+  local schema_note = saved.schema_note or (st and st.schema_note)
+  if schema_note then out:note(("%s: %s"):format(opts.file or "saved JSON", schema_note)) end
   if spread_col then
     out:note(("vs noise: beyond when the change is larger than half the sum of the two runs' %s (the ranges "
       .. "their repetitions span do not overlap), within otherwise: within, a ratio is noise, not a change")
       :format(spread_col))
   end
   return out
+end
+
+--- Calls f(...) with the C locale's numbers, and restores the locale after:
+-- whatever os.setlocale a recipe or module called, "%.2f" and tostring write
+-- "1.50", not "1,50", so that CSV, JSON, Markdown and text read the same
+-- everywhere (clua itself never leaves the C locale).
+-- @func f the function
+-- @return what f returns
+function report.c_numeric(f, ...)
+  local old = os.setlocale(nil, "numeric")
+  if old == nil or old == "C" or old == "POSIX" then return f(...) end
+  os.setlocale("C", "numeric")
+  local r = table.pack(pcall(f, ...))
+  os.setlocale(old, "numeric")
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- Every rendering writes its numbers in the C locale.
+for _, name in ipairs({ "text", "csv", "markdown", "json", "csv_meta" }) do
+  local f = report[name]
+  report[name] = function(...) return report.c_numeric(f, ...) end
+end
+do
+  local data = Report.data
+  Report.data = function(self) return report.c_numeric(data, self) end
 end
 
 return report
