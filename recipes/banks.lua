@@ -9,6 +9,7 @@
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
+local bankconflict = require "clua.bankconflict"
 
 local R = recipe.new{
   name = "banks",
@@ -44,27 +45,6 @@ local R = recipe.new{
 
 local STEP = 97 -- every read moves each chain on by this many words
 local STRIDES = { 1, 2, 4, 8, 16, 32, 33 }
-
--- The model, for the first words start[0..n-1] of n work-items: local memory
--- has `banks` banks of 32-bit words (word w in bank w % banks) and serves the
--- work-items in requests of `banks` consecutive ones (a warp of 32 on NVIDIA
--- since Fermi; the half-warp of 16 on the guide's compute capability 1.x); a
--- request takes as many passes as the most distinct words one bank must give
--- (work-items reading the same word count once). Returns the mean over requests.
-local function conflict_degree(start, n, banks)
-  local total, requests = 0, 0
-  for first = 0, n - 1, banks do
-    local words, per, worst = {}, {}, 1
-    for lid = first, math.min(first + banks, n) - 1 do words[start[lid]] = true end
-    for w in pairs(words) do
-      local b = w % banks
-      per[b] = (per[b] or 0) + 1
-      if per[b] > worst then worst = per[b] end
-    end
-    total, requests = total + worst, requests + 1
-  end
-  return total / requests
-end
 
 R:main(function(R, dev)
   local info = dev.info
@@ -178,7 +158,8 @@ R:main(function(R, dev)
     end
     p.t = measure(k)
     p.st = student and measure(student, student_label)
-    p.model = conflict_degree(p.start, G, banks)
+    -- the model: the mean over requests of the n-way conflict of the first reads
+    p.model = select(2, bankconflict.degree(function(lid) return p.start[lid] end, G, banks))
   end
 
   -- Everything verified: the figures.
