@@ -11,6 +11,7 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
+local commalist = require "clua.commalist"
 
 local R = recipe.new{
   name = "stencil",
@@ -89,20 +90,10 @@ local function cpu_sweeps(u, f, N, lo, hi, K)
   return cur
 end
 
-local function parse_grids(s)
-  local list = {}
-  for w in s:gmatch("[^,%s]+") do
-    local n = math.tointeger(tonumber(w))
-    if not n or n < 3 then error(("--grids: '%s' is not a grid size of at least 3"):format(w)) end
-    list[#list + 1] = n
-  end
-  return list
-end
-
 R:main(function(R, dev)
   local info = dev.info
   local gpu = info.type == "GPU"
-  local grids = R.args.grids and parse_grids(R.args.grids)
+  local grids = R.args.grids and commalist.integers(R.args.grids, "--grids", 3)
     or (R.quick and { 64, 100 }) or (gpu and { 256, 512, 1024, 2048, 4096, 8192 }) or { 128, 256, 512, 1024 }
   local types = R.args.type or (R.quick and "float" or "both")
   types = types == "both" and { "float", "double" } or { types }
