@@ -47,12 +47,10 @@ R:main(function(R, dev)
   if banks < 2 or banks & (banks - 1) ~= 0 then error("--banks must be a power of two >= 2, got " .. banks) end
   local logb = math.floor(math.log(banks, 2) + 0.5)
   local m = 2 * B -- elements per block
-  local default = info.type == "GPU" and 64 * 2^20 or 16 * 2^20
-  local bytes = math.tointeger(R.size or default)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local n = bytes // 4
+  local n = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 * 2^20 or 16 * 2^20)),
+    info.max_mem_alloc_size, info.global_mem_size // 4) // 4
   if n < 1 then error("--size is too small: at least 4 bytes") end
-  bytes = n * 4
+  local bytes = n * 4
   local q = R.queue
 
   if B > info.max_work_group_size then
@@ -65,11 +63,8 @@ R:main(function(R, dev)
     local off = pad == 0 and 0 or pad == 1 and i >> logb or (i >> logb) + (i >> (2 * logb))
     return (m + off + 1) * 4
   end
-  for _, p in ipairs(PADS) do
-    if temp_bytes(p.pad) > info.local_mem_size then
-      error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(p.pad),
-        info.local_mem_size))
-    end
+  if temp_bytes(2) > info.local_mem_size then -- the largest padding's
+    error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(2), info.local_mem_size))
   end
 
   -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic,
@@ -139,12 +134,8 @@ R:main(function(R, dev)
     end
   end
 
-  -- One work-group per block of m elements, each scanned on its own: out[0 ..
-  -- n) the blocks' scans, sums the blocks' totals.
-  local function blocks(p)
-    return { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
-  end
-
+  -- The work-group scan: one work-group per block of m elements, each scanned
+  -- on its own: out[0 .. n) the blocks' scans, sums the blocks' totals.
   -- The whole array: scan the blocks, scan the totals level by level (in
   -- place), then add each level's scanned totals back to the level below;
   -- out[0 .. n) the scan, every level's totals owned as well.
@@ -170,7 +161,10 @@ R:main(function(R, dev)
       for lv = 2, scope == "block" and 0 or #sumbufs do outs[#outs + 1] = { sumbufs[lv] } end
       local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = 2 * bytes,
         -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
-        ops = not p.student and 2 * (n - 1) or nil, run = function() return (scope == "block" and blocks or whole)(p) end }
+        ops = not p.student and 2 * (n - 1) or nil, run = function()
+          if scope == "block" then return { scan(p.k, p.pad, din, dout, sumbufs[1], n) } end
+          return whole(p)
+        end }
       r.launches = scope == "block" and 1 or 2 * #sizes - 3
       results[#results + 1] = { scope = scope, p = p, r = r }
     end
