@@ -64,9 +64,7 @@ R:main(function(R, dev)
   for _, T in ipairs(precisions) do
     if T == "double" and not info.double_support then
       notes[#notes + 1] = "double skipped: the device does not support double precision (cl_khr_fp64)"
-      goto continue
-    end
-    do
+    else
       local esize = T == "double" and 8 or 4
       local round = T == "double" and function(x) return x end or f32
       local eps = T == "double" and 2 ^ -52 or 2 ^ -23
@@ -79,18 +77,13 @@ R:main(function(R, dev)
       end
       local defines = { TYPE = T, SCALAR = T == "double" and "0.4" or "0.4f", USE_FP64 = T == "double" or nil }
       local k = {}
-      for _, name in ipairs({ "copy", "mul", "add", "triad" }) do k[name] = R:kernel("stream.cl", name, defines) end
-      k.dot = R:kernel("stream.cl", "stream_dot", defines)
+      for _, kern in ipairs(KERNELS) do k[kern[1]] = R:kernel("stream.cl", kern[1] == "dot" and "stream_dot" or kern[1], defines) end
 
       -- BabelStream's dot configuration
-      local groups, wg = R.args.dot_groups, R.args.dot_wgsize
-      if info.type == "CPU" then
-        groups = groups or info.compute_units
-        wg = wg or math.max(1, (info.preferred_vector_width or {}).double or 1) * 2
-      else
-        groups = groups or info.compute_units * 4
-        wg = wg or info.max_work_group_size
-      end
+      local cpu = info.type == "CPU"
+      local groups = R.args.dot_groups or info.compute_units * (cpu and 1 or 4)
+      local wg = R.args.dot_wgsize or cpu and math.max(1, (info.preferred_vector_width or {}).double or 1) * 2
+        or info.max_work_group_size
       -- BabelStream launches dot with the device's maximum and so does this
       -- (the kernel's reported work_group_size is no guide: NVIDIA's driver
       -- reports 256 and runs 1024); a size the driver refuses is halved below.
@@ -164,7 +157,6 @@ R:main(function(R, dev)
         units.format_size(n * esize), iterations, res.t.warmup, groups, wg, tol, sum, gsum, dot_tol)
       for _, b in ipairs({ da, db, dc, dsum, ref }) do b:release() end
     end
-    ::continue::
   end
   if #results == 0 then error("no precision could run: " .. table.concat(notes, "; ")) end
 
