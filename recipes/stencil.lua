@@ -68,21 +68,16 @@ local function roundup(a, b) return (a + b - 1) // b * b end
 -- picks lo = r - K, hi = r + K for row r (or the whole grid).
 local function cpu_sweeps(u, f, N, lo, hi, K)
   local s0, s1, s2, s3, s4 = table.unpack(STENCIL)
-  local h2 = H2
   local rows = hi - lo + 1
   local cur, nxt = u, {}
   for _ = 1, K do
     for r = 0, rows - 1 do
-      local y = lo + r
-      local base = r * N
-      if y == 0 or y == N - 1 or r == 0 or r == rows - 1 then
-        for i = base + 1, base + N do nxt[i] = cur[i] end
-      else
-        nxt[base + 1] = cur[base + 1]
-        for i = base + 2, base + N - 1 do
-          nxt[i] = (-h2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
-        end
-        nxt[base + N] = cur[base + N]
+      local y, base = lo + r, r * N
+      nxt[base + 1], nxt[base + N] = cur[base + 1], cur[base + N] -- the boundary columns
+      local carried = y == 0 or y == N - 1 or r == 0 or r == rows - 1 -- a boundary row, or an end of the band
+      for i = base + 2, base + N - 1 do
+        nxt[i] = carried and cur[i]
+          or (-H2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
       end
     end
     cur, nxt = nxt, (cur == u and {} or cur)
@@ -227,16 +222,11 @@ R:main(function(R, dev)
     id = "stencil",
     columns = {
       { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true }, time,
-      { name = "back to back", unit = "µs", format = us, ns = true },
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "vs global", unit = "x", format = "%.2f" },
-      { name = "checked" },
-    },
+      { name = "back to back", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth", { compare = false }),
+      { name = "vs global", unit = "x", format = "%.2f" }, { name = "checked" } },
   }
   local global_t = {}
-  for _, r in ipairs(results) do
-    if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end
-  end
+  for _, r in ipairs(results) do if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end end
   local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
     x = { name = "grid side N", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
