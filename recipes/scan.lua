@@ -70,22 +70,17 @@ R:main(function(R, dev)
   -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic,
   -- mod 2^32): the exclusive scan of the whole array, of each block, and each
   -- block's total.
-  local host = cl.array("uint", n)
-  host:random(11, 0, 15)
+  local host = cl.array("uint", n):random(11, 0, 15)
   local nblocks = (n + m - 1) // m
   local full, blk, totals = cl.array("uint", n), cl.array("uint", n), cl.array("uint", nblocks)
-  do
-    local s = 0
-    for b = 0, nblocks - 1 do
-      local t = 0
-      for i = b * m, math.min(n, (b + 1) * m) - 1 do
-        blk[i] = t
-        full[i] = (s + t) & 0xffffffff
-        t = (t + host[i]) & 0xffffffff
-      end
-      totals[b] = t
-      s = s + t
+  local sum = 0
+  for b = 0, nblocks - 1 do
+    local t = 0
+    for i = b * m, math.min(n, (b + 1) * m) - 1 do
+      blk[i], full[i] = t, (sum + t) & 0xffffffff
+      t = (t + host[i]) & 0xffffffff
     end
+    totals[b], sum = t, sum + t
   end
 
   -- Buffers: input, output, and the block totals of every level of the
@@ -134,9 +129,7 @@ R:main(function(R, dev)
     end
   end
 
-  -- The work-group scan: one work-group per block of m elements, each scanned
-  -- on its own: out[0 .. n) the blocks' scans, sums the blocks' totals.
-  -- The whole array: scan the blocks, scan the totals level by level (in
+  -- The large-array scan: scan the blocks, scan the totals level by level (in
   -- place), then add each level's scanned totals back to the level below;
   -- out[0 .. n) the scan, every level's totals owned as well.
   local function whole(p)
@@ -152,10 +145,12 @@ R:main(function(R, dev)
     return evs
   end
 
-  local results = {}
+  -- The work-group scan: one work-group per block of m elements, each scanned
+  -- on its own: out[0 .. n) the blocks' scans, sums the blocks' totals.
+  local results, what = {}, { block = "work-group scan", whole = "large-array scan" }
   for _, scope in ipairs(scopes) do
     for _, p in ipairs(pads) do
-      local label = ("%s, %s"):format(scope == "block" and "work-group scan" or "large-array scan", p.name)
+      local label = ("%s, %s"):format(what[scope], p.name)
       local outs = { { dout, owns = { 0, n }, expect = scope == "block" and blk or full, exact = true },
         { sumbufs[1], expect = scope == "block" and totals or nil, name = "block totals" } }
       for lv = 2, scope == "block" and 0 or #sumbufs do outs[#outs + 1] = { sumbufs[lv] } end
@@ -174,11 +169,8 @@ R:main(function(R, dev)
   local t = R:table{
     title = ("Exclusive scan of %d uints (%s), blocks of %d"):format(n, units.format_size(bytes), m),
     id = "scan",
-    columns = {
-      { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "padding speed-up", unit = "x", format = "%.2f" },
-    },
+    columns = { { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
+      R:bw_column("bandwidth", { compare = false }), { name = "padding speed-up", unit = "x", format = "%.2f" } },
   }
   local plain = {}
   for _, x in ipairs(results) do
@@ -206,9 +198,8 @@ R:main(function(R, dev)
     -- is R.student_label exactly; here the rows name the scope first, so the
     -- label is set to the student's row of each scope in turn.
     for _, scope in ipairs(scopes) do
-      local what = scope == "block" and "work-group scan" or "large-array scan"
-      R.student_label = ("%s, %s"):format(what, student_label)
-      R:rank(t, "time", function(row) return row.variant:sub(1, #what) == what end)
+      R.student_label = ("%s, %s"):format(what[scope], student_label)
+      R:rank(t, "time", function(row) return row.variant:sub(1, #what[scope]) == what[scope] end)
     end
     R.student_label = student_label
   end
