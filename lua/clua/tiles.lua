@@ -9,7 +9,7 @@ local tiles = {}
 --- The tile of the Best Practices Guide's tables: 16.
 tiles.GUIDE = 16
 
---- The device's tile: `--tile` (R.args.tile), else the device's warp
+--- The device's tile: the tile option (R.args.tile), else the device's warp
 -- width, else `default`.
 -- @tab R the recipe
 -- @int[opt=16] default
