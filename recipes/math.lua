@@ -196,9 +196,7 @@ R:main(function(R, dev)
       { name = "speedup", unit = "x", format = "%.2f" },
       { name = "max error", unit = "ulp", format = function(v) return v >= 1e5 and ("%.3g"):format(v)
         or ("%.2f"):format(v) end },
-      { name = "max abs error", format = "%.3g" }, { name = "at x", format = "%.7g" },
-      { name = "bound", unit = "ulp" },
-    },
+      { name = "max abs error", format = "%.3g" }, { name = "at x", format = "%.7g" }, { name = "bound", unit = "ulp" } },
   }
   for _, r in ipairs(results) do
     local row = r.row
