@@ -159,17 +159,12 @@ R:main(function(R, dev)
     title = ("Local-memory reads: %d work-items x 4 chains x %d reads, %s table"):format(items, iterations,
       ("%d KiB"):format(4 * W // 1024)),
     id = "banks",
-    columns = {
-      { name = "pattern", key = true },
-      R:time_columns("us"),
-      R:bw_column("local reads", { theoretical = false }),
-      { name = "slowdown", unit = "x", format = "%.2f" },
-      { name = "model", unit = "n-way", format = way },
-    },
+    columns = { { name = "pattern", key = true }, R:time_columns("us"), R:bw_column("local reads", { theoretical = false }),
+      { name = "slowdown", unit = "x", format = "%.2f" }, { name = "model", unit = "n-way", format = way } },
   }
   if student then -- assignment mode: the student's kernel on each pattern
-    t.columns[#t.columns + 1] = { name = "student", unit = "us", format = us, ns = true }
-    t.columns[#t.columns + 1] = { name = "student slowdown", unit = "x", format = "%.2f" }
+    table.move({ { name = "student", unit = "us", format = us, ns = true },
+      { name = "student slowdown", unit = "x", format = "%.2f" } }, 1, 2, #t.columns + 1, t.columns)
   end
   local base = patterns[1].t.median
   for _, p in ipairs(patterns) do
@@ -201,13 +196,9 @@ R:main(function(R, dev)
     local s = R:table{
       title = ("chase and the student's kernel over the %d patterns"):format(#patterns),
       id = "banks-student",
-      columns = {
-        { name = "variant", key = true },
-        { name = "time", unit = "us", format = us, ns = true },
-        { name = "stride 1", unit = "us", format = us, ns = true },
-        { name = "slowest", unit = "us", format = us, ns = true },
-        { name = "slowest pattern" },
-      },
+      columns = { { name = "variant", key = true }, { name = "time", unit = "us", format = us, ns = true },
+        { name = "stride 1", unit = "us", format = us, ns = true }, { name = "slowest", unit = "us", format = us, ns = true },
+        { name = "slowest pattern" } },
     }
     for _, v in ipairs{ { "chase (kernels/banks.cl)", "t" }, { student_label, "st" } } do
       local sum, worst = 0, patterns[1]
