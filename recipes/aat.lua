@@ -8,6 +8,8 @@
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local matrix = require "clua.matrix"
+local bankconflict = require "clua.bankconflict"
+local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "aat",
@@ -36,111 +38,51 @@ local R = recipe.new{
   end,
 }
 
-local GUIDE_TILE = 16
 -- Table 3.3, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
 local GUIDE = { simpleMultiply = { 1.1, 0.5 }, coalescedMultiply = { 24.8, 13.2 },
   coalescedMultiplyPadded = { 30.3, 15.6 } }
+-- each kernel, and the padding of its local tile's rows (none: no tile)
 local KERNELS = { { "simpleMultiply" }, { "coalescedMultiply", 0 }, { "coalescedMultiplyPadded", 1 } }
-local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
 
--- The bank conflict of the write transposedTile[x][y] = ..., by the model:
--- `banks` banks of 32-bit words (word w in bank w % banks) serve requests of
--- `banks` consecutive work-items (a warp of 32 on NVIDIA since Fermi, the
--- guide's half-warp of 16), x fastest, which write words x * (T + pad) + y;
--- the degree is the most distinct words that one bank must give.
-local function conflict_degree(T, pad, banks)
-  local worst = 1
-  for first = 0, T * T - 1, banks do
-    local words = {}
-    for lid = first, math.min(first + banks, T * T) - 1 do
-      local x, y = lid % T, lid // T
-      words[x * (T + pad) + y] = true
-    end
-    local per = {}
-    for w in pairs(words) do
-      local b = w % banks
-      per[b] = (per[b] or 0) + 1
-      if per[b] > worst then worst = per[b] end
-    end
-  end
-  return worst
-end
-
-R:main(function(R, dev)
-  local info = dev.info
-  local gpu = info.type == "GPU"
+R:main(function(R)
   local q = R.queue
   local banks = R.args.banks
 
-  local devtile = R.args.tile or info.warp_size or GUIDE_TILE
-  if devtile < 1 or devtile * devtile > info.max_work_group_size then
-    error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(devtile, devtile, devtile,
-      info.max_work_group_size))
-  end
-  -- A tile is used when the driver runs every kernel built for it in tile x
-  -- tile groups, tried once on a T x T product (the kernel's reported
-  -- work_group_size is no guide: NVIDIA's driver reports 256 and runs 1024).
-  local skipped = {}
-  local function usable(T)
-    local ok, prog = pcall(R.program, R, "aat.cl", { TILE_DIM = T })
-    if not ok then return false, ("the build failed: %s"):format(tostring(prog):match("[^\n]*")) end
-    local a <close> = R.ctx:buffer(4 * T * T)
-    local c <close> = R.ctx:buffer(4 * T * T)
-    for _, kv in ipairs(KERNELS) do
-      local fine, why = R:try_launch(prog:kernel(kv[1]):args(a, c, T), { T, T }, { T, T })
-      if not fine then return false, ("the driver refused %s in %d x %d groups: %s"):format(kv[1], T, T, why) end
-    end
-    return true
-  end
-  local tiles = { GUIDE_TILE }
-  do
-    local ok, why = usable(GUIDE_TILE)
-    if not ok then error(("tile %d: %s"):format(GUIDE_TILE, why)) end
-  end
-  if devtile ~= GUIDE_TILE then
-    local ok, why = usable(devtile)
-    if ok then tiles[2] = devtile else skipped[#skipped + 1] = ("tile %d left out: %s"):format(devtile, why) end
-  end
-  local align = 1
-  for _, t in ipairs(tiles) do align = align * t // gcd(align, t) end
-
-  -- Sizes: C is M x M (--size: C's bytes).
-  local cbytes = math.tointeger(R.size or (gpu and 64 * 2^20 or 16 * 2^20))
-  cbytes = math.min(cbytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local M = math.floor(math.sqrt(cbytes / 4)) // align * align
-  if M < align then error(("--size %d is too small: C must be at least %d x %d floats"):format(cbytes, align, align)) end
+  -- Tiles: the guide's 16, and the device's warp width (or --tile) when the
+  -- driver runs every kernel built for it in tile x tile groups, tried once
+  -- on a T x T product.
+  local names = {}
+  for i, kv in ipairs(KERNELS) do names[i] = kv[1] end
+  local tl, skipped, _, align = tiles.choose(R, "aat.cl", names, function(k, _, b, T) k:args(b[1], b[3], T) end)
+  local M = tiles.side(R, align) -- C is M x M (--size: C's bytes)
 
   -- One measurement per kernel: it owns the whole of C (the student's second
   -- launch, a tile row short, its first M - T rows), A unchanged; bytes and
   -- operations (M^2 dot products of length T, a multiply-add each step).
   local rows, how = {}, {}
-  for ti, T in ipairs(tiles) do
+  for ti, T in ipairs(tl) do
     local prog = R:program("aat.cl", { TILE_DIM = T })
     local A = cl.array("float", M * T):random(10 + ti)
     local At = cl.array("float", T * M):transpose(A, M, T)
     local dA, dC = R:input("a", A), R:output("c", "float", M * M, "write_only")
     local ref = matrix.product_reference(A, At, M, T, M, 30 + ti) -- C = A B with B = A^T
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    local function measure(label, name, k, rows_, r, once)
+    local function measure(label, k, rows_, r, once)
       return R:measure{ label = label, reads = { dA }, bytes = 4 * (M * T + M * M), ops = 2 * M * M * T,
         roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil,
-        outputs = { { dC, owns = { 0, rows_ * M }, check = function(C) matrix.check_product(R, name, C, r) end } },
+        outputs = { { dC, owns = { 0, rows_ * M }, check = function(C) matrix.check_product(R, label, C, r) end } },
         run = function() return q:launch(k, { M, rows_ }, { T, T }) end }
     end
     local variants = {}
     for _, kv in ipairs(KERNELS) do variants[#variants + 1] = { label = kv[1], pad = kv[2], kernel = prog:kernel(kv[1]) } end
     -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
     for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
-      local k, name = v.kernel:args(dA, dC, M), ("%s, tile %d"):format(v.label, T)
-      if v.student then
-        local fine, why = R:try_launch(k, { M, M }, { T, T })
-        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(v.label, T, T, why)) end
-      end
-      rows[#rows + 1] = { tile = T, kernel = v.label, r = measure(("%s (tile %d)"):format(v.label, T), name, k, M, ref),
-        conflict = v.pad and conflict_degree(T, v.pad, banks) }
+      local k = v.kernel:args(dA, dC, M)
+      rows[#rows + 1] = { tile = T, kernel = v.label, r = measure(("%s (tile %d)"):format(v.label, T), k, M, ref),
+        conflict = v.pad and bankconflict.tile(T, T + v.pad, banks) }
       if v.student and M > T then
         local short = matrix.product_reference(A:slice(0, (M - T) * T), At, M - T, T, M, 50 + ti)
-        measure(name .. ", a tile row short", name .. ", a tile row short", k, M - T, short, true)
+        measure(("%s, tile %d, a tile row short"):format(v.label, T), k, M - T, short, true)
       end
     end
   end
@@ -151,16 +93,13 @@ R:main(function(R, dev)
     id = "table_3_3",
     columns = {
       { name = "tile", key = true }, { name = "kernel", key = true }, R:time_columns("us", { compare = false }),
-      R:bw_column("effective"),
-      { name = "speedup", unit = "x", format = "%.2f" },
-      { name = "tile write", unit = "n-way", format = "%d" },
-      { name = "GTX 280", unit = "GB/s", format = "%.1f" },
-    },
+      R:bw_column("effective"), { name = "speedup", unit = "x", format = "%.2f" },
+      { name = "tile write", unit = "n-way", format = "%d" }, { name = "GTX 280", unit = "GB/s", format = "%.1f" } },
   }
   local base
   for _, row in ipairs(rows) do
     if row.kernel == "simpleMultiply" then base = row.r.median end
-    local g = row.tile == GUIDE_TILE and GUIDE[row.kernel]
+    local g = row.tile == tiles.GUIDE and GUIDE[row.kernel]
     R:add_row(t, row.r, { tile = row.tile, kernel = row.kernel, effective = row.r.bw, speedup = base / row.r.median,
       ["tile write"] = row.conflict, ["GTX 280"] = g and g[1] or nil })
   end
@@ -172,6 +111,6 @@ R:main(function(R, dev)
   t:note("Listing 3.11's index get_group_id(0) * get_num_groups(0) is corrected to get_group_id(0) * get_local_size(0)")
   for _, h in ipairs(how) do t:note("verified: " .. h) end
   for _, h in ipairs(skipped) do t:note(h) end
-  if R.args.kernel then R:rank_within(t, "time", "tile", tiles, "kernel") end
+  if R.args.kernel then R:rank_within(t, "time", "tile", tl, "kernel") end
   R:emit(t)
 end)

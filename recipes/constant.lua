@@ -56,23 +56,16 @@ R:main(function(R, dev)
     :format(tsize * 4, info.constant_mem_size))
   local iters = R.args.iters or (R.quick and 32 or gpu and 1024 or 512)
   local warp = info.warp_size or 32
-  local tbl = cl.array("uint", tsize)
-  tbl:random(1, 0, 65535)
+  local tbl = cl.array("uint", tsize):random(1, 0, 65535)
   local tab = tbl:totable()
   -- the program-scope array's contents come in as a build option: -DTABLE_VALUES=v0,v1,...
   local defines = { TABLE = tsize, TABLE_VALUES = table.concat(tab, ",") }
-  local kernels = {}
-  for _, name in ipairs({ "program_uniform", "program_spread", "constant_uniform", "constant_spread",
-    "global_uniform", "global_spread" }) do
-    kernels[name] = R:kernel("constant.cl", name, defines)
-  end
   local L = math.min(R.args["local"], info.max_work_group_size)
   local n = R.args.work_items or (R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
   n = math.max(L, n // L * L)
 
   local q = R.queue
-  local dtable = R:input("table", tbl)
-  local dout = R:output("out", "uint", n, "write_only")
+  local dtable, dout = R:input("table", tbl), R:output("out", "uint", n, "write_only")
 
   -- The index patterns: the loop counter, then j + lid % spread.
   local patterns = { { label = "j (loop counter)", spread = nil, addresses = 1 } }
@@ -103,7 +96,7 @@ R:main(function(R, dev)
   for _, pat in ipairs(patterns) do
     local ref = reference(pat.spread)
     for _, mem in ipairs(MEMORIES) do
-      local k = kernels[mem.id .. (pat.spread and "_spread" or "_uniform")]
+      local k = R:kernel("constant.cl", mem.id .. (pat.spread and "_spread" or "_uniform"), defines)
       local args = { dout, iters, pat.spread }
       if mem.id ~= "program" then table.insert(args, 1, dtable) end
       k:args(table.unpack(args))
@@ -121,12 +114,9 @@ R:main(function(R, dev)
     id = "constant",
     columns = {
       { name = "memory", key = true }, { name = "index", key = true }, { name = "addresses per warp" },
-      R:time_columns("ms"),
-      { name = "reads", unit = "G/s", format = "%.1f" },
+      R:time_columns("ms"), { name = "reads", unit = "G/s", format = "%.1f" },
       R:bw_column("delivered", { theoretical = false, compare = false }),
-      { name = "slowdown", unit = "x", format = "%.2f" },
-      { name = "vs global", unit = "x", format = "%.2f" },
-    },
+      { name = "slowdown", unit = "x", format = "%.2f" }, { name = "vs global", unit = "x", format = "%.2f" } },
   }
   local base, global_t = {}, {}
   for _, r in ipairs(results) do

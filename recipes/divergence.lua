@@ -51,10 +51,7 @@ R:main(function(R, dev)
   local steps_long = R.args.steps or (R.quick and 16 or gpu and 2048 or 64)
   local steps_short = R.args.short_steps
 
-  local branches = {
-    { name = "long", steps = steps_long },
-    { name = "short", steps = steps_short },
-  }
+  local branches = { { name = "long", steps = steps_long }, { name = "short", steps = steps_short } }
   -- The warp width, before the kernels are built with it (-DWARP).
   local warp, warp_from = R.args.warp, "--warp"
   if not warp and info.warp_size then warp, warp_from = info.warp_size, "the device's warp_size" end
@@ -64,10 +61,6 @@ R:main(function(R, dev)
     warp_from = "the kernel's preferred work-group size multiple"
   end
   for _, b in ipairs(branches) do
-    b.kernels = {}
-    for _, v in ipairs({ "divergent", "aligned", "predicated" }) do
-      b.kernels[v] = R:kernel("divergence.cl", v, { STEPS = b.steps, WARP = warp })
-    end
     b.lut_a, b.lut_b = {}, {}
     for x = 0, 255 do b.lut_a[x], b.lut_b[x] = path_a(x, b.steps), path_b(x, b.steps) end
   end
@@ -80,8 +73,7 @@ R:main(function(R, dev)
   if lsz < 2 * warp then error(("a work-group of 2 warps (%d) is more than the device allows (%d)"):format(2 * warp, kmax)) end
   n = math.max(lsz, n // lsz * lsz)
 
-  local input = cl.array("uint", n)
-  input:random(21, 0, 255)
+  local input = cl.array("uint", n):random(21, 0, 255)
   local dIn = R:input("in", input)
   local dOut = R:output("out", "uint", n, "write_only")
 
@@ -113,8 +105,7 @@ R:main(function(R, dev)
   local results = {}
   for _, b in ipairs(branches) do
     for _, v in ipairs({ "divergent", "aligned", "predicated" }) do
-      local k = b.kernels[v]
-      k:args(dIn, dOut)
+      local k = R:kernel("divergence.cl", v, { STEPS = b.steps, WARP = warp }):args(dIn, dOut)
       local la, lb, c = b.lut_a, b.lut_b, cond[v]
       local res = R:measure{ label = ("%s (%s branch, %d steps)"):format(v, b.name, b.steps), reads = { dIn },
         run = function() return q:launch(k, n, lsz) end, ops = n * b.steps, roofline = false,
@@ -125,18 +116,15 @@ R:main(function(R, dev)
   end
 
   -- Everything verified: the figures.
-  local ms = function(v) return ("%.4f"):format(v / 1e6) end
+  local times = R:time_columns("ms")
+  for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
   local t = R:table{
     title = ("Divergent branches (%d work-items, work-groups of %d, warp %d)"):format(n, lsz, warp),
     id = "divergence",
     columns = {
       { name = "branch", key = true }, { name = "variant", key = true }, { name = "condition" },
       { name = "divergent warps", unit = "%", format = "%.0f" },
-      { name = "time", unit = "ms", format = ms, ns = true, compare = true }, { name = "min", unit = "ms", format = ms, ns = true },
-      { name = "max", unit = "ms", format = ms, ns = true },
-      { name = "slowdown", unit = "x", format = "%.2f" },
-      { name = "steps/s", unit = "G", format = "%.1f" },
-    },
+      times, { name = "slowdown", unit = "x", format = "%.2f" }, { name = "steps/s", unit = "G", format = "%.1f" } },
   }
   local condition = { divergent = "lid % 2", aligned = ("(lid / %d) %% 2"):format(warp),
     predicated = "select(B, A, lid % 2)" }

@@ -108,8 +108,7 @@ R:main(function(R, dev)
   -- Inputs and references, once per function.
   local data = {}
   for name, F in pairs(FUNCS) do
-    local x = cl.array("float", n)
-    x:random(#name * 7 + 31, F.lo, F.hi)
+    local x = cl.array("float", n):random(#name * 7 + 31, F.lo, F.hi)
     local xs = x:totable()
     local ref, inv = {}, {}
     for i = 1, n do
@@ -118,16 +117,10 @@ R:main(function(R, dev)
     end
     data[name] = { x = x, xs = xs, ref = ref, inv = inv, buf = R:input("x (" .. name .. ")", x) }
   end
-  local ints = cl.array("uint", n)
-  ints:random(77, 0, 0xFFFFFFFF)
-  local int_ref = cl.array("uint", n)
-  for i = 0, n - 1 do
-    local x = ints[i]
-    int_ref[i] = ((x // divisor) * 65599 + x % divisor) & 0xFFFFFFFF
-  end
+  local ints, int_ref = cl.array("uint", n):random(77, 0, 0xFFFFFFFF), cl.array("uint", n)
+  for i = 0, n - 1 do int_ref[i] = ((ints[i] // divisor) * 65599 + ints[i] % divisor) & 0xFFFFFFFF end
   local dInts = R:input("i", ints)
-  local dOut = R:output("out", "float", n, "write_only")
-  local iOut = R:output("out (integers)", "uint", n, "write_only")
+  local dOut, iOut = R:output("out", "float", n, "write_only"), R:output("out (integers)", "uint", n, "write_only")
 
   -- A float variant's check: the largest error in ulp (and absolute) against
   -- the double reference, and a failure past the variant's bound.
@@ -199,15 +192,11 @@ R:main(function(R, dev)
     id = "math",
     columns = {
       { name = "section" }, { name = "function", key = true }, { name = "variant", key = true },
-      { name = "build", key = true },
-      { name = "GOP/s", format = sig, compare = true },
-      times,
+      { name = "build", key = true }, { name = "GOP/s", format = sig, compare = true }, times,
       { name = "speedup", unit = "x", format = "%.2f" },
       { name = "max error", unit = "ulp", format = function(v) return v >= 1e5 and ("%.3g"):format(v)
         or ("%.2f"):format(v) end },
-      { name = "max abs error", format = "%.3g" }, { name = "at x", format = "%.7g" },
-      { name = "bound", unit = "ulp" },
-    },
+      { name = "max abs error", format = "%.3g" }, { name = "at x", format = "%.7g" }, { name = "bound", unit = "ulp" } },
   }
   for _, r in ipairs(results) do
     local row = r.row

@@ -8,6 +8,7 @@
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local matrix = require "clua.matrix"
+local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "matmul",
@@ -35,62 +36,23 @@ local R = recipe.new{
   end,
 }
 
-local GUIDE_TILE = 16
 -- Table 3.2, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
 local GUIDE = { simpleMultiply = { 8.8, 0.7 }, coalescedMultiply = { 14.3, 8.2 }, sharedABMultiply = { 29.7, 15.7 } }
 local KERNELS = { "simpleMultiply", "coalescedMultiply", "sharedABMultiply" }
-local function gcd(a, b) while b ~= 0 do a, b = b, a % b end return a end
 
 R:main(function(R, dev)
   local info = dev.info
-  local gpu = info.type == "GPU"
   local q = R.queue
 
-  -- Tiles: the guide's 16, and the device's warp width (or --tile), as long
-  -- as a square work-group of it fits the device.
-  local devtile = R.args.tile or info.warp_size or GUIDE_TILE
-  if devtile < 1 or devtile * devtile > info.max_work_group_size then
-    error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(devtile, devtile, devtile,
-      info.max_work_group_size))
-  end
-  -- A tile is used when the driver runs every kernel built for it in tile x
-  -- tile groups, tried once on T x T matrices (the kernel's reported
-  -- work_group_size is no guide: NVIDIA's driver reports 256 and runs 1024).
-  local skipped = {}
-  local function usable(T)
-    local ok, prog = pcall(R.program, R, "matmul.cl", { TILE_DIM = T })
-    if not ok then return false, ("the build failed: %s"):format(tostring(prog):match("[^\n]*")) end
-    local a <close> = R.ctx:buffer(4 * T * T)
-    local b <close> = R.ctx:buffer(4 * T * T)
-    local c <close> = R.ctx:buffer(4 * T * T)
-    for _, name in ipairs({ "simpleMultiply", "coalescedMultiply", "sharedABMultiply", "multiplyNaive", "multiplyTiled" }) do
-      local fine, why = R:try_launch(prog:kernel(name):args(a, b, c, T), { T, T }, { T, T })
-      if not fine then return false, ("the driver refused %s in %d x %d groups: %s"):format(name, T, T, why) end
-    end
-    return true
-  end
-  local tiles = { GUIDE_TILE }
-  do
-    local ok, why = usable(GUIDE_TILE)
-    if not ok then error(("tile %d: %s"):format(GUIDE_TILE, why)) end
-  end
-  if devtile ~= GUIDE_TILE then
-    local ok, why = usable(devtile)
-    if ok then tiles[2] = devtile
-    else
-      skipped[#skipped + 1] = ("tile %d left out: %s"):format(devtile, why)
-      devtile = GUIDE_TILE
-    end
-  end
-  local align = 1
-  for _, t in ipairs(tiles) do align = align * t // gcd(align, t) end
+  -- Tiles: the guide's 16, and the device's warp width (or --tile) when the
+  -- driver runs every kernel built for it in tile x tile groups.
+  local tried = { "simpleMultiply", "coalescedMultiply", "sharedABMultiply", "multiplyNaive", "multiplyTiled" }
+  local tl, skipped, devtile, align = tiles.choose(R, "matmul.cl", tried,
+    function(k, _, b, T) k:args(b[1], b[2], b[3], T) end)
 
   -- Sizes: C of the guide's product is M x N with M = N (--size: C's bytes).
-  local cbytes = math.tointeger(R.size or (gpu and 64 * 2^20 or 16 * 2^20))
-  cbytes = math.min(cbytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local side = math.floor(math.sqrt(cbytes / 4)) // align * align
-  if side < align then error(("--size %d is too small: C must be at least %d x %d floats"):format(cbytes, align, align)) end
-  local nn = R.args.n or (R.quick and 128 or gpu and 4096 or 512)
+  local side = tiles.side(R, align)
+  local nn = R.args.n or (R.quick and 128 or info.type == "GPU" and 4096 or 512)
   nn = math.min(nn, math.floor(math.sqrt(math.min(info.max_mem_alloc_size, info.global_mem_size // 4) / 4)))
   nn = nn // align * align
   if nn < align then error(("--n must be at least %d"):format(align)) end
@@ -98,60 +60,49 @@ R:main(function(R, dev)
   -- One measurement: the kernel owns the whole of C (M x N; the student's
   -- second launch a tile row short owns its first rows), A and B unchanged.
   local how = {}
-  local function measure(label, name, k, global, T, ins, dC, ref, M, N, K, once)
+  local function measure(label, k, global, T, ins, dC, ref, M, N, K, once)
     return R:measure{ label = label, reads = ins, bytes = 4 * (M * K + K * N + M * N), ops = 2 * M * N * K,
       roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil,
-      outputs = { { dC, owns = { 0, M * N }, check = function(C) matrix.check_product(R, name, C, ref) end } },
+      outputs = { { dC, owns = { 0, M * N }, check = function(C) matrix.check_product(R, label, C, ref) end } },
       run = function() return q:launch(k, global, { T, T }) end }
   end
 
   -- Part 1, the guide's Table 3.2, once per tile; in assignment mode
   -- (--kernel FILE) the student's kernel, built for the tile, last.
-  local guide_rows = {}
-  for ti, T in ipairs(tiles) do
+  local guide_rows, nn_rows = {}, {}
+  for ti, T in ipairs(tl) do
     local prog = R:program("matmul.cl", { TILE_DIM = T })
     local M, N, K = side, side, T
-    local A = cl.array("float", M * K):random(10 + ti)
-    local B = cl.array("float", K * N):random(20 + ti)
+    local A, B = cl.array("float", M * K):random(10 + ti), cl.array("float", K * N):random(20 + ti)
     local dA, dB, dC = R:input("a", A), R:input("b", B), R:output("c", "float", M * N, "write_only")
     local ref = matrix.product_reference(A, B, M, K, N, 30 + ti)
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
     local variants = {}
     for _, name in ipairs(KERNELS) do variants[#variants + 1] = { label = name, kernel = prog:kernel(name) } end
     for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
-      local k, name = v.kernel:args(dA, dB, dC, N), ("%s, tile %d"):format(v.label, T)
-      if v.student then
-        local fine, why = R:try_launch(k, { N, M }, { T, T })
-        if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(v.label, T, T, why)) end
-      end
-      local res = measure(("%s (tile %d)"):format(v.label, T), name, k, { N, M }, T, { dA, dB }, dC, ref, M, N, K)
+      local k = v.kernel:args(dA, dB, dC, N)
+      local res = measure(("%s (tile %d)"):format(v.label, T), k, { N, M }, T, { dA, dB }, dC, ref, M, N, K)
       guide_rows[#guide_rows + 1] = { tile = T, kernel = v.label, r = res }
       if v.student and M > T then
         local short = matrix.product_reference(A:slice(0, (M - T) * K), B, M - T, K, N, 50 + ti)
-        measure(name .. ", a tile row short", name .. ", a tile row short", k, { N, M - T }, T, { dA, dB }, dC,
-          short, M - T, N, K, true)
+        measure(("%s, tile %d, a tile row short"):format(v.label, T), k, { N, M - T }, T, { dA, dB }, dC, short,
+          M - T, N, K, true)
       end
     end
   end
 
   -- Part 2, the slides' N x N multiply: naive, then tiled with each tile.
-  local nn_rows = {}
-  do
-    local N = nn
-    local A = cl.array("float", N * N):random(41)
-    local B = cl.array("float", N * N):random(42)
-    local dA, dB, dC = R:input("a (N x N)", A), R:input("b (N x N)", B), R:output("c (N x N)", "float", N * N)
-    local ref = matrix.product_reference(A, B, N, N, N, 43)
-    how[#how + 1] = ("N x N: %s"):format(ref.how)
-    local variants = { { "naive", devtile, "multiplyNaive" } }
-    for i = #tiles, 1, -1 do variants[#variants + 1] = { "tiled", tiles[i], "multiplyTiled" } end
-    for _, v in ipairs(variants) do
-      local kind, T, name = v[1], v[2], v[3]
-      local k = R:program("matmul.cl", { TILE_DIM = T }):kernel(name):args(dA, dB, dC, N)
-      local res = measure(("N x N %s (tile %d)"):format(kind, T), ("%s %d x %d, %d x %d groups"):format(kind, N, N,
-        T, T), k, { N, N }, T, { dA, dB }, dC, ref, N, N, N)
-      nn_rows[#nn_rows + 1] = { variant = kind, tile = T, r = res }
-    end
+  local N = nn
+  local A, B = cl.array("float", N * N):random(41), cl.array("float", N * N):random(42)
+  local dA, dB, dC = R:input("a (N x N)", A), R:input("b (N x N)", B), R:output("c (N x N)", "float", N * N)
+  local ref = matrix.product_reference(A, B, N, N, N, 43)
+  how[#how + 1] = ("N x N: %s"):format(ref.how)
+  local variants = { { "naive", devtile, "multiplyNaive" } }
+  for i = #tl, 1, -1 do variants[#variants + 1] = { "tiled", tl[i], "multiplyTiled" } end
+  for _, v in ipairs(variants) do
+    local k = R:kernel("matmul.cl", v[3], { TILE_DIM = v[2] }):args(dA, dB, dC, N)
+    nn_rows[#nn_rows + 1] = { variant = v[1], tile = v[2], r = measure(("N x N %s (tile %d)"):format(v[1], v[2]), k,
+      { N, N }, v[2], { dA, dB }, dC, ref, N, N, N) }
   end
 
   -- Everything verified: the figures.
@@ -160,19 +111,15 @@ R:main(function(R, dev)
     id = "table_3_2",
     columns = {
       { name = "tile", key = true }, { name = "kernel", key = true }, R:time_columns("us", { compare = false }),
-      R:bw_column("effective"),
-      { name = "GFLOP/s", format = "%.1f" },
-      { name = "speedup", unit = "x", format = "%.2f" },
-      { name = "GTX 280", unit = "GB/s", format = "%.1f" },
-    },
+      R:bw_column("effective"), { name = "GFLOP/s", format = "%.1f" }, { name = "speedup", unit = "x", format = "%.2f" },
+      { name = "GTX 280", unit = "GB/s", format = "%.1f" } },
   }
   local base
   for _, g in ipairs(guide_rows) do
-    local r = g.r
-    if g.kernel == "simpleMultiply" then base = r.median end
-    local gtx = g.tile == GUIDE_TILE and GUIDE[g.kernel]
-    R:add_row(t, r, { tile = g.tile, kernel = g.kernel, effective = r.bw, ["GFLOP/s"] = r.ops / r.median,
-      speedup = base / r.median, ["GTX 280"] = gtx and gtx[1] or nil })
+    if g.kernel == "simpleMultiply" then base = g.r.median end
+    local gtx = g.tile == tiles.GUIDE and GUIDE[g.kernel]
+    R:add_row(t, g.r, { tile = g.tile, kernel = g.kernel, effective = g.r.bw, ["GFLOP/s"] = g.r.ops / g.r.median,
+      speedup = base / g.r.median, ["GTX 280"] = gtx and gtx[1] or nil })
   end
   t:note("effective bandwidth: (M*T + T*N + M*N) * 4 bytes (A and B read once, C written once) / time, as in the guide")
   t:note("GTX 280: the guide's Table 3.2 with TILE_DIM 16 (GTX 8800: 0.7, 8.2, 15.7 GB/s); speedup against "
@@ -180,17 +127,15 @@ R:main(function(R, dev)
   t:note("coalescedMultiply has a barrier after loading the A tile, which the guide's warp-synchronous listing omits")
   for _, h in ipairs(how) do t:note("verified: " .. h) end
   for _, h in ipairs(skipped) do t:note(h) end
-  if R.args.kernel then R:rank_within(t, "time", "tile", tiles, "kernel") end
+  if R.args.kernel then R:rank_within(t, "time", "tile", tl, "kernel") end
 
   local t2 = R:table{
     title = ("C = AB, N x N with N = %d (the slides' naive and tiled multiply)"):format(nn),
     id = "nxn",
     columns = {
       { name = "variant", key = true }, { name = "tile", key = true }, R:time_columns("ms", { compare = false }),
-      { name = "GFLOP/s", format = "%.1f", compare = true },
-      R:bw_column("effective", { compare = false }),
-      { name = "speedup", unit = "x", format = "%.2f" },
-    },
+      { name = "GFLOP/s", format = "%.1f", compare = true }, R:bw_column("effective", { compare = false }),
+      { name = "speedup", unit = "x", format = "%.2f" } },
   }
   for _, v in ipairs(nn_rows) do
     R:add_row(t2, v.r, { variant = v.variant, tile = v.tile, ["GFLOP/s"] = v.r.ops / v.r.median,

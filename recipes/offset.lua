@@ -9,6 +9,7 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
+local sweeptable = require "clua.sweeptable"
 
 local R = recipe.new{
   name = "offset",
@@ -34,30 +35,19 @@ R:main(function(R, dev)
   local info = dev.info
   local maxoff = math.max(0, R.args.max_offset)
   local extra = math.max(32, maxoff) -- floats past n in each buffer: 128 bytes, as the baseline
-  local bytes = math.tointeger(R.size)
-  bytes = math.min(bytes, info.max_mem_alloc_size - extra * 4, info.global_mem_size // 4)
-  local lsz = R.args["local"]
-  if lsz and lsz > 0 then lsz = math.min(lsz, info.max_work_group_size) else lsz = nil end
-  local grain = lsz or 1
-  local n = bytes // 4 // grain * grain
-  if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, grain * 4)) end
+  local bytes = math.min(math.tointeger(R.size), info.max_mem_alloc_size - extra * 4, info.global_mem_size // 4)
+  local lsz = (R.args["local"] or 0) > 0 and math.min(R.args["local"], info.max_work_group_size) or nil
+  local n = bytes // 4 // (lsz or 1) * (lsz or 1)
+  if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, (lsz or 1) * 4)) end
   local m = n + extra -- floats per buffer
   local moved = 2 * 4 * n
 
-  local src = cl.array("float", m)
-  src:random(1, -1, 1)
+  local src = cl.array("float", m):random(1, -1, 1)
   local q = R.queue
   local din = R:input("idata", src)
   local dout = R:output("odata", "float", m, "write_only")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every offset after offsetCopy.
   local variants = R:with_student({ { kernel = R:kernel("copy.cl", "offsetCopy") } })
-  local student = variants[2]
-  if student and lsz then
-    student.kernel:args(dout, din, 0)
-    local fine, why = R:try_launch(student.kernel, n, lsz)
-    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student.label, lsz, why)) end
-    R:check_student(("%s, offset 0"):format(student.label)) -- a write outside its buffers
-  end
 
   -- Times a variant at offset off. It owns odata[off .. off + n), which must
   -- equal the input bit for bit; the rest must still be poison (the harness).
@@ -82,66 +72,27 @@ R:main(function(R, dev)
   local t = R:table{
     title = ("offsetCopy: effective bandwidth by offset (%s copied)"):format(units.format_size(4 * n)),
     id = "offset",
-    columns = {
-      { name = "offset", unit = "floats", key = true },
-      R:bw_column("bandwidth"),
-      { name = "min", unit = R.bw_unit, format = "%.1f" }, { name = "max", unit = R.bw_unit, format = "%.1f" },
-      { name = "time", unit = "µs", format = "%.1f" }, R:spread_column(),
-      { name = "vs offset 0", unit = "%", format = "%.1f" },
-    },
+    columns = { { name = "offset", unit = "floats", key = true }, sweeptable.columns(R),
+      { name = "vs offset 0", unit = "%", format = "%.1f" } },
   }
-  if student then -- assignment mode: the student's kernel at each offset
-    table.move({ R:bw_column("student"), R:spread_column("student spread"),
-      { name = "student speed-up", unit = "x", format = "%.2f" } }, 1, 3, #t.columns + 1, t.columns)
-  end
+  if R.args.kernel then sweeptable.student_columns(R, t) end
   local p = plot.new{ title = "offsetCopy: effective bandwidth (Figure 3.7)",
     x = { name = "offset", unit = "floats" }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
-    R:add_row(t, r.t, { offset = r.offset, min = R:bw(moved, r.t.max), max = R:bw(moved, r.t.min),
-      time = r.t.median / 1e3, ["vs offset 0"] = 100 * base / r.t.median, student = r.st and r.st.bw,
-      ["student spread"] = r.st and r.st.spread, ["student speed-up"] = r.st and r.t.median / r.st.median })
+    R:add_row(t, r.t, sweeptable.fields(R, r, moved, { offset = r.offset, ["vs offset 0"] = 100 * base / r.t.median }))
     p:add(dev.name, r.offset, r.t.bw)
-    if r.st then p:add(student.label, r.offset, r.st.bw) end
+    if r.st then p:add(R.student_label, r.offset, r.st.bw) end
   end
   t:note(("n = %d work-items%s; buffers of %d bytes; bytes = 2 x 4n (read + write); median of %d, min/max "
     .. "bandwidth from the slowest/fastest run"):format(n, lsz and (", local size " .. lsz) or ", local size "
     .. "chosen by the driver", m * 4, R.reps))
   t:note("every output element checked: the copied range bit for bit against the input, the rest still poison; "
     .. "idata unchanged")
-  if student then
-    t:note(("student: the bandwidth of %s at each offset, same bytes; student speed-up: offsetCopy's time / "
-      .. "its time"):format(student.label))
-  end
-  R:emit(t)
-  if student then
-    -- Assignment mode: both kernels over the whole sweep, ranked by their mean time.
-    local s = R:table{
-      title = ("offsetCopy and the student's kernel over offsets 0..%d"):format(maxoff),
-      id = "offset-student",
-      columns = {
-        { name = "variant", key = true },
-        { name = "time", unit = "µs", format = "%.1f" },
-        R:bw_column("bandwidth"),
-        { name = "offset 0", unit = R.bw_unit, format = "%.1f" },
-        { name = "worst", unit = R.bw_unit, format = "%.1f" },
-        { name = "worst offset", unit = "floats" },
-      },
-    }
-    for _, v in ipairs{ { "offsetCopy (Listing 3.5)", "t" }, { student.label, "st" } } do
-      local sum, worst = 0, nil
-      for _, r in ipairs(results) do
-        sum = sum + r[v[2]].median
-        if not worst or r[v[2]].median > worst[v[2]].median then worst = r end
-      end
-      local mean = sum / #results
-      s:add{ variant = v[1], time = mean / 1e3, bandwidth = R:bw(moved, mean),
-        ["offset 0"] = R:bw(moved, results[1][v[2]].median), worst = R:bw(moved, worst[v[2]].median),
-        ["worst offset"] = worst.offset }
-    end
-    s:note(("time: the mean over offsets 0..%d of each offset's median; bandwidth: 2 x 4n bytes / that time; "
-      .. "worst: the slowest offset's bandwidth"):format(maxoff))
-    R:rank(s, "time")
-    R:emit(s)
-  end
+  -- Assignment mode: both kernels over the whole sweep, ranked by their mean time.
+  sweeptable.emit(R, t, { param = "offset", unit = "floats", first = "offset 0", kernel = "offsetCopy",
+    reference = "offsetCopy (Listing 3.5)", points = results, bytes = function() return moved end, mean = true,
+    title = ("offsetCopy and the student's kernel over offsets 0..%d"):format(maxoff), id = "offset-student",
+    note = ("time: the mean over offsets 0..%d of each offset's median; bandwidth: 2 x 4n bytes / that time; "
+      .. "worst: the slowest offset's bandwidth"):format(maxoff) })
   R:plot(p)
 end)

@@ -51,13 +51,11 @@ R:main(function(R, dev)
   local q, ctx = R.queue, R.ctx
   local dt, kk = f32(DT), f32(DT / MASS)
   local L = math.min(math.max(1, R.args["local"]), info.max_work_group_size)
-  local N = math.tointeger(R.size)
-  N = math.min(N, info.max_mem_alloc_size // 48, info.global_mem_size // (4 * 48)) // L * L
+  local N = math.min(math.tointeger(R.size), info.max_mem_alloc_size // 48, info.global_mem_size // (4 * 48)) // L * L
   if N == 0 then error("--size is too small: at least " .. L .. " particles") end
 
   -- The particles, as 9 rows of N floats: pos.xyz, vel.xyz, force.xyz.
-  local soa9 = cl.array("float", 9 * N)
-  soa9:random(7, -1, 1)
+  local soa9 = cl.array("float", 9 * N):random(7, -1, 1)
   -- The CPU reference (once): 6 rows, pos'.xyz and vel'.xyz.
   local ref6 = cl.array("float", 6 * N)
   for c = 0, 2 do
@@ -69,50 +67,41 @@ R:main(function(R, dev)
     end
   end
 
-  -- Layouts from rows: `rows` is a list of row sources (an array of N floats
-  -- or a number to fill the row with), grouped `per` rows to a record; the
+  -- Layouts from rows: `parts` lists row sources (lists of arrays of N floats,
+  -- or a number to fill one row with), grouped `per` rows to a record; the
   -- result interleaves each group's rows (a transpose), groups one after another.
-  local function layout(rows, per, groups)
-    local out = cl.array("float", #rows * N)
-    local tmp = cl.array("float", per * N)
-    for g = 0, groups - 1 do
+  local function layout(parts, per)
+    local rows = {}
+    for _, x in ipairs(parts) do
+      if type(x) == "table" then table.move(x, 1, #x, #rows + 1, rows) else rows[#rows + 1] = x end
+    end
+    local out, tmp = cl.array("float", #rows * N), cl.array("float", per * N)
+    for g = 0, #rows // per - 1 do
       for r = 1, per do
-        local src = rows[g * per + r]
-        local dst = tmp:slice((r - 1) * N, N)
+        local src, dst = rows[g * per + r], tmp:slice((r - 1) * N, N)
         if type(src) == "number" then dst:fill(src) else dst:copy(src) end
       end
       out:slice(g * per * N, per * N):transpose(tmp, per, N)
     end
     return out
   end
-  local function rows_of(a, first, count)
-    local t = {}
-    for r = 0, count - 1 do t[#t + 1] = a:slice((first + r) * N, N) end
-    return t
+  local function rows_of(a, first) -- three rows of N floats, from row `first`
+    return { a:slice(first * N, N), a:slice((first + 1) * N, N), a:slice((first + 2) * N, N) }
   end
-  local function cat(...)
-    local t = {}
-    for _, x in ipairs({ ... }) do
-      if type(x) == "table" then for _, y in ipairs(x) do t[#t + 1] = y end else t[#t + 1] = x end
-    end
-    return t
-  end
-  local P, V, F = rows_of(soa9, 0, 3), rows_of(soa9, 3, 3), rows_of(soa9, 6, 3)
-  local P1, V1 = rows_of(ref6, 0, 3), rows_of(ref6, 3, 3)
+  local P, V, F, P1, V1 = rows_of(soa9, 0), rows_of(soa9, 3), rows_of(soa9, 6), rows_of(ref6, 0), rows_of(ref6, 3)
   local X = { POISON, POISON, POISON }
 
   local layouts = {
     { label = "AoS float3 (struct of 3 float3, 36 B)", id = "eulerAoS", stored = 36, written = 24,
-      input = layout(cat(P, V, F), 9, 1), expect = layout(cat(P1, V1, X), 9, 1), out = 9 },
+      input = layout({ P, V, F }, 9), expect = layout({ P1, V1, X }, 9) },
     { label = "SoA float3 arrays (pos[], vel[], force[])", id = "eulerSoA3", stored = 36, written = 24, n = true,
-      input = layout(cat(P, V, F), 3, 3), expect = layout(cat(P1, V1), 3, 2), out = 6 },
+      input = layout({ P, V, F }, 3), expect = layout({ P1, V1 }, 3) },
     { label = "SoA float arrays (posx[], posy[], ...)", id = "eulerSoA", stored = 36, written = 24, n = true,
-      input = soa9, expect = ref6, out = 6 },
+      input = soa9, expect = ref6 },
     { label = "AoS float4-padded (struct of 3 float4, 48 B)", id = "eulerAoS4", stored = 48, written = 32,
-      input = layout(cat(P, 0, V, 0, F, 0), 12, 1), expect = layout(cat(P1, 0, V1, 0, X, POISON), 12, 1),
-      out = 12 },
+      input = layout({ P, 0, V, 0, F, 0 }, 12), expect = layout({ P1, 0, V1, 0, X, POISON }, 12) },
     { label = "SoA float4 arrays (pos4[], vel4[], force4[])", id = "eulerSoA4", stored = 48, written = 32, n = true,
-      input = layout(cat(P, 0, V, 0, F, 0), 4, 3), expect = layout(cat(P1, 0, V1, 0), 4, 2), out = 8 },
+      input = layout({ P, 0, V, 0, F, 0 }, 4), expect = layout({ P1, 0, V1, 0 }, 4) },
   }
 
   -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA
@@ -130,44 +119,41 @@ R:main(function(R, dev)
   -- owns pos' and vel': the rows before force in the SoA layouts (the force
   -- rows past them must keep the poison), the whole of an AoS buffer (its force
   -- fields checked still poison); in is read and unchanged.
+  -- A transfer's contract: a write's destination must hold the host array
+  -- after it, a read's host array the results (it is zeroed first).
+  local function write(label, buf, src)
+    return R:measure{ label = label, bound = "pcie", bytes = #src * 4, outputs = { { buf, expect = src, exact = true } },
+      run = function() return q:write(buf, src, { blocking = false }) end }
+  end
+  local function read(label, what, buf, dst, expect)
+    dst:fill(0)
+    return R:measure{ label = label, bound = "pcie", bytes = #dst * 4,
+      outputs = { { buf, poison = false, check = function() R:verify(what, dst, expect, { tol = 1e-6 }) end } },
+      run = function() return q:read(buf, dst, { size = #dst * 4, blocking = false }) end }
+  end
   for li, l in ipairs(layouts) do
     local k = l.student and l.kernel or R:kernel("particles.cl", l.id)
     local din, dout = R:input("in", l.input), R:output("out", "float", #l.input, "write_only")
-    local got = cl.array("float", l.out * N)
-    l.outbytes, l.moved = l.out * N * 4, l.stored + l.written -- bytes the kernel reads + writes per particle
-    l.h2d = R:measure{ label = l.id .. " write", bound = "pcie", bytes = #l.input * 4,
-      outputs = { { din, expect = l.input, exact = true } },
-      run = function() return q:write(din, l.input, { blocking = false }) end }
+    l.moved = l.stored + l.written -- bytes the kernel reads + writes per particle
+    l.h2d = write(l.id .. " write", din, l.input)
     if l.n then k:args(din, dout, N, dt, kk) else k:args(din, dout, dt, kk) end
-    l.t = R:measure{ label = l.label, reads = { din }, outputs = { { dout, owns = { 0, l.out * N }, expect = l.expect,
+    l.t = R:measure{ label = l.label, reads = { din }, outputs = { { dout, owns = { 0, #l.expect }, expect = l.expect,
       tol = 1e-6 } },
       -- per particle: pos + vel dt and vel + force k, two float3 multiply-adds: 12 operations
       bytes = l.moved * N, ops = 12 * N, run = function() return q:launch(k, N, L) end }
-    got:fill(0)
-    l.d2h = R:measure{ label = l.id .. " read", bound = "pcie", bytes = l.outbytes,
-      outputs = { { dout, poison = false, check = function() R:verify(l.label .. ", read back", got, l.expect,
-        { tol = 1e-6 }) end } },
-      run = function() return q:read(dout, got, { size = l.outbytes, blocking = false }) end }
+    l.d2h = read(l.id .. " read", l.label .. ", read back", dout, cl.array("float", #l.expect), l.expect)
     if li == 1 then l.din, l.dout = din, dout
     elseif not R.args.kernel then din:release(); dout:release() end -- in assignment mode the guard holds them
   end
 
   -- The seed's comparison, for the struct layout: pageable and pinned transfers.
   local aos = layouts[1]
-  local bytes_in, bytes_out = #aos.input * 4, aos.outbytes
-  local pin_in = ctx:buffer(bytes_in, "read_only alloc_host_ptr")
-  local view_in = q:map(pin_in, { type = "float" })
+  local bytes_in, bytes_out = #aos.input * 4, #aos.expect * 4
+  local view_in = q:map(ctx:buffer(bytes_in, "read_only alloc_host_ptr"), { type = "float" })
   view_in:copy(aos.input)
-  local pin_out = ctx:buffer(bytes_out, "alloc_host_ptr")
-  local view_out = q:map(pin_out, { type = "float" })
-  local h2d_pinned = R:measure{ label = "pinned write", bound = "pcie", bytes = bytes_in,
-    outputs = { { aos.din, expect = aos.input, exact = true } },
-    run = function() return q:write(aos.din, view_in, { blocking = false }) end }
-  view_out:fill(0)
-  local d2h_pinned = R:measure{ label = "pinned read", bound = "pcie", bytes = bytes_out,
-    outputs = { { aos.dout, poison = false, check = function() R:verify("AoS results through pinned memory", view_out,
-      aos.expect, { tol = 1e-6 }) end } },
-    run = function() return q:read(aos.dout, view_out, { size = bytes_out, blocking = false }) end }
+  local view_out = q:map(ctx:buffer(bytes_out, "alloc_host_ptr"), { type = "float" })
+  local h2d_pinned = write("pinned write", aos.din, view_in)
+  local d2h_pinned = read("pinned read", "AoS results through pinned memory", aos.dout, view_out, aos.expect)
   q:unmap(view_in)
   q:unmap(view_out)
   q:finish()
@@ -179,8 +165,8 @@ R:main(function(R, dev)
     title = ("One Euler step of %d particles, by memory layout"):format(N),
     id = "layouts",
     columns = { { name = "layout", key = true }, { name = "stored", unit = "B/particle" },
-      { name = "moved", unit = "B/particle" },
-      { name = "kernel", unit = "µs", format = us, ns = true }, { name = "min", unit = "µs", format = us, ns = true },
+      { name = "moved", unit = "B/particle" }, { name = "kernel", unit = "µs", format = us, ns = true },
+      { name = "min", unit = "µs", format = us, ns = true },
       { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("effective"),
       { name = "actual", unit = R.bw_unit, format = "%.1f" }, { name = "vs AoS", unit = "x", format = "%.2f" },
       { name = "H2D in", unit = "ms", format = ms, ns = true }, { name = "D2H out", unit = "ms", format = ms, ns = true },

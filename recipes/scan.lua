@@ -47,12 +47,10 @@ R:main(function(R, dev)
   if banks < 2 or banks & (banks - 1) ~= 0 then error("--banks must be a power of two >= 2, got " .. banks) end
   local logb = math.floor(math.log(banks, 2) + 0.5)
   local m = 2 * B -- elements per block
-  local default = info.type == "GPU" and 64 * 2^20 or 16 * 2^20
-  local bytes = math.tointeger(R.size or default)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local n = bytes // 4
+  local n = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 * 2^20 or 16 * 2^20)),
+    info.max_mem_alloc_size, info.global_mem_size // 4) // 4
   if n < 1 then error("--size is too small: at least 4 bytes") end
-  bytes = n * 4
+  local bytes = n * 4
   local q = R.queue
 
   if B > info.max_work_group_size then
@@ -65,32 +63,24 @@ R:main(function(R, dev)
     local off = pad == 0 and 0 or pad == 1 and i >> logb or (i >> logb) + (i >> (2 * logb))
     return (m + off + 1) * 4
   end
-  for _, p in ipairs(PADS) do
-    if temp_bytes(p.pad) > info.local_mem_size then
-      error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(p.pad),
-        info.local_mem_size))
-    end
+  if temp_bytes(2) > info.local_mem_size then -- the largest padding's
+    error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(2), info.local_mem_size))
   end
 
   -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic,
   -- mod 2^32): the exclusive scan of the whole array, of each block, and each
   -- block's total.
-  local host = cl.array("uint", n)
-  host:random(11, 0, 15)
+  local host = cl.array("uint", n):random(11, 0, 15)
   local nblocks = (n + m - 1) // m
   local full, blk, totals = cl.array("uint", n), cl.array("uint", n), cl.array("uint", nblocks)
-  do
-    local s = 0
-    for b = 0, nblocks - 1 do
-      local t = 0
-      for i = b * m, math.min(n, (b + 1) * m) - 1 do
-        blk[i] = t
-        full[i] = (s + t) & 0xffffffff
-        t = (t + host[i]) & 0xffffffff
-      end
-      totals[b] = t
-      s = s + t
+  local sum = 0
+  for b = 0, nblocks - 1 do
+    local t = 0
+    for i = b * m, math.min(n, (b + 1) * m) - 1 do
+      blk[i], full[i] = t, (sum + t) & 0xffffffff
+      t = (t + host[i]) & 0xffffffff
     end
+    totals[b], sum = t, sum + t
   end
 
   -- Buffers: input, output, and the block totals of every level of the
@@ -139,13 +129,7 @@ R:main(function(R, dev)
     end
   end
 
-  -- One work-group per block of m elements, each scanned on its own: out[0 ..
-  -- n) the blocks' scans, sums the blocks' totals.
-  local function blocks(p)
-    return { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
-  end
-
-  -- The whole array: scan the blocks, scan the totals level by level (in
+  -- The large-array scan: scan the blocks, scan the totals level by level (in
   -- place), then add each level's scanned totals back to the level below;
   -- out[0 .. n) the scan, every level's totals owned as well.
   local function whole(p)
@@ -161,16 +145,21 @@ R:main(function(R, dev)
     return evs
   end
 
-  local results = {}
+  -- The work-group scan: one work-group per block of m elements, each scanned
+  -- on its own: out[0 .. n) the blocks' scans, sums the blocks' totals.
+  local results, what = {}, { block = "work-group scan", whole = "large-array scan" }
   for _, scope in ipairs(scopes) do
     for _, p in ipairs(pads) do
-      local label = ("%s, %s"):format(scope == "block" and "work-group scan" or "large-array scan", p.name)
+      local label = ("%s, %s"):format(what[scope], p.name)
       local outs = { { dout, owns = { 0, n }, expect = scope == "block" and blk or full, exact = true },
         { sumbufs[1], expect = scope == "block" and totals or nil, name = "block totals" } }
       for lv = 2, scope == "block" and 0 or #sumbufs do outs[#outs + 1] = { sumbufs[lv] } end
       local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = 2 * bytes,
         -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
-        ops = not p.student and 2 * (n - 1) or nil, run = function() return (scope == "block" and blocks or whole)(p) end }
+        ops = not p.student and 2 * (n - 1) or nil, run = function()
+          if scope == "block" then return { scan(p.k, p.pad, din, dout, sumbufs[1], n) } end
+          return whole(p)
+        end }
       r.launches = scope == "block" and 1 or 2 * #sizes - 3
       results[#results + 1] = { scope = scope, p = p, r = r }
     end
@@ -180,11 +169,8 @@ R:main(function(R, dev)
   local t = R:table{
     title = ("Exclusive scan of %d uints (%s), blocks of %d"):format(n, units.format_size(bytes), m),
     id = "scan",
-    columns = {
-      { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "padding speed-up", unit = "x", format = "%.2f" },
-    },
+    columns = { { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
+      R:bw_column("bandwidth", { compare = false }), { name = "padding speed-up", unit = "x", format = "%.2f" } },
   }
   local plain = {}
   for _, x in ipairs(results) do
@@ -212,9 +198,8 @@ R:main(function(R, dev)
     -- is R.student_label exactly; here the rows name the scope first, so the
     -- label is set to the student's row of each scope in turn.
     for _, scope in ipairs(scopes) do
-      local what = scope == "block" and "work-group scan" or "large-array scan"
-      R.student_label = ("%s, %s"):format(what, student_label)
-      R:rank(t, "time", function(row) return row.variant:sub(1, #what) == what end)
+      R.student_label = ("%s, %s"):format(what[scope], student_label)
+      R:rank(t, "time", function(row) return row.variant:sub(1, #what[scope]) == what[scope] end)
     end
     R.student_label = student_label
   end

@@ -11,6 +11,7 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
+local commalist = require "clua.commalist"
 
 local R = recipe.new{
   name = "stencil",
@@ -67,21 +68,16 @@ local function roundup(a, b) return (a + b - 1) // b * b end
 -- picks lo = r - K, hi = r + K for row r (or the whole grid).
 local function cpu_sweeps(u, f, N, lo, hi, K)
   local s0, s1, s2, s3, s4 = table.unpack(STENCIL)
-  local h2 = H2
   local rows = hi - lo + 1
   local cur, nxt = u, {}
   for _ = 1, K do
     for r = 0, rows - 1 do
-      local y = lo + r
-      local base = r * N
-      if y == 0 or y == N - 1 or r == 0 or r == rows - 1 then
-        for i = base + 1, base + N do nxt[i] = cur[i] end
-      else
-        nxt[base + 1] = cur[base + 1]
-        for i = base + 2, base + N - 1 do
-          nxt[i] = (-h2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
-        end
-        nxt[base + N] = cur[base + N]
+      local y, base = lo + r, r * N
+      nxt[base + 1], nxt[base + N] = cur[base + 1], cur[base + N] -- the boundary columns
+      local carried = y == 0 or y == N - 1 or r == 0 or r == rows - 1 -- a boundary row, or an end of the band
+      for i = base + 2, base + N - 1 do
+        nxt[i] = carried and cur[i]
+          or (-H2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
       end
     end
     cur, nxt = nxt, (cur == u and {} or cur)
@@ -89,29 +85,14 @@ local function cpu_sweeps(u, f, N, lo, hi, K)
   return cur
 end
 
-local function parse_grids(s)
-  local list = {}
-  for w in s:gmatch("[^,%s]+") do
-    local n = math.tointeger(tonumber(w))
-    if not n or n < 3 then error(("--grids: '%s' is not a grid size of at least 3"):format(w)) end
-    list[#list + 1] = n
-  end
-  return list
-end
-
 R:main(function(R, dev)
   local info = dev.info
   local gpu = info.type == "GPU"
-  local grids = R.args.grids and parse_grids(R.args.grids)
+  local grids = R.args.grids and commalist.integers(R.args.grids, "--grids", 3)
     or (R.quick and { 64, 100 }) or (gpu and { 256, 512, 1024, 2048, 4096, 8192 }) or { 128, 256, 512, 1024 }
-  local types = R.args.type or (R.quick and "float" or "both")
-  types = types == "both" and { "float", "double" } or { types }
-  if not info.double_support then
-    local kept = {}
-    for _, t in ipairs(types) do if t ~= "double" then kept[#kept + 1] = t end end
-    types = kept
-    if #types == 0 then error("the device has no double precision (try --type float)") end
-  end
+  local want = R.args.type or (R.quick and "float" or "both")
+  local types = want ~= "both" and { want } or info.double_support and { "float", "double" } or { "float" }
+  if want == "double" and not info.double_support then error("the device has no double precision (try --type float)") end
   local K = math.max(1, R.args.sweeps)
   local B = math.max(1, R.args.batch)
   local full_check = R.args.full_check
@@ -127,16 +108,14 @@ R:main(function(R, dev)
     local padded = roundup(N, TILE) ^ 2 * esize
     return padded <= info.max_mem_alloc_size and 2 * N * N * esize + 2 * padded <= info.global_mem_size
   end
-  local student_label
   for _, ty in ipairs(types) do
     local esize = ty == "double" and 8 or 4
     local tol = ty == "double" and 1e-12 or 1e-5
     local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil }
     -- Assignment mode (--kernel FILE): the student's sweep, built for this type, last, launched as "global".
     local variants = R:with_student(VARIANTS, defines, VARIANTS[2])
-    student_label = R.student_label
     local coef = cl.array(ty, 6)
-    for i, s in ipairs(STENCIL) do coef[i - 1] = s end
+    for i, c in ipairs(STENCIL) do coef[i - 1] = c end
     coef[5] = H2
     local largest = 0 -- the roofline gets the largest grid of each variant
     for _, N in ipairs(grids) do if fits(N, esize) then largest = math.max(largest, N) end end
@@ -146,12 +125,8 @@ R:main(function(R, dev)
       if not fits(N, esize) then
         skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N,
           units.format_size(bytes))
-        goto next_grid
-      end
-      do
-        local u0, f = cl.array(ty, N * N), cl.array(ty, N * N)
-        u0:random(100 + gi, 0, 1)
-        f:random(200 + gi, -1, 1)
+      else
+        local u0, f = cl.array(ty, N * N):random(100 + gi, 0, 1), cl.array(ty, N * N):random(200 + gi, -1, 1)
         -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up
         -- to the work-group), owns its N x N points: the padding past them must keep its poison, so a
         -- work-item past the grid that writes is named. The sweeps from u run u -> 1 -> 2 -> 1 ...
@@ -197,14 +172,9 @@ R:main(function(R, dev)
           local name = ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label)
           local function check(got)
             for _, c in ipairs(check_rows) do
-              local ref, lo = c.ref, c.lo
-              if c.row then
-                local off = (c.row - lo) * N + 1
-                R:verify(("%s, row %d"):format(name, c.row), got:slice(c.row * N, N),
-                  function(i) return ref[off + i] end, { tol = tol })
-              else
-                R:verify(name, got, function(i) return ref[i + 1] end, { tol = tol })
-              end
+              local ref, off = c.ref, c.row and (c.row - c.lo) * N + 1 or 1
+              R:verify(c.row and ("%s, row %d"):format(name, c.row) or name, c.row and got:slice(c.row * N, N) or got,
+                function(i) return ref[off + i] end, { tol = tol })
             end
             if reference_out then
               R:verify(name .. " vs the global-memory sweep", got, reference_out, { tol = tol })
@@ -240,7 +210,6 @@ R:main(function(R, dev)
         R:drop_student_buffers()
         for _, b in ipairs({ du0, df, dcoef, du[1], du[2] }) do b:release() end
       end
-      ::next_grid::
     end
   end
 
@@ -253,16 +222,11 @@ R:main(function(R, dev)
     id = "stencil",
     columns = {
       { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true }, time,
-      { name = "back to back", unit = "µs", format = us, ns = true },
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "vs global", unit = "x", format = "%.2f" },
-      { name = "checked" },
-    },
+      { name = "back to back", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth", { compare = false }),
+      { name = "vs global", unit = "x", format = "%.2f" }, { name = "checked" } },
   }
   local global_t = {}
-  for _, r in ipairs(results) do
-    if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end
-  end
+  for _, r in ipairs(results) do if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end end
   local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
     x = { name = "grid side N", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
@@ -280,15 +244,14 @@ R:main(function(R, dev)
   t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of "
     .. TILE .. "x" .. TILE)
   for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
-  if student_label then
-    -- ranked within each grid and type (the rows of different grids differ in work)
-    local groups = {}
+  if R.args.kernel then -- ranked within each grid and type (the rows of different grids differ in work)
+    local ranked = {}
     for _, r in ipairs(t.rows) do
       local g = r.type .. " " .. r.grid
-      if not groups[g] then groups[g] = true; groups[#groups + 1] = g end
-    end
-    for _, g in ipairs(groups) do
-      R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
+      if not ranked[g] then
+        ranked[g] = true
+        R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
+      end
     end
   end
   R:emit(t)

@@ -9,6 +9,7 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
+local sweeptable = require "clua.sweeptable"
 
 local R = recipe.new{
   name = "stride",
@@ -45,33 +46,18 @@ end
 
 R:main(function(R, dev)
   local info = dev.info
-  local bytes = math.tointeger(R.size)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local m = bytes // 4 -- floats per buffer
-  local lsz = R.args["local"]
-  if lsz and lsz > 0 then lsz = math.min(lsz, info.max_work_group_size) else lsz = nil end
+  local m = math.min(math.tointeger(R.size), info.max_mem_alloc_size, info.global_mem_size // 4) // 4 -- floats a buffer
+  local lsz = (R.args["local"] or 0) > 0 and math.min(R.args["local"], info.max_work_group_size) or nil
   local grain = lsz or 1
-  local sector = R.args.sector
-  if not sector then
-    if info.type == "GPU" then sector = 32
-    else sector = (info.global_mem_cacheline_size or 0) > 0 and info.global_mem_cacheline_size or 64 end
-  end
-
-  local src = cl.array("float", m)
-  src:random(1, -1, 1)
+  local sector = R.args.sector or info.type == "GPU" and 32
+    or (info.global_mem_cacheline_size or 0) > 0 and info.global_mem_cacheline_size or 64
+  local src = cl.array("float", m):random(1, -1, 1)
   local poison = cl.array("float", m):fill(POISON)
   local q = R.queue
   local din = R:input("idata", src)
   local dout = R:output("odata", "float", m, "write_only")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every stride after strideCopy.
   local variants = R:with_student({ { kernel = R:kernel("copy.cl", "strideCopy") } })
-  local student = variants[2]
-  if student and lsz and m // lsz > 0 then
-    student.kernel:args(dout, din, 1)
-    local fine, why = R:try_launch(student.kernel, lsz, lsz)
-    if not fine then error(("%s: the driver refused it in groups of %d: %s"):format(student.label, lsz, why)) end
-    R:check_student(("%s, stride 1"):format(student.label)) -- a write outside its buffers
-  end
 
   -- Times a variant at stride s on n work-items. It owns odata[0 .. (n-1)s]:
   -- odata[i*s] must equal idata[i*s], bit for bit; every other element,
@@ -109,32 +95,18 @@ R:main(function(R, dev)
   local t = R:table{
     title = ("strideCopy: effective bandwidth by stride (%s buffers)"):format(units.format_size(m * 4)),
     id = "stride",
-    columns = {
-      { name = "stride", unit = "floats", key = true },
-      { name = "work-items" },
-      R:bw_column("bandwidth"),
-      { name = "min", unit = R.bw_unit, format = "%.1f" }, { name = "max", unit = R.bw_unit, format = "%.1f" },
-      { name = "time", unit = "µs", format = "%.1f" }, R:spread_column(),
-      { name = "vs stride 1", unit = "%", format = "%.1f" },
-      { name = "model", unit = R.bw_unit, format = "%.1f" },
-    },
+    columns = { { name = "stride", unit = "floats", key = true }, { name = "work-items" }, sweeptable.columns(R),
+      { name = "vs stride 1", unit = "%", format = "%.1f" }, { name = "model", unit = R.bw_unit, format = "%.1f" } },
   }
-  if student then -- assignment mode: the student's kernel at each stride
-    table.move({ R:bw_column("student"), R:spread_column("student spread"),
-      { name = "student speed-up", unit = "x", format = "%.2f" } }, 1, 3, #t.columns + 1, t.columns)
-  end
+  if R.args.kernel then sweeptable.student_columns(R, t) end
   local p = plot.new{ title = "strideCopy: effective bandwidth (Figure 3.9)",
     x = { name = "stride", unit = "floats", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
-    local moved = 2 * 4 * r.n
-    local bw = r.t.bw
     local fetched = math.max(4, math.min(4 * r.stride, sector)) -- bytes fetched per useful float
-    R:add_row(t, r.t, { stride = r.stride, ["work-items"] = r.n, min = R:bw(moved, r.t.max),
-      max = R:bw(moved, r.t.min), time = r.t.median / 1e3, ["vs stride 1"] = 100 * bw / base,
-      model = base * 4 / fetched, student = r.st and r.st.bw, ["student spread"] = r.st and r.st.spread,
-      ["student speed-up"] = r.st and r.t.median / r.st.median })
-    p:add("measured", r.stride, bw)
-    if r.st then p:add(student.label, r.stride, r.st.bw) end
+    R:add_row(t, r.t, sweeptable.fields(R, r, 2 * 4 * r.n, { stride = r.stride, ["work-items"] = r.n,
+      ["vs stride 1"] = 100 * r.t.bw / base, model = base * 4 / fetched }))
+    p:add("measured", r.stride, r.t.bw)
+    if r.st then p:add(R.student_label, r.stride, r.st.bw) end
     p:add(("model (%d-byte sectors)"):format(sector), r.stride, base * 4 / fetched)
   end
   t:note(("n = SIZE/4/stride work-items%s; bytes = 2 x 4n (useful bytes only); median of %d, min/max bandwidth "
@@ -144,38 +116,11 @@ R:main(function(R, dev)
     .. "sector once the stride spans one (--sector)"):format(sector, sector))
   t:note("every output element checked: odata[i*stride] bit for bit against the input (gathered), every other "
     .. "element still poison; idata unchanged")
-  if student then
-    t:note(("student: the bandwidth of %s at each stride, same bytes; student speed-up: strideCopy's time / "
-      .. "its time"):format(student.label))
-  end
-  R:emit(t)
-  if student then
-    -- Assignment mode: both kernels over the whole sweep, ranked by the sum of their times.
-    local s = R:table{
-      title = ("strideCopy and the student's kernel over strides 1..%d"):format(results[#results].stride),
-      id = "stride-student",
-      columns = {
-        { name = "variant", key = true },
-        { name = "time", unit = "µs", format = "%.1f" },
-        { name = "stride 1", unit = R.bw_unit, format = "%.1f" },
-        { name = "worst", unit = R.bw_unit, format = "%.1f" },
-        { name = "worst stride", unit = "floats" },
-      },
-    }
-    for _, v in ipairs{ { "strideCopy (Listing 3.6)", "t" }, { student.label, "st" } } do
-      local sum, worst, wbw = 0, nil, nil
-      for _, r in ipairs(results) do
-        sum = sum + r[v[2]].median
-        local bw = R:bw(2 * 4 * r.n, r[v[2]].median)
-        if not wbw or bw < wbw then worst, wbw = r, bw end
-      end
-      s:add{ variant = v[1], time = sum / 1e3, ["stride 1"] = R:bw(2 * 4 * results[1].n, results[1][v[2]].median),
-        worst = wbw, ["worst stride"] = worst.stride }
-    end
-    s:note(("time: the sum over the %d strides of each stride's median; worst: the lowest effective bandwidth "
-      .. "of the sweep"):format(#results))
-    R:rank(s, "time")
-    R:emit(s)
-  end
+  -- Assignment mode: both kernels over the whole sweep, ranked by the sum of their times.
+  sweeptable.emit(R, t, { param = "stride", unit = "floats", first = "stride 1", kernel = "strideCopy",
+    reference = "strideCopy (Listing 3.6)", points = results, bytes = function(r) return 2 * 4 * r.n end,
+    title = ("strideCopy and the student's kernel over strides 1..%d"):format(results[#results].stride),
+    id = "stride-student", note = ("time: the sum over the %d strides of each stride's median; worst: the lowest "
+      .. "effective bandwidth of the sweep"):format(#results) })
   R:plot(p)
 end)

@@ -13,6 +13,7 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
+local commalist = require "clua.commalist"
 
 -- 1. Options: the shared ones (--device, --quick, --reps, --size, --csv,
 -- --json, --svg, --compare, --md, --gib, --help) come with recipe.new; add
@@ -59,11 +60,8 @@ R:main(function(R, dev)
     { label = "triad4 (float4)", kernel = R:kernel("template.cl", "triad4"), width = 4 },
   }
 
-  local sizes = {}
-  if R.args["local"] then
-    for s in R.args["local"]:gmatch("[^,%s]+") do sizes[#sizes + 1] = math.tointeger(tonumber(s)) end
-  elseif R.quick then sizes = { 64, 256 }
-  else
+  local sizes = R.args["local"] and commalist.integers(R.args["local"], "--local") or R.quick and { 64, 256 } or {}
+  if #sizes == 0 then
     -- Up to the device's maximum: a kernel's reported work_group_size is no
     -- guide (NVIDIA's driver reports 256 and runs 1024); a size the driver
     -- refuses is left out below, with a note.

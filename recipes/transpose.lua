@@ -7,6 +7,8 @@
 -- same matrix, the ceiling.
 local cl = require "cl"
 local recipe = require "clua.recipe"
+local bankconflict = require "clua.bankconflict"
+local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "transpose",
@@ -33,82 +35,39 @@ local R = recipe.new{
   end,
 }
 
--- The bank conflict of the tile's column read tile[ty + tx * pitch], by the
--- model: `banks` banks of 32-bit words (word w in bank w % banks) serve
--- requests of `banks` consecutive work-items (a warp of 32 on NVIDIA since
--- Fermi, the guide's half-warp of 16), tx fastest, which read words
--- tx * pitch + ty; the degree is the most distinct words one bank must give.
-local function conflict_degree(T, pitch, banks)
-  local worst = 1
-  for first = 0, T * T - 1, banks do
-    local words, per = {}, {}
-    for lid = first, math.min(first + banks, T * T) - 1 do words[(lid % T) * pitch + lid // T] = true end
-    for w in pairs(words) do
-      local b = w % banks
-      per[b] = (per[b] or 0) + 1
-      if per[b] > worst then worst = per[b] end
-    end
-  end
-  return worst
-end
+-- The kernels, and the pitch of each local tile (T + this; none: no tile).
+local KERNELS = { "copy2d", "transposeNaive", "transposeLocal", "transposeLocalPadded" }
+local LOCAL = { transposeLocal = 0, transposeLocalPadded = 1 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R)
   local q = R.queue
-  local T = R.args.tile or info.warp_size or 16
-  if T < 1 or T * T > info.max_work_group_size then
-    error(("tile %d: a %d x %d work-group exceeds the device's %d work-items"):format(T, T, T,
-      info.max_work_group_size))
-  end
   -- The kernels, built for T x T groups and each tried once on a T x T
   -- matrix; where the driver refuses one (or the build), the tile is halved.
-  -- (The kernel's reported work_group_size is no guide: NVIDIA's driver
-  -- reports 256 and runs 1024.)
-  local KERNELS = { "copy2d", "transposeNaive", "transposeLocal", "transposeLocalPadded" }
-  local LOCAL = { transposeLocal = 0, transposeLocalPadded = 1 } -- tile pitch T + this
-  local prog, shrunk
-  while true do
-    local ok, p = pcall(R.program, R, "transpose.cl", { TILE = T })
-    local why
-    if not ok then why = ("the build failed: %s"):format(tostring(p):match("[^\n]*"))
-    else
-      local a <close> = R.ctx:buffer(4 * T * T)
-      local c <close> = R.ctx:buffer(4 * T * T)
-      for _, name in ipairs(KERNELS) do
-        local k = p:kernel(name)
-        if LOCAL[name] then k:args(c, a, T, T, cl["local"](4 * T * (T + LOCAL[name]))) else k:args(c, a, T, T) end
-        local fine, refusal = R:try_launch(k, { T, T }, { T, T })
-        if not fine then why = ("the driver refused %s in %d x %d groups: %s"):format(name, T, T, refusal); break end
-      end
-    end
-    if not why then prog = p; break end
-    if T == 1 or R.args.tile then error(("tile %d: %s"):format(T, why)) end
-    shrunk = ("tile %d left out: %s"):format(T, why)
-    T = T // 2
+  local T, shrunk = tiles.device_tile(R), nil
+  local function args(k, name, b, t)
+    if LOCAL[name] then k:args(b[3], b[1], t, t, cl["local"](4 * t * (t + LOCAL[name]))) else k:args(b[3], b[1], t, t) end
   end
-  local aspect = math.max(1, R.args.aspect)
+  local prog, why = tiles.try(R, "transpose.cl", "TILE", T, KERNELS, args)
+  while not prog do
+    if T == 1 or R.args.tile then error(("tile %d: %s"):format(T, why)) end
+    shrunk, T = ("tile %d left out: %s"):format(T, why), T // 2
+    prog, why = tiles.try(R, "transpose.cl", "TILE", T, KERNELS, args)
+  end
 
   -- The matrix: height x width floats, about --size bytes.
-  local bytes = math.tointeger(R.size or (info.type == "GPU" and 256 * 2^20 or 16 * 2^20))
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
-  local height = math.floor(math.sqrt(bytes / 4 / aspect)) // T * T
+  local aspect = math.max(1, R.args.aspect)
+  local height = tiles.side(R, T, 256 * 2^20, aspect)
   local width = aspect * height
-  if height < T then error(("--size %d is too small for %d x %d tiles"):format(bytes, T, T)) end
   local n = width * height
-  bytes = 4 * n
-
+  local bytes = 4 * n
   local A = cl.array("float", n):random(7, -1, 1)
   local At = cl.array("float", n):transpose(A, height, width)
   local dA, dC = R:input("a", A), R:output("c", "float", n, "write_only")
   local banks = R.args.banks
 
-  local variants = {
-    { name = "copy", kernel = prog:kernel("copy2d"), ref = A },
-    { name = "naive", kernel = prog:kernel("transposeNaive"), ref = At },
-    { name = "local tile", kernel = prog:kernel("transposeLocal"), ref = At, tile = T * T, pitch = T },
-    { name = "padded local tile", kernel = prog:kernel("transposeLocalPadded"), ref = At, tile = T * (T + 1),
-      pitch = T + 1 },
-  }
+  local variants = { { name = "copy", k = "copy2d", ref = A }, { name = "naive", k = "transposeNaive", ref = At },
+    { name = "local tile", k = "transposeLocal", ref = At, pitch = T },
+    { name = "padded local tile", k = "transposeLocalPadded", ref = At, pitch = T + 1 } }
   -- One measurement per kernel: it owns the whole of c (the student's second
   -- launch, a tile column short, its first width - T rows), a unchanged; the
   -- matrix read once and written once, no arithmetic (a roofline point at 0).
@@ -121,18 +80,15 @@ R:main(function(R, dev)
   -- Assignment mode (--kernel FILE): the student's kernel, last, under the naive transpose's contract.
   variants = R:with_student(variants, { TILE = T }, variants[2])
   for _, v in ipairs(variants) do
-    local k = v.kernel
-    if v.student then v.name, v.tile = v.label, k.nargs >= 5 and T * (T + 1) or nil end
-    if v.tile then k:args(dC, dA, width, height, cl["local"](4 * v.tile)) else k:args(dC, dA, width, height) end
-    if v.student then
-      local fine, why = R:try_launch(k, { width, height }, { T, T })
-      if not fine then error(("%s: the driver refused it in %d x %d groups: %s"):format(v.name, T, T, why)) end
-    end
+    local k = v.student and v.kernel or prog:kernel(v.k)
+    if v.student then v.name = v.label end
+    local tile = v.student and k.nargs >= 5 and T * (T + 1) or not v.student and v.pitch and T * v.pitch
+    if tile then k:args(dC, dA, width, height, cl["local"](4 * tile)) else k:args(dC, dA, width, height) end
     v.r = measure(v.name, k, width, v.ref)
     if v.student and width > T then
       measure(v.name .. ", a tile column short", k, width - T, At:slice(0, (width - T) * height), true)
     end
-    v.conflict = v.pitch and conflict_degree(T, v.pitch, banks)
+    v.conflict = not v.student and v.pitch and bankconflict.tile(T, v.pitch, banks) or nil
   end
 
   -- Everything verified: the figures.
@@ -141,10 +97,8 @@ R:main(function(R, dev)
     id = "transpose",
     columns = {
       { name = "variant", key = true }, R:time_columns("us", { compare = false }),
-      R:bw_column("bandwidth"),
-      { name = "of copy", unit = "%", format = "%.1f" },
-      { name = "tile read", unit = "n-way", format = "%d" },
-    },
+      R:bw_column("bandwidth"), { name = "of copy", unit = "%", format = "%.1f" },
+      { name = "tile read", unit = "n-way", format = "%d" } },
   }
   local copy = variants[1].r.median
   for _, v in ipairs(variants) do

@@ -1,0 +1,88 @@
+--- clua.sweeptable: the tables of a copy kernel swept over one parameter
+-- (stride's strides, offset's offsets): the bandwidth of each point with its
+-- slowest and fastest run, and in assignment mode the student's kernel
+-- beside the recipe's at every point and both over the whole sweep, ranked.
+-- A sweep's results are a list of points `{ [param] = value, t = res, st =
+-- res }`: `t` the recipe's kernel and `st` the student's (`R:measure`'s).
+-- @module clua.sweeptable
+local sweeptable = {}
+
+--- The columns of a point's figures: bandwidth (the median's), min and max
+-- (the bandwidths of the slowest and fastest run), time (µs) and its spread.
+-- @tab R the recipe
+-- @treturn tab a list of columns, which `R:table` takes among the others
+function sweeptable.columns(R)
+  return { R:bw_column("bandwidth"), { name = "min", unit = R.bw_unit, format = "%.1f" },
+    { name = "max", unit = R.bw_unit, format = "%.1f" }, { name = "time", unit = "µs", format = "%.1f" },
+    R:spread_column() }
+end
+
+--- The cells of a point for `sweeptable.columns` and, in assignment mode,
+-- `sweeptable.student_columns`, added to `fields`.
+-- @tab R the recipe
+-- @tab point the point (`t`, and `st` in assignment mode)
+-- @int bytes the bytes one run moves
+-- @tab fields the row's other cells
+-- @treturn tab fields
+function sweeptable.fields(R, point, bytes, fields)
+  local t, st = point.t, point.st
+  fields.min, fields.max, fields.time = R:bw(bytes, t.max), R:bw(bytes, t.min), t.median / 1e3
+  if st then
+    fields.student, fields["student spread"], fields["student speed-up"] = st.bw, st.spread, t.median / st.median
+  end
+  return fields
+end
+
+--- Assignment mode: the student's columns, appended to `t` (its bandwidth,
+-- spread and speed-up against the recipe's kernel at each point).
+-- @tab R the recipe
+-- @tparam clua.report t the sweep's table
+function sweeptable.student_columns(R, t)
+  table.move({ R:bw_column("student"), R:spread_column("student spread"),
+    { name = "student speed-up", unit = "x", format = "%.2f" } }, 1, 3, #t.columns + 1, t.columns)
+end
+
+--- Emits the sweep's table `t` and, in assignment mode, first notes its
+-- student columns and then emits the summary: the recipe's kernel and the
+-- student's over the whole sweep (their total or mean time, the first
+-- point's bandwidth, the worst point and its bandwidth), ranked by time.
+-- @tab R the recipe
+-- @tparam clua.report t the sweep's table
+-- @tab spec `param` ("stride"), `unit` of its values ("floats"), `first`
+-- (the first point's column, "stride 1"), `reference` (the recipe's
+-- kernel's row, "strideCopy (Listing 3.6)"), `kernel` ("strideCopy"),
+-- `points`, `bytes(point)` (the bytes a run at the point moves), `mean`
+-- (true: the mean time of the points and its bandwidth; else their sum),
+-- `title`, `id` and `note` of the summary
+function sweeptable.emit(R, t, spec)
+  local student = rawget(R, "student_label")
+  if student then
+    t:note(("student: the bandwidth of %s at each %s, same bytes; student speed-up: %s's time / its time")
+      :format(student, spec.param, spec.kernel))
+  end
+  R:emit(t)
+  if not student then return end
+  local points, first = spec.points, spec.first
+  local cols = { { name = "variant", key = true }, { name = "time", unit = "µs", format = "%.1f" },
+    { name = first, unit = R.bw_unit, format = "%.1f" }, { name = "worst", unit = R.bw_unit, format = "%.1f" },
+    { name = "worst " .. spec.param, unit = spec.unit } }
+  if spec.mean then table.insert(cols, 3, R:bw_column("bandwidth")) end
+  local s = R:table{ title = spec.title, id = spec.id, columns = cols }
+  for _, v in ipairs{ { spec.reference, "t" }, { student, "st" } } do
+    local sum, worst, wbw = 0, nil, nil
+    for _, p in ipairs(points) do
+      sum = sum + p[v[2]].median
+      local bw = R:bw(spec.bytes(p), p[v[2]].median)
+      if not wbw or bw < wbw then worst, wbw = p, bw end
+    end
+    local time = spec.mean and sum / #points or sum
+    s:add{ variant = v[1], time = time / 1e3, bandwidth = spec.mean and R:bw(spec.bytes(points[1]), time) or nil,
+      [first] = R:bw(spec.bytes(points[1]), points[1][v[2]].median), worst = wbw,
+      ["worst " .. spec.param] = worst[spec.param] }
+  end
+  s:note(spec.note)
+  R:rank(s, "time")
+  R:emit(s)
+end
+
+return sweeptable

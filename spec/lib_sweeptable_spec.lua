@@ -1,0 +1,69 @@
+-- clua.sweeptable: a copy kernel's sweep table (bandwidth, min and max from
+-- the slowest and fastest run) and, in assignment mode, the student's columns
+-- and the summary of both kernels over the sweep, ranked.
+package.path = "lua/?.lua;" .. package.path
+local recipe = require "clua.recipe"
+local sweeptable = require "clua.sweeptable"
+
+local function sink()
+  local s = { text = "" }
+  function s:write(...) for _, x in ipairs({ ... }) do self.text = self.text .. tostring(x) end return self end
+  function s:flush() return self end
+  return s
+end
+
+-- A measurement's result as far as the tables read it.
+local function res(median, min, max, bytes)
+  return { median = median, min = min, max = max, spread = 100 * (max - min) / median, bw = bytes / median }
+end
+
+local function run(student)
+  local R = recipe.new{ name = "sweep", args = { "--csv", "/dev/null" } }
+  R.out, R.err = sink(), sink()
+  R.student_label = student
+  local points = {}
+  for i, s in ipairs({ 1, 2, 4 }) do
+    local bytes = 800 // s
+    points[i] = { stride = s, n = 100 // s, t = res(100, 90, 200, bytes), st = student and res(50 * i, 40 * i, 60 * i,
+      bytes) }
+  end
+  local t = R:table{ title = "sweep", id = "sweep", columns = { { name = "stride", key = true }, sweeptable.columns(R) } }
+  if student then sweeptable.student_columns(R, t) end
+  for _, p in ipairs(points) do R:add_row(t, p.t, sweeptable.fields(R, p, 8 * p.n, { stride = p.stride })) end
+  sweeptable.emit(R, t, { param = "stride", unit = "floats", first = "stride 1", kernel = "copy",
+    reference = "copy (ref)", points = points, bytes = function(p) return 8 * p.n end, mean = true,
+    title = "both", id = "sweep-student", note = "time: the mean" })
+  return R, t
+end
+
+describe("clua.sweeptable", function()
+  it("gives each point its bandwidth, the slowest and fastest run's, its time in µs", function()
+    local R, t = run(nil)
+    assert.are.equal(1, #R.emitted)
+    local row = t.rows[1]
+    assert.near(8.0, row.bandwidth, 1e-9)
+    assert.near(4.0, row.min, 1e-9) -- 800 bytes in the slowest run's 200 ns
+    assert.near(800 / 90, row.max, 1e-9)
+    assert.near(0.1, row.time, 1e-9)
+    assert.is_nil(row.student)
+  end)
+
+  it("adds the student's columns and a summary of both over the sweep, ranked", function()
+    local R, t = run("student: k (k.cl)")
+    assert.are.equal(2, #R.emitted)
+    assert.truthy(t:column("student speed-up"))
+    assert.near(2.0, t.rows[1]["student speed-up"], 1e-9)
+    local s = R.emitted[2]
+    assert.are.equal("sweep-student", s.id)
+    local ref, stu = s.rows[1], s.rows[2]
+    assert.are.equal("copy (ref)", ref.variant)
+    assert.near(0.1, ref.time, 1e-9)
+    assert.near(0.1, stu.time, 1e-9) -- the mean of 50, 100, 150 ns
+    assert.near(800 / 50, stu["stride 1"], 1e-9)
+    assert.are.equal(4, stu["worst stride"])
+    assert.near(200 / 150, stu.worst, 1e-9)
+    assert.truthy(s.rows[1].rank and s.rows[2].rank)
+    local notes = table.concat(t.notes, "\n")
+    assert.truthy(notes:find("student speed-up: copy's time / its time", 1, true), notes)
+  end)
+end)
