@@ -117,6 +117,17 @@ describe("clua.harness", function()
       1, true), err)
   end)
 
+  it("names the variant when the driver refuses its launch", function()
+    local R = make()
+    local k, host, din, dout = setup_copy(R, -1)
+    local too_big = R.device.info.max_work_group_size * 2
+    local ok, err = pcall(R.measure, R, { label = "student: k (k.cl)", reads = { din },
+      run = function() return R.queue:launch(k, too_big, too_big) end,
+      outputs = { { dout, owns = { 0, N }, expect = host } } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("^student: k %(k%.cl%): .*queue:launch"), err)
+  end)
+
   it("marks a working set within the device's caches as a cache figure", function()
     local R = make()
     rawset(R, "facts", setmetatable({ global_mem_cache = 2 ^ 20 }, { __index = R.facts }))

@@ -223,7 +223,13 @@ function Recipe:measure(spec)
     topts[k] = spec[k]
   end
   if spec.queue then topts.queue = spec.queue end
-  local t = self:time(spec.run, topts)
+  -- a launch the driver refuses, or a wait that times out, names the variant
+  -- (the student's kernel, in assignment mode)
+  local timed, t = pcall(self.time, self, spec.run, topts)
+  if not timed then
+    local msg = tostring(t)
+    error(msg:find(label, 1, true) and msg or (label .. ": " .. msg), 0)
+  end
   local res = { label = label, notes = {}, bytes = spec.bytes, ops = spec.ops }
 
   local function by_host(why)
