@@ -17,24 +17,14 @@ local feedback = require "clua.feedback"
 local lms = require "clua.lms"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
+local files = require "clua.files"
 local cl = require "cl"
 
 local grader = {}
 
 local sh = proc.quote
 local function fail(msg) io.stderr:write("grade: ", msg, "\n"); os.exit(2) end
-local function read(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function write(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local read, write = files.read, files.write
 local function lines_of(cmd)
   local out, pipe = {}, io.popen(cmd)
   for l in pipe:lines() do out[#out + 1] = l end
