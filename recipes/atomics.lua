@@ -35,8 +35,7 @@ R:main(function(R, dev)
   local q = R.queue
 
   local types = { { "int", "int" }, { "uint", "uint" } }
-  local has64 = false
-  for _, e in ipairs(info.extensions) do has64 = has64 or e == "cl_khr_int64_base_atomics" end
+  local has64 = (" " .. table.concat(info.extensions, " ") .. " "):find(" cl_khr_int64_base_atomics ", 1, true) ~= nil
   if has64 then types[#types + 1] = { "long", "long" } end
   types[#types + 1] = { "float", "float", "float (compare-exchange)" }
   local prog = R:program("atomics.cl")

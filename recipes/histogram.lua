@@ -63,7 +63,7 @@ R:main(function(R, dev)
     end
     local h = {}
     for i = 1, MAXB do h[i] = 0 end
-    for i = 0, n - 1 do local b = k[i] + 1; h[b] = h[b] + 1 end
+    for i = 0, n - 1 do h[k[i] + 1] = h[k[i] + 1] + 1 end
     return k, h
   end
 
@@ -78,14 +78,9 @@ R:main(function(R, dev)
     local host, h = keys_of(dist)
     local keys = R:input("keys (" .. dist .. ")", host)
     for _, B in ipairs(BINS) do
-      local shift = 0
+      local shift, want = 0, cl.array("uint", B):fill(0)
       while MAXB >> shift > B do shift = shift + 1 end
-      local want = cl.array("uint", B)
-      for b = 0, B - 1 do
-        local s = 0
-        for j = b << shift, ((b + 1) << shift) - 1 do s = s + h[j + 1] end
-        want[b] = s
-      end
+      for j = 0, MAXB - 1 do want[j >> shift] = want[j >> shift] + h[j + 1] end
       local lbins = B <= lfit and B or 0
       local base
       for _, v in ipairs(variants) do

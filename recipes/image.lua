@@ -101,10 +101,9 @@ end
 R:main(function(R, dev)
   local info = dev.info
   local q, ctx = R.queue, R.ctx
-  local P = R.args.stride
-  local full_check = R.args.full_check
-  local bytes = math.tointeger(R.size or (info.type == "GPU" and 64 * 2 ^ 20 or 4 * 2 ^ 20))
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local P, full_check = R.args.stride, R.args.full_check
+  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 4) * 2 ^ 20), info.max_mem_alloc_size,
+    info.global_mem_size // 4)
   local side = math.floor(math.sqrt(bytes / 4))
   side = math.min(side, info.image2d_max_width or side, info.image2d_max_height or side) // LX * LX
   if side < LX then error(("--size %d is too small: at least %d bytes"):format(bytes, LX * LX * 4)) end
@@ -115,8 +114,7 @@ R:main(function(R, dev)
   -- One input of W x H: the host array, a buffer and an image of it, an output buffer.
   local function setup(W, H, seed)
     local s = { W = W, H = H, n = W * H }
-    s.src = cl.array("float", s.n)
-    s.src:random(seed, 0, 1)
+    s.src = cl.array("float", s.n):random(seed, 0, 1)
     s.buf = R:input("in", s.src)
     s.img = ctx:image2d{ width = W, height = H, format = "float", flags = "read_only", data = s.src }
     s.out = R:output("out", "float", s.n)
@@ -155,8 +153,7 @@ R:main(function(R, dev)
     if full then
       for y = 0, H - 1 do rows[#rows + 1] = y end
     else
-      local seen = {}
-      local rng = 4242 + W
+      local seen, rng = {}, 4242 + W
       for _, y in ipairs({ 0, 1, H // 2, H - 2, H - 1 }) do
         if not seen[y] then seen[y] = true; rows[#rows + 1] = y end
       end

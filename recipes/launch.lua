@@ -7,7 +7,9 @@
 -- the figure bench/launch.c measures in C. The C program runs as a subprocess
 -- when it is built next to clua (build/bench/launch under clua's root).
 local cl = require "cl"
+local devicemod = require "clua.device"
 local noise = require "clua.noise"
+local proc = require "clua.proc"
 local recipe = require "clua.recipe"
 local stats = require "clua.stats"
 local units = require "clua.units"
@@ -33,34 +35,6 @@ local R = recipe.new{
 local function c_figure(us, note)
   local lo, hi = (note or ""):match("min ([%d.]+), max ([%d.]+) us")
   return { median = us * 1e3, min = lo and tonumber(lo) * 1e3, max = hi and tonumber(hi) * 1e3 }
-end
-
--- The device's platform:device indices, as bench/common.c counts them.
-local function device_index(dev)
-  for _, p in ipairs(cl.platforms()) do
-    for j, d in ipairs(p:devices()) do
-      if d == dev then return ("%d:%d"):format(p.index, j - 1) end
-    end
-  end
-end
-
-local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
--- Runs a C program; returns its stdout and stderr, or nil and why.
-local function run_c(path, args)
-  local f = io.open(path)
-  if not f then return nil, "not built" end
-  f:close()
-  local errf = os.tmpname()
-  local p = io.popen(shell_quote(path) .. " " .. args .. " 2>" .. shell_quote(errf))
-  local out = p:read("a")
-  local ok, _, code = p:close()
-  local ef = io.open(errf)
-  local err = ef and ef:read("a") or ""
-  if ef then ef:close() end
-  os.remove(errf)
-  if not ok then return nil, ("failed (exit %s): %s"):format(tostring(code), (err:gsub("%s+$", ""))) end
-  return out, err
 end
 
 R:main(function(R, dev)
@@ -126,21 +100,19 @@ R:main(function(R, dev)
       ordered[i] = (qd <= sb and sb <= st and st <= en) and 1 or 0
     end
   end
-  local ones = {}
-  for i = 1, launches do ones[i] = 1 end
-  R:verify("profiling timestamps in order (QUEUED <= SUBMIT <= START <= END)", ordered, ones, { exact = true })
+  R:verify("profiling timestamps in order (QUEUED <= SUBMIT <= START <= END)", ordered, function() return 1 end,
+    { exact = true })
 
   -- 3. The plain C programs, on the same device.
-  local idx = device_index(dev)
+  local idx = devicemod.index(dev)
   local c_enqueue, c_event, c_dispatch, c_trip, c_note
   local c_cell -- what the C cell says when there is no figure
-  local launch_path = (cl.root or ".") .. "/build/bench/launch"
-  local baseline_path = (cl.root or ".") .. "/build/bench/baseline"
+  local launch_path, baseline_path = (cl.root or ".") .. "/build/bench/launch", (cl.root or ".") .. "/build/bench/baseline"
   if R.args.no_c then
     c_note, c_cell = "C: not run (--no-c)", "not run"
   else
     local args = ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches)
-    local out, err = run_c(launch_path, args)
+    local out, err = proc.run(launch_path, args)
     if out then
       local v = tonumber(out:match("launch_us%s+([%d.]+)"))
       if not v then error("build/bench/launch printed no figure: " .. out) end
@@ -148,7 +120,7 @@ R:main(function(R, dev)
       c_note = "C: build/bench/launch " .. args
       -- launch --event asks for an event and releases it at each enqueue, as
       -- q:launch does (a build/bench/launch without --event exits 2: no figure)
-      local eout, enote = run_c(launch_path, args .. " --event")
+      local eout, enote = proc.run(launch_path, args .. " --event")
       local ev = eout and tonumber(eout:match("launch_event_us%s+([%d.]+)"))
       if ev then
         c_event = c_figure(ev, enote)
@@ -158,7 +130,7 @@ R:main(function(R, dev)
       c_note, c_cell = "C: build/bench/launch " .. err, err == "not built" and err or "failed"
     end
     if R.args.baseline then
-      local bout, berr = run_c(baseline_path, ("--device %s --size 4K --overlap-size 8K --reps 3 --launch-n %d")
+      local bout, berr = proc.run(baseline_path, ("--device %s --size 4K --overlap-size 8K --reps 3 --launch-n %d")
         :format(idx, nlaunch))
       if bout then
         local function row(label)
@@ -174,10 +146,7 @@ R:main(function(R, dev)
   end
 
   -- Everything verified: the figures.
-  local function ftime(v)
-    if type(v) ~= "number" then return tostring(v) end
-    return units.format_time(v)
-  end
+  local function ftime(v) return type(v) == "number" and units.format_time(v) or tostring(v) end
   local t = R:table{
     title = "Kernel launch cost (empty kernel, global size 1)",
     id = "launch",

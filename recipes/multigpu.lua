@@ -140,28 +140,18 @@ R:main(function(R, dev)
 
   -- The same all-at-once transfers in plain C (bench/multigpu.c: the same
   -- calls, from one thread and from a thread per device), in this run.
-  local cfig, cwhy = {}, nil
-  do
-    local path, csv = (cl.root or ".") .. "/build/bench/multigpu", os.tmpname()
-    local f = io.open(path)
-    if f then
-      f:close()
-      local cmd = ("%s --device %s --size %d --reps %d --warmup %d --kernels %s --csv %s >/dev/null 2>&1"):format(
-        proc.quote(path), proc.quote(devicemod.index(dev) or "0:0"), bytes, R.reps, R.warmup,
-        proc.quote((cl.root or ".") .. "/kernels"), proc.quote(csv))
-      local ok = os.execute(cmd)
-      local cf = io.open(csv)
-      for line in cf and cf:lines() or function() end do
-        local k, v = line:match("^([^,]+),([%d.]+),")
-        if k then cfig[k] = tonumber(v) end
-      end
-      if cf then cf:close() end
-      if not ok or not next(cfig) then cwhy = "build/bench/multigpu failed: " .. cmd end
-    else
-      cwhy = "build/bench/multigpu is not built (make -f bench/Makefile)"
-    end
-    os.remove(csv)
+  local cfig, cwhy, csv = {}, nil, os.tmpname()
+  local cmd = ("--device %s --size %d --reps %d --warmup %d --kernels %s --csv %s"):format(
+    proc.quote(devicemod.index(dev) or "0:0"), bytes, R.reps, R.warmup, proc.quote((cl.root or ".") .. "/kernels"),
+    proc.quote(csv))
+  local out, cerr = proc.run((cl.root or ".") .. "/build/bench/multigpu", cmd)
+  for line in io.lines(csv) do
+    local k, v = line:match("^([^,]+),([%d.]+),")
+    if k then cfig[k] = tonumber(v) end
   end
+  os.remove(csv)
+  if cerr == "not built" then cwhy = "build/bench/multigpu is not built (make -f bench/Makefile)"
+  elseif not out or not next(cfig) then cwhy = ("build/bench/multigpu %s: %s"):format(out and "gave no figure" or cerr, cmd) end
 
   local function cbw(k) return cfig[k] and R:bw(cfig[k] * 1e9, 1e9) end -- C prints GB/s (10^9)
   local together = R:table{ title = "All at once: every device started from one host thread, flushed together",
@@ -219,11 +209,10 @@ R:main(function(R, dev)
     local slowest, share = math.huge, {}
     for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(moved(op), stats.median(p))) end
     for i, e in ipairs(enq) do share[i] = e / res.t.times[i] * 100 end
-    together:add{ operation = op, aggregate = res.bw, ["sum of alone"] = sum[op], ["aggregate / sum"] = res.bw / sum[op],
-      spread = res.spread, ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil,
+    R:add_row(together, res, { operation = op, aggregate = res.bw, ["sum of alone"] = sum[op],
+      ["aggregate / sum"] = res.bw / sum[op], ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil,
       ["C one thread"] = cbw(op .. "_one_thread"), ["C thread per device"] = cbw(op .. "_thread_per_device"),
-      ["clua / C"] = cfig[op .. "_one_thread"] and res.bw / cbw(op .. "_one_thread") or nil }
-    add_notes(together, res)
+      ["clua / C"] = cfig[op .. "_one_thread"] and res.bw / cbw(op .. "_one_thread") or nil })
     if op == "H2D" then
       for i, e in ipairs(evs) do
         for _, x in ipairs(e) do tl:add(("%s %s"):format(rigs[i].index, rigs[i].device.name), "write", "H2D", x) end
@@ -369,9 +358,8 @@ R:main(function(R, dev)
           end
           local evbw = agree and R:bw(bytes, evm) or nil
           local pct = res.per_s / bound * 100
-          paths:add{ source = ri.index, destination = rj.index, path = p.name, bandwidth = res.bw,
-            spread = res.spread, event = evbw, bound = R:bw(bound, 1e9), ["of bound"] = pct }
-          add_notes(paths, res)
+          R:add_row(paths, res, { source = ri.index, destination = rj.index, path = p.name, event = evbw,
+            bound = R:bw(bound, 1e9), ["of bound"] = pct })
           if not best or res.bw > best.bw then
             best = { bw = res.bw, per_s = res.per_s, path = p.name, spread = res.spread }
           end

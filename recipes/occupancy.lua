@@ -55,8 +55,8 @@ R:main(function(R, dev)
   local q = R.queue
 
   -- Sizes from the device.
-  local bytes = math.tointeger(R.size or (gpu and 256 * 2^20 or 32 * 2^20))
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 4)
+  local bytes = math.min(math.tointeger(R.size or (gpu and 256 or 32) * 2^20), info.max_mem_alloc_size,
+    info.global_mem_size // 4)
   local maxwg = info.max_work_group_size
   local n = bytes // 4 // maxwg * maxwg
   if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, maxwg * 4)) end
@@ -70,13 +70,10 @@ R:main(function(R, dev)
   -- Kernels, with and without the __local argument; register counts from the
   -- build log where the compiler writes one (NVIDIA, -cl-nv-verbose).
   local opts = occupancy.build_options(dev)
-  local kernels = {}
-  local NAMES = { "copy", "copy4", "chase", "chain" }
+  local kernels, NAMES = {}, { "copy", "copy4", "chase", "chain" }
   for _, name in ipairs(NAMES) do
-    kernels[name] = {
-      [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts),
-      [1] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts),
-    }
+    kernels[name] = { [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts),
+      [1] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts) }
   end
   local L = occupancy.limits(dev, { cc = R.args.cc })
   -- A CPU has no warps and runs one work-group per core at a time: occupancy
@@ -100,8 +97,7 @@ R:main(function(R, dev)
   max_local = max_local // 4 * 4
 
   -- Inputs and CPU references (once).
-  local input = cl.array("float", n)
-  input:random(11, -1000, 1000)
+  local input = cl.array("float", n):random(11, -1000, 1000)
   local dIn = R:input("in", input)
 
   local m = n // 32 * 32
@@ -111,24 +107,16 @@ R:main(function(R, dev)
   next:slice(m - stride, stride):ramp(0)
   local dNext = R:input("next", next)
   local r = (steps * stride) % m
-  local chase_ref = cl.array("uint", nw)
-  do
-    local first = math.min(nw, m - r)
-    chase_ref:slice(0, first):ramp(r)
-    if first < nw then chase_ref:slice(first, nw - first):ramp(0) end
-  end
+  local chase_ref, first = cl.array("uint", nw), math.min(nw, m - r)
+  chase_ref:slice(0, first):ramp(r)
+  if first < nw then chase_ref:slice(first, nw - first):ramp(0) end
 
-  local seeds = cl.array("uint", nw)
-  seeds:random(12, 0, 0xFFFFFFFF)
+  local seeds = cl.array("uint", nw):random(12, 0, 0xFFFFFFFF)
   local dSeeds = R:input("seeds", seeds)
-  local chain_ref = cl.array("uint", nw)
-  do
-    -- x -> A x + C applied `iterations` times is x -> Ak x + Ck (mod 2^32).
-    local A, C = 1664525, 1013904223
-    local Ak, Ck = 1, 0
-    for _ = 1, iterations do Ak, Ck = (Ak * A) & 0xFFFFFFFF, (Ck * A + C) & 0xFFFFFFFF end
-    for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
-  end
+  -- x -> A x + C applied `iterations` times is x -> Ak x + Ck (mod 2^32).
+  local chain_ref, Ak, Ck = cl.array("uint", nw), 1, 0
+  for _ = 1, iterations do Ak, Ck = (Ak * 1664525) & 0xFFFFFFFF, (Ck * 1664525 + 1013904223) & 0xFFFFFFFF end
+  for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
 
   -- The contracts: each kernel owns the whole of its output (copy, copy4: n
   -- floats; chase, chain: one uint per work-item), which must hold the CPU's

@@ -112,14 +112,8 @@ R:main(function(R, dev)
   end
 
   -- The CPU reference, once.
-  local ref = cl.array("float", n)
-  do
-    local A, B = host.pageable.A, host.pageable.B
-    for i = 0, n - 1 do
-      local a, b = A[i], B[i]
-      ref[i] = math.sqrt(a * a + b * b)
-    end
-  end
+  local ref, A, B = cl.array("float", n), host.pageable.A, host.pageable.B
+  for i = 0, n - 1 do ref[i] = math.sqrt(A[i] * A[i] + B[i] * B[i]) end
 
   -- The device buffers are the pipeline's outputs (R:output: poisoned before
   -- each configuration, so that a chunk not written or not computed shows).
@@ -207,12 +201,8 @@ R:main(function(R, dev)
     balance_note = ("kernel iterations: %d (from --iterations)"):format(iterations)
   end
 
-  local engines = R.args.copy_engines
-  if not engines then
-    if info.type ~= "GPU" then engines = 0
-    elseif info.gpu_overlap and (info.vendor or ""):match("NVIDIA") then engines = 2
-    else engines = 1 end
-  end
+  local engines = R.args.copy_engines or (info.type ~= "GPU" and 0)
+    or (info.gpu_overlap and (info.vendor or ""):match("NVIDIA") and 2) or 1
 
   -- Every configuration, pinned memory.
   local results = {}
@@ -223,17 +213,16 @@ R:main(function(R, dev)
   local serial = results[1].r
   local ph = serial.phases
   local pw, pk, pr = ph.w.median, ph.k.median, ph.r.median
-  local best = results[1]
+  local best, two = results[1], results[2]
   for _, r in ipairs(results) do if r.r.median < best.r.median then best = r end end
-  local two = results[2]
 
   -- The same with pageable memory: 1 queue, the guide's 2 x 2, and the best pinned configuration.
   local pageable, seen = {}, {}
   for _, c in ipairs({ { 1, 1 }, { two.nq, two.m }, { best.nq, best.m } }) do
-    if not seen[c[1] .. "x" .. c[2]] then
-      seen[c[1] .. "x" .. c[2]] = true
-      pageable[#pageable + 1] = { nq = c[1], m = c[2],
-        r = measure("pageable", c[1], c[2], iterations, ("pageable %d x %d"):format(c[1], c[2])) }
+    local name = ("%d x %d"):format(c[1], c[2])
+    if not seen[name] then
+      seen[name] = true
+      pageable[#pageable + 1] = { nq = c[1], m = c[2], r = measure("pageable", c[1], c[2], iterations, "pageable " .. name) }
     end
   end
 
@@ -242,11 +231,9 @@ R:main(function(R, dev)
   local evs = best.r.events
   for i = 1, #evs, 4 do
     local c = (i - 1) // 4
-    local lane = ("queue %d"):format(c % best.nq + 1)
-    tl:add(lane, "write", ("A%d"):format(c), evs[i])
-    tl:add(lane, "write", ("B%d"):format(c), evs[i + 1])
-    tl:add(lane, "kernel", ("K%d"):format(c), evs[i + 2])
-    tl:add(lane, "read", ("C%d"):format(c), evs[i + 3])
+    for j, cmd in ipairs({ { "write", "A" }, { "write", "B" }, { "kernel", "K" }, { "read", "C" } }) do
+      tl:add(("queue %d"):format(c % best.nq + 1), cmd[1], cmd[2] .. c, evs[i + j - 1])
+    end
   end
 
   -- Everything verified: the figures.

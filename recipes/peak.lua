@@ -7,6 +7,7 @@
 -- unit are known (compute units x lanes x 2 x clock).
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
+local commalist = require "clua.commalist"
 local peakmod = require "clua.peak"
 
 local R = recipe.new{
@@ -23,25 +24,17 @@ local R = recipe.new{
   end,
 }
 
-local KNOWN = { float = true, double = true, int = true, half = true }
+local WIDTHS = { [1] = true, [2] = true, [4] = true, [8] = true, [16] = true }
 
 R:main(function(R, dev)
   local info = dev.info
   local exts = {}
   for _, e in ipairs(info.extensions or {}) do exts[e] = true end
-
-  local types = {}
-  for t in (R.args.types or "float,double,int,half"):gmatch("[^,%s]+") do
-    if not KNOWN[t] then error(("--types: unknown type '%s' (float, double, int, half)"):format(t), 0) end
-    types[#types + 1] = t
-  end
-  local widths = {}
-  for w in R.args.widths:gmatch("[^,%s]+") do
-    local n = math.tointeger(tonumber(w))
-    if not (n == 1 or n == 2 or n == 4 or n == 8 or n == 16) then
-      error(("--widths: %s is no vector width (1, 2, 4, 8, 16)"):format(w), 0)
-    end
-    widths[#widths + 1] = n
+  local types = commalist.words(R.args.types or "float,double,int,half", "--types", { "float", "double", "int", "half" },
+    "type")
+  local widths = commalist.integers(R.args.widths, "--widths")
+  for _, w in ipairs(widths) do
+    if not WIDTHS[w] then error(("--widths: %s is no vector width (1, 2, 4, 8, 16)"):format(w), 0) end
   end
   local target = R.args.target_ms or (R.quick and 2 or (info.type == "GPU" and 20 or 5))
   local global, L, groups = peakmod.geometry(info)
@@ -49,15 +42,10 @@ R:main(function(R, dev)
   local t = R:table{
     title = ("Compute peak: multiply-add chains, %d work-items (%d groups of %d)"):format(global, groups, L),
     id = "peak",
-    columns = {
-      { name = "type", key = true }, { name = "width", key = true, format = "%d" },
-      { name = "peak", unit = "G/s", format = "%.1f", compare = true },
-      { name = "median", unit = "G/s", format = "%.1f" },
-      R:spread_column(),
-      { name = "theoretical", unit = "G/s", format = "%.0f" },
-      { name = "% of theoretical", unit = "%", format = "%.1f" },
-      { name = "iterations", format = "%d" },
-    },
+    columns = { { name = "type", key = true }, { name = "width", key = true, format = "%d" },
+      { name = "peak", unit = "G/s", format = "%.1f", compare = true }, { name = "median", unit = "G/s", format = "%.1f" },
+      R:spread_column(), { name = "theoretical", unit = "G/s", format = "%.0f" },
+      { name = "% of theoretical", unit = "%", format = "%.1f" }, { name = "iterations", format = "%d" } },
   }
   local p = plot.new{ title = "Compute peak by vector width", x = { name = "vector width", log2 = true },
     y = { name = "operations", unit = "G/s", from = 0 } }
@@ -78,11 +66,9 @@ R:main(function(R, dev)
       why_lanes = why_lanes or why
       for _, w in ipairs(widths) do
         local m = peakmod.measure(R, ty, w, { target_ms = target }) -- R:measure, bound "compute" by its ops
-        local row = { type = ty, width = w, peak = m.peak / 1e9, median = m.median / 1e9, spread = m.spread,
-          theoretical = th and th / 1e9, iterations = m.iterations }
-        row["% of theoretical"] = th and m.peak / th * 100
-        t:add(row)
-        p:add(ty, w, row.peak)
+        t:add{ type = ty, width = w, peak = m.peak / 1e9, median = m.median / 1e9, spread = m.spread,
+          theoretical = th and th / 1e9, iterations = m.iterations, ["% of theoretical"] = th and m.peak / th * 100 }
+        p:add(ty, w, m.peak / 1e9)
       end
     end
   end

@@ -38,11 +38,8 @@ R:main(function(R, dev)
   local info = dev.info
   local q = R.queue
 
-  ---------------------------------------------------------------------------
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.
-  ---------------------------------------------------------------------------
-  local host = cl.array("float", 49)
-  host:random(1, -1, 1)
+  local host = cl.array("float", 49):random(1, -1, 1)
   local dsmall = R:output("8x8", "float", 64)
   local back = cl.array("float", 49)
   local region7 = { 7 * 4, 7, 1 }
@@ -83,9 +80,7 @@ R:main(function(R, dev)
   ex:note("the slide's region {7, 7, 0} counts elements and has depth 0; OpenCL wants bytes and depth >= 1: "
     .. "{7 * sizeof(float), 7, 1}")
 
-  ---------------------------------------------------------------------------
   -- 2. Large pitched transfers and copies against contiguous ones.
-  ---------------------------------------------------------------------------
   local align = math.max(4, R.args.align)
   local W = math.max(1, R.args.width)
   local P = R.args.pitch or ((W * 4 + align - 1) // align * align) // 4
@@ -109,12 +104,10 @@ R:main(function(R, dev)
   local seen = {}
   local function measure_transfers(w, p)
     local n = w * H
-    local src = cl.array("float", n)
-    src:random(2, -1, 1)
+    local src = cl.array("float", n):random(2, -1, 1)
     local exp = src
     if p ~= w then -- the pitched image of src: its rows, then poison to the pitch
-      exp = cl.array("float", p * H)
-      exp:fill(POISON)
+      exp = cl.array("float", p * H):fill(POISON)
       for y = 0, H - 1 do exp:slice(y * p, w):copy(src:slice(y * w, w)) end
     end
     local gotc = cl.array("float", n)
@@ -182,9 +175,7 @@ R:main(function(R, dev)
   tt:note("every result checked element by element, device padding included (still poison); a read's source "
     .. "checked unchanged")
 
-  ---------------------------------------------------------------------------
   -- 3. A kernel over the rows: unpadded vs padded row pitch.
-  ---------------------------------------------------------------------------
   local kcheck = R:kernel("rect.cl", "rowCopy")
   local kpad = R:kernel("rect.cl", "rowCopyPadded")
   local kcopy = R:kernel("rect.cl", "linearCopy")
@@ -192,11 +183,9 @@ R:main(function(R, dev)
   local Lp = L -- the padded launch needs a work-group width that divides the pitch
   while P % Lp ~= 0 do Lp = Lp // 2 end
   local gx = (W + L - 1) // L * L
-  local n = W * H
-  local src = srcW
+  local n, src = W * H, srcW
   -- padded input: src's rows, padding filled with data too (copied by the kernel without the check)
-  local inP = cl.array("float", P * H)
-  inP:random(3, -1, 1)
+  local inP = cl.array("float", P * H):random(3, -1, 1)
   for y = 0, H - 1 do inP:slice(y * P, W):copy(src:slice(y * W, W)) end
   local dinU, doutU = R:input("in", src), R:output("out", "float", n)
   local dinP, doutP = R:input("in (padded)", inP), R:output("out (padded)", "float", P * H)

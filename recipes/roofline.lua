@@ -12,6 +12,7 @@ local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
 local peakmod = require "clua.peak"
+local commalist = require "clua.commalist"
 
 local R = recipe.new{
   name = "roofline",
@@ -44,8 +45,7 @@ R:main(function(R, dev)
   local gpu = info.type == "GPU"
 
   local types = {}
-  for t in (R.args.types or "float,double,int"):gmatch("[^,%s]+") do
-    if not SIZE[t] then error(("--types: unknown type '%s' (float, double, int)"):format(t), 0) end
+  for _, t in ipairs(commalist.words(R.args.types or "float,double,int", "--types", { "float", "double", "int" }, "type")) do
     if t == "double" and not exts.cl_khr_fp64 then
       R.skipped = (R.skipped or "") .. "double: not measured: the device has no cl_khr_fp64"
     else
@@ -63,34 +63,24 @@ R:main(function(R, dev)
   local global = n // 4
   if global % L ~= 0 then L = 64 end
 
-  local ks = {}
-  local top = R.quick and 256 or 1024
-  local k = 1
-  while k <= top do ks[#ks + 1] = k; k = k * (R.quick and 4 or 2) end
+  local ks, top = {}, R.quick and 256 or 1024
+  for e = 0, 10, R.quick and 2 or 1 do if 1 << e <= top then ks[#ks + 1] = 1 << e end end
 
   local t = R:table{
     title = ("Roofline: K multiply-adds per element read and written (%d elements)"):format(n),
     id = "roofline",
-    columns = {
-      { name = "type", key = true }, { name = "K", key = true, format = "%d" },
+    columns = { { name = "type", key = true }, { name = "K", key = true, format = "%d" },
       { name = "intensity", unit = "op/B", format = "%.3g" },
       { name = "throughput", unit = "G/s", format = "%.1f", compare = true },
-      { name = "bandwidth", unit = "GB/s", format = "%.1f" },
-      R:spread_column(),
-      { name = "roof", unit = "G/s", format = "%.1f" },
-      { name = "% of roof", unit = "%", format = "%.1f" },
-    },
+      { name = "bandwidth", unit = "GB/s", format = "%.1f" }, R:spread_column(),
+      { name = "roof", unit = "G/s", format = "%.1f" }, { name = "% of roof", unit = "%", format = "%.1f" } },
   }
   local roofs = R:table{
     title = "The roofs, measured in this run",
     id = "roofs",
-    columns = {
-      { name = "type", key = true },
-      { name = "bandwidth", unit = "GB/s", format = "%.1f", compare = true },
-      { name = "peak", unit = "G/s", format = "%.1f", compare = true },
-      { name = "peak width", format = "%d" },
-      { name = "ridge", unit = "op/B", format = "%.2f" },
-    },
+    columns = { { name = "type", key = true }, { name = "bandwidth", unit = "GB/s", format = "%.1f", compare = true },
+      { name = "peak", unit = "G/s", format = "%.1f", compare = true }, { name = "peak width", format = "%d" },
+      { name = "ridge", unit = "op/B", format = "%.2f" } },
   }
   local p = plot.new{ title = "Roofline: measured throughput under the measured roofs",
     x = { name = "arithmetic intensity", unit = "op/B", log2 = true },

@@ -27,28 +27,18 @@ local R = recipe.new{
   end,
 }
 
--- Greatest common divisor of non-negative integers.
-local function gcd(a, b)
-  while b ~= 0 do a, b = b, a % b end
-  return a
-end
-
 R:main(function(R, dev)
   local info = dev.info
   local q, ctx = R.queue, R.ctx
-  local default = info.type == "GPU" and 64 * 2^20 or 16 * 2^20
-  local bytes = math.tointeger(R.size or default)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 8) // 4 * 4
+  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 16) * 2^20), info.max_mem_alloc_size,
+    info.global_mem_size // 8) // 4 * 4
   if bytes < 4 then error("--size must be at least 4 bytes") end
   local n = bytes // 4
   local probes = R.args.probes or (R.quick and 40 or 200)
 
   -- Pinned host memory (alloc_host_ptr buffers, mapped once), so that a
   -- non-blocking transfer really returns before the copy is done.
-  local function pinned()
-    local b = ctx:buffer(bytes, "alloc_host_ptr")
-    return (q:map(b, { type = "float" })) -- the view keeps its buffer
-  end
+  local function pinned() return (q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })) end -- keeps its buffer
   local src, dst = pinned(), pinned()
   src:random(1, -1, 1)
   -- The device: what the write and the kernel fill (R:output: poisoned, then
@@ -194,7 +184,10 @@ R:main(function(R, dev)
     end
   end
   local first = stats.min(stamps)
-  for _, s in ipairs(stamps) do tick = gcd(tick, s - first) end
+  for _, s in ipairs(stamps) do -- the greatest common divisor of the differences
+    local b = s - first
+    while b ~= 0 do tick, b = b, tick % b end
+  end
   local function durations(evs)
     local d, zeros, nonzero = {}, 0, math.huge
     for i, e in ipairs(evs) do

@@ -78,16 +78,9 @@ R:main(function(R, dev)
   -- alloc_host_ptr buffer mapped once, its view the host array of write/read
   -- on a plain device buffer (guide 3.1.1, oclBandwidthTest). Mapped: an
   -- alloc_host_ptr buffer the host maps, fills or reads, and unmaps each time.
-  local function pinned()
-    local b = ctx:buffer(maxbytes, "alloc_host_ptr")
-    return q:map(b, { type = "float" }), b
-  end
-  local src = cl.array("float", n)
-  src:random(1, -1, 1)
-  local host = { pageable = { src = src, dst = cl.array("float", n) }, pinned = {} }
-  host.pinned.src, host.pinned.srcbuf = pinned()
-  host.pinned.dst, host.pinned.dstbuf = pinned()
-  host.pinned.src:copy(src)
+  local function pinned() return (q:map(ctx:buffer(maxbytes, "alloc_host_ptr"), { type = "float" })) end -- keeps its buffer
+  local src = cl.array("float", n):random(1, -1, 1)
+  local host = { pageable = { src = src, dst = cl.array("float", n) }, pinned = { src = pinned():copy(src), dst = pinned() } }
   -- One transfer of `bytes` per series: run(io, bytes, blocking) returns the
   -- event to time, `io` its device buffers of `bytes` each (as bandwidthTest
   -- allocates per size): `io.dst` a destination (`to`: "device" or "mapped", an

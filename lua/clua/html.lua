@@ -330,14 +330,6 @@ function html.document(tables, opts)
   return html.page{ title = title, body = table.concat(b, "\n") }
 end
 
-local function read(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
 --- A saved report card: its decoded JSON and the folder of its files.
 -- `path` is the card's JSON (docs/report-h100.json, its files in
 -- docs/report-h100-files) or that folder (the JSON beside it).
@@ -408,7 +400,7 @@ function html.card(doc, opts)
         end
       end
       for _, svg in ipairs(r.svgs or {}) do
-        local text = opts.dir and read(opts.dir .. "/" .. svg)
+        local text = opts.dir and require("clua.files").read(opts.dir .. "/" .. svg)
         if text then
           put(html.figure(text, { id = slug("figure-" .. svg:gsub("%.svg$", "")) }))
         else
@@ -484,10 +476,8 @@ end
 -- @string path
 -- @string text
 function html.write(path, text)
-  local f, err = io.open(path, "w")
-  if not f then error("html: cannot write " .. tostring(err), 2) end
-  f:write(text)
-  f:close()
+  local ok, err = pcall(require("clua.files").write, path, text)
+  if not ok then error("html: " .. err, 2) end
 end
 
 return html

@@ -312,9 +312,7 @@ end
 
 --- Writes the SVG to a file.
 function Plot:write_svg(path, opts)
-  local f = assert(io.open(path, "w"))
-  f:write(self:svg(opts))
-  f:close()
+  require("clua.files").write(path, self:svg(opts))
 end
 
 return plot

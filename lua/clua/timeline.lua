@@ -184,9 +184,7 @@ end
 
 --- Writes the Chrome trace to a file.
 function Timeline:write_trace(path, opts)
-  local f = assert(io.open(path, "w"))
-  f:write(self:trace(opts))
-  f:close()
+  require("clua.files").write(path, self:trace(opts))
 end
 
 return timeline

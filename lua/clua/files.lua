@@ -1,0 +1,28 @@
+--- clua.files: a whole file read into a string, or a string written as a
+-- whole file (a gradebook's files, a plot's SVG, a trace, a saved card).
+-- @module clua.files
+local files = {}
+
+--- The contents of the file `path`.
+-- @string path
+-- @treturn string|nil its text, nil when it cannot be opened
+function files.read(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+--- Writes `text` as the whole of the file `path`.
+-- @string path
+-- @string text
+-- @raise "cannot write PATH: why" when it cannot be opened
+function files.write(path, text)
+  local f, err = io.open(path, "w")
+  if not f then error("cannot write " .. tostring(err), 2) end
+  f:write(text)
+  f:close()
+end
+
+return files

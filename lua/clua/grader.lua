@@ -1,0 +1,457 @@
+--- clua.grader: `clua grade`, a folder of submissions graded into one
+-- gradebook (recipes/grade.lua is its command line). Each submission runs
+-- the recipe's assignment mode in its own process under a wall-clock limit,
+-- so that a kernel that never ends, a driver crash or a segfault costs one
+-- row, never the run; the recipe's options are checked once, before anything
+-- is graded; a rubric scores each submission (clua.rubric), a deadline marks
+-- late ones, every student gets a feedback file (clua.feedback), kernels that
+-- are the same code are listed as a hint (clua.similarity), and the scores
+-- go out for Moodle and Canvas (clua.lms). docs/assignments.md.
+-- @module clua.grader
+local argparse = require "argparse"
+local report = require "clua.report"
+local gradebook = require "clua.gradebook"
+local rubricmod = require "clua.rubric"
+local similarity = require "clua.similarity"
+local feedback = require "clua.feedback"
+local lms = require "clua.lms"
+local recipe = require "clua.recipe"
+local proc = require "clua.proc"
+local files = require "clua.files"
+local cl = require "cl"
+
+local grader = {}
+
+local sh = proc.quote
+local function fail(msg) io.stderr:write("grade: ", msg, "\n"); os.exit(2) end
+local read, write = files.read, files.write
+local function lines_of(cmd)
+  local out, pipe = {}, io.popen(cmd)
+  for l in pipe:lines() do out[#out + 1] = l end
+  pipe:close()
+  return out
+end
+local function is_dir(path) return os.execute("test -d " .. sh(path)) == true end
+local function safe(name) return (name:gsub("[^%w%._%-]", "_")) end
+
+--- The grader's command line.
+-- @treturn argparse.Parser the parser
+function grader.parser()
+  local p = argparse("grade", "Grade a folder of student kernels with a recipe's assignment mode (or a course "
+    .. "file's assignments): one gradebook, scores by a rubric, feedback per student, exports for Moodle and Canvas.")
+  p:option("--recipe", "The recipe (one with --kernel: see docs/assignments.md)."):argname("NAME")
+  p:option("--course", "A course file listing assignments (recipe, kernel, options, rubric); the submissions "
+    .. "are then one folder per student."):argname("FILE")
+  p:option("--submissions", "A folder of .cl files, or of one folder (or git repository) per student.")
+    :argname("DIR"):count(1)
+  p:option("--kernel-name", "The kernel's name in every submission (default: the recipe's).")
+  p:option("--rubric", "The rubric (a Lua file: docs/assignments.md); default: build 1, correct 3, speed 2.")
+    :argname("FILE")
+  p:option("--deadline", "The deadline, YYYY-MM-DD[THH:MM[:SS]][Z] (local time without Z); a submission's "
+    .. "time is its file's, or its last commit's in a git repository."):argname("TIME")
+  p:option("--timeout", "Seconds a wait for the device may last (the recipe's --timeout).", "10"):convert(tonumber)
+  p:option("--wall", "Seconds one run of a submission may last (default: 3 x --timeout + 60).")
+    :convert(tonumber)
+  p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
+    :convert(tonumber)
+  p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
+    :argname("OPTS")
+  p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint.", "0.95"):convert(tonumber)
+  p:option("--roster", "A CSV naming each submission's student for the exports (columns: student, name, email, "
+    .. "username, id, sis_id, login, section).") :argname("FILE")
+  p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
+    .. "STEM-feedback/, STEM-logs/.", "gradebook")
+  p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+  return p
+end
+
+--- The grader's options from its command line. The value of the option
+-- recipe-options may start with dashes: "--recipe-options --quick" is read
+-- as "--recipe-options=--quick".
+-- @tab argv the command line (`arg`)
+-- @treturn tab the options
+function grader.args(argv)
+  local out, i = {}, 1
+  while i <= #argv do
+    if argv[i] == "--recipe-options" and argv[i + 1] then
+      out[#out + 1] = "--recipe-options=" .. argv[i + 1]; i = i + 2
+    else out[#out + 1] = argv[i]; i = i + 1 end
+  end
+  return grader.parser():parse(out)
+end
+
+--- A deadline as seconds since the epoch.
+-- @string s YYYY-MM-DD[THH:MM[:SS]][Z] (local time without Z; a day alone ends at 23:59:59)
+-- @treturn int|nil the time, nil when `s` is not one
+function grader.parse_time(s)
+  local y, mo, d, rest = s:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)(.*)$")
+  if not y then return nil end
+  local h, mi, sec, z = rest:match("^[T ](%d%d):(%d%d):?(%d*)(Z?)$")
+  if rest ~= "" and not h then return nil end
+  if rest == "" then h, mi, sec, z = 23, 59, 59, "" end
+  local t = os.time{ year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h),
+    min = tonumber(mi), sec = tonumber(sec) or 0 }
+  if z == "Z" then
+    local now = os.time()
+    t = t + os.difftime(now, os.time(os.date("!*t", now)))
+  end
+  return t
+end
+
+--- The assignments to grade: the one the option recipe names, or the
+-- course file's, each checked once before anything is graded: its recipe, its rubric, its
+-- options (the recipe parses them, with every rubric size) and its deadline.
+-- Ends the process with a message on the first fault.
+-- @tab args the options (`grader.args`)
+-- @string recipes the folder of the recipes
+-- @string clua the interpreter that runs them
+-- @treturn tab the assignments (`name`, `recipe`, `script`, `rub`, `options`, ...)
+-- @treturn tab|nil the course, when --course gave one
+function grader.assignments(args, recipes, clua)
+  local course, assignments = nil, {}
+  if args.course then
+    local chunk, err = loadfile(args.course, "t", {})
+    if not chunk then fail("course " .. args.course .. ": " .. err) end
+    local ok, c = pcall(chunk)
+    if not ok or type(c) ~= "table" or type(c.assignments) ~= "table" or #c.assignments == 0 then
+      fail("course " .. args.course .. ": " .. (ok and "returns no table with a list 'assignments'" or tostring(c)))
+    end
+    course = c
+    local dir = args.course:match("^(.*)/[^/]*$") or "."
+    for i, a in ipairs(c.assignments) do
+      for k in pairs(a) do
+        if not ({ name = 1, recipe = 1, kernel = 1, kernel_name = 1, options = 1, rubric = 1, deadline = 1 })[k] then
+          fail(("course %s: assignments[%d]: unknown key '%s' (known: name, recipe, kernel, kernel_name, options, "
+            .. "rubric, deadline)"):format(args.course, i, tostring(k)))
+        end
+      end
+      if not a.recipe or not a.kernel then fail(("course %s: assignments[%d] needs recipe = and kernel ="):format(args.course, i)) end
+      local rub = a.rubric
+      if type(rub) == "string" then rub = rub:sub(1, 1) == "/" and rub or (dir .. "/" .. rub) end
+      assignments[i] = { name = a.name or a.recipe, recipe = a.recipe, kernel = a.kernel, kernel_name = a.kernel_name,
+        options = a.options or "", rubric = rub, deadline = a.deadline or c.deadline }
+    end
+  else
+    assignments[1] = { name = args.recipe, recipe = args.recipe, kernel_name = args.kernel_name,
+      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline }
+  end
+
+  -- Checked once, before anything is graded: each recipe, its rubric, its
+  -- options (the recipe parses them, with every rubric size), the deadline.
+  for _, a in ipairs(assignments) do
+    a.script = recipes .. "/" .. a.recipe .. ".lua"
+    if not read(a.script) then fail("no recipe " .. a.script) end
+    local ok, r = pcall(function()
+      if type(a.rubric) == "table" then return rubricmod.check(a.rubric, a.name .. ": rubric") end
+      return a.rubric and rubricmod.load(a.rubric) or rubricmod.check(rubricmod.DEFAULT)
+    end)
+    if not ok then fail(r) end
+    a.rub = r
+    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name" }) do
+      if (" " .. a.options):find("%s" .. o:gsub("%-", "%%-") .. "[%s=]") or (" " .. a.options .. " "):find(" " .. o:gsub("%-", "%%-") .. " ") then
+        fail(("%s: the recipe options may not hold %s: the grader sets it"):format(a.name, o))
+      end
+    end
+    for _, sz in ipairs(a.rub.sizes) do
+      local opts = a.options .. (sz.size and (" --size " .. sh(sz.size)) or "")
+      local out = lines_of(("%s %s --kernel /dev/null %s --help 2>&1 >/dev/null; echo \"rc=$?\""):format(sh(clua),
+        sh(a.script), opts))
+      if out[#out] ~= "rc=0" then
+        fail(("%s: recipe %s refuses the options '%s': %s"):format(a.name, a.recipe, opts,
+          (out[#out - 1] or "?"):gsub("^recipe [%w_]+: ", "")))
+      end
+    end
+    if a.deadline then
+      a.deadline_t = grader.parse_time(a.deadline)
+      if not a.deadline_t then fail(("%s: bad deadline '%s' (YYYY-MM-DD[THH:MM[:SS]][Z])"):format(a.name, a.deadline)) end
+    end
+  end
+  return assignments, course
+end
+
+--- The students: DIR/NAME.cl (not for a course), or DIR/NAME/ (a folder, or
+-- a git repository).
+-- @string dir the submissions' folder
+-- @bool course true for a course (folders only)
+-- @treturn tab a list of `{name, path, file}` or `{name, path, dir, git}`
+function grader.students(dir, course)
+  local students = {}
+  for _, name in ipairs(lines_of("ls -1 " .. sh(dir))) do
+    local path = dir .. "/" .. name
+    if not course and name:match("%.cl$") then
+      students[#students + 1] = { name = name:gsub("%.cl$", ""), path = path, file = path }
+    elseif is_dir(path) then
+      students[#students + 1] = { name = name, path = path, dir = true, git = os.execute("test -e " .. sh(path .. "/.git")) == true }
+    end
+  end
+  return students
+end
+
+--- Grades a folder of submissions (`clua grade`, recipes/grade.lua): every
+-- run, then the gradebook's files and its tables on the standard output.
+-- @tab argv the command line (`arg`)
+-- @string recipes the folder of the recipes
+function grader.main(argv, recipes)
+  local args = grader.args(argv)
+  local clua = proc.interpreter()
+  if (args.recipe == nil) == (args.course == nil) then fail("give --recipe NAME or --course FILE (one of them)") end
+  if not is_dir(args.submissions) then fail("no folder " .. args.submissions) end
+  local wall = args.wall or (3 * args.timeout + 60)
+  local assignments, course = grader.assignments(args, recipes, clua)
+
+  -- The device the runs use, for the gradebook's record and its ranks.
+  local dev_ok, dev = pcall(cl.device, args.device)
+  local dev_type = dev_ok and dev and dev.info.type or "unknown"
+  local on_cpu = dev_type ~= "GPU" and dev_type ~= "unknown"
+
+  local students = grader.students(args.submissions, course)
+  if #students == 0 then fail("no submissions (.cl files or folders) in " .. args.submissions) end
+  local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
+  os.execute("mkdir -p " .. sh(logs) .. " " .. sh(fbdir))
+
+  local function kernel_file(s, a)
+    if s.file then return s.file end
+    if a.kernel then
+      local f = s.path .. "/" .. a.kernel
+      if read(f) then return f end
+      return nil, ("no %s in the folder"):format(a.kernel)
+    end
+    local cls = lines_of("ls -1 " .. sh(s.path) .. " | grep '\\.cl$'")
+    if #cls == 1 then return s.path .. "/" .. cls[1] end
+    return nil, ("%d .cl files in the folder"):format(#cls)
+  end
+
+  -- When a submission was made: its last commit in a git repository, else its file's time.
+  local function submitted_at(s, file)
+    if s.git then
+      local t = lines_of("git -C " .. sh(s.path) .. " log -1 --format=%ct 2>/dev/null")[1]
+      if tonumber(t) then return tonumber(t), "commit" end
+    end
+    local t = lines_of("stat -c %Y " .. sh(file) .. " 2>/dev/null")[1]
+    return tonumber(t), "file"
+  end
+
+  local started = cl.now()
+  local count, total_runs = 0, #students * #assignments
+
+  -- One run of the recipe; returns the outcome and the decoded JSON.
+  local function run(a, s, file, size, tag)
+    local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
+    local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
+    os.remove(j)
+    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel", sh(file),
+      "--timeout", tostring(args.timeout), "--json", sh(j) }
+    if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
+    if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
+    if a.options ~= "" then cmd[#cmd + 1] = a.options end
+    if size then cmd[#cmd + 1] = "--size " .. sh(size) end
+    local _, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2> " .. sh(err))
+    local text = read(j)
+    local doc = text and report.decode(text)
+    return gradebook.outcome(code, read(err) or "", doc), doc
+  end
+
+  -- Grades one student's submission of one assignment: an entry.
+  local function grade_one(a, s)
+    count = count + 1
+    local file, why = kernel_file(s, a)
+    local e = { student = s.name, file = file and file:match("[^/]*$") or (a.kernel or "?"), path = file }
+    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, s.name, #assignments > 1 and (" " .. a.name) or ""))
+    local t0 = cl.now()
+    if not file then
+      e.outcome = { verdict = "no kernel", built = false, correct = false, message = why, reason = why }
+    elseif args.budget and (cl.now() - started) / 1e9 > args.budget then
+      e.outcome = { verdict = "not graded", built = false, correct = false,
+        message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
+      e.outcome.reason = e.outcome.message
+    else
+      local o = run(a, s, file, a.rub.sizes[1].size)
+      local checked = o.built and not o.timed_out and o.verdict ~= "no kernel" and o.verdict ~= "crashed"
+      local correct = { checked and o.correct or nil }
+      for i = 2, #a.rub.sizes do
+        if not o.built or o.timed_out then break end
+        local sz = a.rub.sizes[i].size
+        local oi = run(a, s, file, sz, "-size" .. i)
+        correct[i] = oi.built and not oi.timed_out and oi.correct or (oi.built and not oi.timed_out and false or nil)
+        if o.correct and not oi.correct then
+          -- wrong at another size: the submission is not correct, and says where
+          oi.reason = ("at --size %s: %s"):format(sz, oi.reason or oi.verdict)
+          o = oi
+        end
+      end
+      e.outcome, e.correct = o, correct
+      local t, how = submitted_at(s, file)
+      if t then
+        e.submitted = os.date("!%Y-%m-%dT%H:%M:%SZ", t) .. (how == "commit" and " (last commit)" or "")
+        if a.deadline_t and t > a.deadline_t then e.late_days = math.ceil((t - a.deadline_t) / 86400) else e.late_days = 0 end
+      end
+    end
+    e.seconds = (cl.now() - t0) / 1e9
+    local o = e.outcome
+    io.stderr:write((" %s%s\n"):format(o.verdict, o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
+      or (o.reason and (": " .. gradebook.cut(o.reason, 90)) or "")))
+    return e
+  end
+
+  for _, a in ipairs(assignments) do
+    a.entries = {}
+    for _, s in ipairs(students) do a.entries[#a.entries + 1] = grade_one(a, s) end
+    -- ranks: a difference within the noise is none (on a CPU at least 5%)
+    local ranked = gradebook.rank(a.entries, on_cpu and 5 or 0)
+    a.ranked = #ranked
+    a.times = {}
+    for _, e in ipairs(ranked) do a.times[#a.times + 1] = e.outcome.time end
+    for _, e in ipairs(a.entries) do
+      local o = e.outcome
+      e.score, e.max, e.lines = rubricmod.score(a.rub, { built = o.built, correct = e.correct, oob = o.oob,
+        timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, late_days = e.late_days })
+    end
+    local srcs = {}
+    for _, e in ipairs(a.entries) do
+      local src = e.path and read(e.path)
+      if src then srcs[#srcs + 1] = { name = e.student, source = src } end
+      e.source = src
+    end
+    a.similar = similarity.pairs(srcs, args.similar)
+  end
+
+  -- Recorded once: the device, driver and clua of the runs, the options and the data.
+  local meta = { recipe = table.concat((function() local r = {}; for i, a in ipairs(assignments) do r[i] = a.recipe end; return r end)(), ", "),
+    clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), device_type = dev_type,
+    options = ("--timeout %s --wall %s"):format(args.timeout, wall),
+    data = "the recipe's own fixed seeds: every submission gets the same data" }
+  for _, a in ipairs(assignments) do
+    for _, e in ipairs(a.entries) do
+      local doc = e.outcome.correct and read(logs .. "/" .. safe(e.student) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. ".json")
+      local d = doc and report.decode(doc)
+      local t = d and d.tables and d.tables[1]
+      if t and t.meta and not meta.device then meta.device, meta.driver, meta.platform = t.meta.device, t.meta.driver, t.meta.platform end
+    end
+  end
+  if not meta.device and dev_ok and dev then meta.device, meta.driver = dev.name, dev.info.driver_version end
+
+  local tables, md, term = {}, {}, {}
+  md[#md + 1] = "# Gradebook" .. (course and course.name and (": " .. course.name) or (": " .. assignments[1].name))
+  md[#md + 1] = ""
+  for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "data" }) do
+    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, meta[k]) end
+  end
+  md[#md + 1] = ""
+  for _, a in ipairs(assignments) do
+    local title = #assignments > 1 and ("Gradebook: " .. a.name) or "Gradebook"
+    local m = {}
+    for k, v in pairs(meta) do m[k] = v end
+    m.recipe, m.options = a.recipe, ("%s; recipe options: %s"):format(meta.options, a.options ~= "" and a.options or "(none)")
+    m.rubric = type(a.rubric) == "string" and a.rubric or "default"
+    m.deadline = a.deadline
+    local t = gradebook.table(a.entries, m, title)
+    if #assignments > 1 then t.id = "gradebook-" .. safe(a.name) end
+    local refs = {}
+    for _, e in ipairs(a.entries) do if e.outcome.reference then refs[e.outcome.reference] = true end end
+    local notes = { gradebook.summary(a.entries),
+      ("rank: the correct submissions by median time, 1 the fastest; a difference within the noise (the larger "
+        .. "spread of the two%s) shares a rank (marked = in the terminal)"):format(on_cpu and ", at least 5%" or ""),
+      "speed-up: the recipe's fastest kernel for the same job (the kernels it ranks beside the student's; "
+        .. "references such as a copy kernel left out) / the submission's time" .. (next(refs) and (": "
+        .. table.concat((function() local l = {}; for k in pairs(refs) do l[#l + 1] = k end; table.sort(l); return l end)(), "; ")) or "") }
+    if on_cpu then
+      table.insert(notes, 1, ("CPU ranks: the device is a %s (%s), whose times are noisy and whose order need not "
+        .. "be a GPU's; rows with a spread above 10%% are marked noisy"):format(dev_type, meta.device or "?"))
+    end
+    for _, n in ipairs(notes) do t:note(n) end
+    t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
+      :format(a.recipe, args.timeout, a.options, wall, logs))
+    tables[#tables + 1] = t
+    local c = gradebook.compact(a.entries, title)
+    for _, n in ipairs(notes) do c:note(n) end
+    if #a.similar > 0 then
+      local parts = {}
+      for _, pr in ipairs(a.similar) do parts[#parts + 1] = ("%s ~ %s %.2f"):format(pr.a, pr.b, pr.score) end
+      c:note("alike (a hint, not a verdict: the same tokens once comments, whitespace and names are gone): "
+        .. table.concat(parts, "; "))
+    end
+    md[#md + 1] = report.markdown(c)
+    md[#md + 1] = ""
+    term[#term + 1] = report.text(c)
+    if #assignments == 1 then write(args.out .. ".csv", report.csv(t)) else write(args.out .. "-" .. safe(a.name) .. ".csv", report.csv(t)) end
+  end
+
+  -- The course: a column per assignment and a total.
+  local score_of = {}
+  for _, a in ipairs(assignments) do
+    score_of[a.name] = {}
+    for _, e in ipairs(a.entries) do score_of[a.name][e.student] = e end
+  end
+  local names = {}
+  for i, s in ipairs(students) do names[i] = s.name end
+  if #assignments > 1 then
+    local cols = { { name = "student", key = true } }
+    for _, a in ipairs(assignments) do
+      cols[#cols + 1] = { name = a.name .. " verdict" }
+      cols[#cols + 1] = { name = a.name .. " score", format = "%.2f" }
+    end
+    cols[#cols + 1] = { name = "total", format = "%.2f" }
+    cols[#cols + 1] = { name = "max", format = "%.2f" }
+    local ct = report.new{ title = "Course: " .. (course.name or args.course), id = "course", meta = meta, columns = cols }
+    for _, s in ipairs(names) do
+      local row, total, max = { student = s }, 0, 0
+      for _, a in ipairs(assignments) do
+        local e = score_of[a.name][s]
+        row[a.name .. " verdict"] = e.outcome.verdict .. ((e.late_days or 0) > 0 and ", late" or "")
+        row[a.name .. " score"] = e.score
+        total, max = total + e.score, max + e.max
+      end
+      row.total, row.max = total, max
+      ct:add(row)
+    end
+    table.insert(tables, 1, ct)
+    write(args.out .. ".csv", report.csv(ct))
+    md[#md + 1] = report.markdown(ct)
+    term[#term + 1] = report.text(ct)
+  end
+
+  -- Similarity hints, exports, feedback.
+  local similar = {}
+  for _, a in ipairs(assignments) do
+    for _, pr in ipairs(a.similar) do similar[#similar + 1] = { assignment = a.name, a = pr.a, b = pr.b, score = pr.score } end
+  end
+  if #similar > 0 then
+    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels are %.2f or more the same once comments, "
+      .. "whitespace and names are gone (token-level, 1.00: the same code):\n"):format(args.similar)
+    for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
+    md[#md + 1] = ""
+  end
+  write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"), grader = "clua recipes/grade.lua",
+    similar = similar }))
+  write(args.out .. ".md", table.concat(md, "\n") .. "\n")
+  local roster = args.roster and lms.roster(args.roster) or nil
+  local alist = {}
+  for i, a in ipairs(assignments) do alist[i] = { name = a.name, max = a.rub.max } end
+  local function get(s, an)
+    local e = score_of[an][s]
+    return e.score, ("%s: %s"):format(e.outcome.verdict, e.outcome.reason or "")
+  end
+  write(args.out .. "-moodle.csv", lms.moodle(names, alist, get, roster))
+  write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster))
+  for _, s in ipairs(names) do
+    local parts = {}
+    for _, a in ipairs(assignments) do
+      local e = score_of[a.name][s]
+      e.score_text, e.max_text = gradebook.pts(e.score), gradebook.pts(e.max)
+      parts[#parts + 1] = feedback.markdown(e, { assignment = a.name, recipe = a.recipe, ranked = a.ranked, times = a.times,
+        source = e.source, deadline = a.deadline })
+    end
+    write(fbdir .. "/" .. safe(s) .. ".md", table.concat(parts, "\n"))
+  end
+
+  for _, a in ipairs(assignments) do io.stderr:write(gradebook.summary(a.entries), "\n") end
+  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/ (%.0f s)\n"):format(args.out,
+    args.out, args.out, args.out, args.out, fbdir, (cl.now() - started) / 1e9))
+  io.stdout:write(table.concat(term, "\n"))
+  if #similar > 0 then
+    io.stdout:write("\nalike (a hint, not a verdict):\n")
+    for _, s in ipairs(similar) do io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(s.assignment, s.a, s.b, s.score)) end
+  end
+end
+
+return grader

@@ -1,0 +1,46 @@
+-- clua.grader: the grader's command line, its deadlines and its students
+-- (the whole grading is spec/grade_spec.lua's).
+package.path = "lua/?.lua;" .. package.path
+local grader = require "clua.grader"
+
+describe("clua.grader", function()
+  it("reads --recipe-options' value even when it starts with dashes", function()
+    local args = grader.args({ "--recipe", "reduction", "--submissions", "subs", "--recipe-options", "--quick" })
+    assert.are.equal("--quick", args.recipe_options)
+    assert.are.equal("reduction", args.recipe)
+    assert.are.equal(10, args.timeout)
+    assert.are.equal("gradebook", args.out)
+  end)
+
+  it("has the options the documentation names", function()
+    local help = grader.parser():get_help()
+    for _, o in ipairs({ "--recipe", "--course", "--submissions", "--rubric", "--deadline", "--wall", "--budget",
+      "--similar", "--roster", "--out", "--device" }) do
+      assert.matches(o, help, 1, true)
+    end
+  end)
+
+  it("reads a deadline: a day ends at 23:59:59, Z is UTC, anything else is refused", function()
+    local day, last = grader.parse_time("2025-01-02"), grader.parse_time("2025-01-02T23:59:59")
+    assert.are.equal(last, day)
+    assert.are.equal(60, grader.parse_time("2025-01-02T00:01") - grader.parse_time("2025-01-02T00:00"))
+    local z = grader.parse_time("2025-01-02T00:00:00Z")
+    assert.are.equal(os.time{ year = 2025, month = 1, day = 2, hour = 0 } + os.difftime(os.time(),
+      os.time(os.date("!*t", os.time()))), z)
+    assert.is_nil(grader.parse_time("2025-1-2"))
+    assert.is_nil(grader.parse_time("2025-01-02 noon"))
+  end)
+
+  it("finds the students: .cl files and folders, folders only for a course", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute(("mkdir -p %s/b/.git %s/c && touch %s/a.cl %s/notes.txt"):format(dir, dir, dir, dir)))
+    local s = grader.students(dir)
+    assert.are.same({ "a", "b", "c" }, { s[1].name, s[2].name, s[3].name })
+    assert.are.equal(dir .. "/a.cl", s[1].file)
+    assert.is_true(s[2].git)
+    assert.is_false(s[3].git)
+    assert.are.equal(2, #grader.students(dir, true))
+    os.execute("rm -rf " .. dir)
+  end)
+end)
