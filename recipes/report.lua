@@ -49,6 +49,8 @@ p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go besid
 p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
   :argname("FILE")
 p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
+p:option("--reps", "Timed repetitions of every recipe (its --reps); with --quick and --cluster, 10 or more let the "
+  .. "cluster report flag GPUs.", nil, math.tointeger):argname("N")
 p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
 p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes the GPU of its local rank among "
   .. "its host's devices of the selected device's platform and type, the ranks run each recipe at once, each "
@@ -115,6 +117,7 @@ local function run(name, finding, options)
   local cmd = { "timeout", tostring(args.timeout), sh(clua), sh(script), "--json", sh(jpath), "--svg", sh(spath) }
   if args.quick then cmd[#cmd + 1] = "--quick" end
   if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
+  if args.reps then cmd[#cmd + 1] = "--reps " .. args.reps end
   if options and not args.quick then cmd[#cmd + 1] = options end
   io.stderr:write("report: running ", name, "\n")
   local t0 = cl.now()
@@ -327,17 +330,20 @@ if all then
     gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
     total_failed = total_failed + #gpus[i].failed
   end
-  local sum = cluster.summarize(gpus)
+  -- A --quick card is too short to flag, unless --reps gives it 10 repetitions or more.
+  local too_short = args.quick and (args.reps or 0) < 10
+  local sum = cluster.summarize(gpus, { quick = too_short })
   md = {}
   local hosts, nhosts = {}, 0
   for _, g in ipairs(gpus) do if not hosts[g.host] then hosts[g.host], nhosts = true, nhosts + 1 end end
   add(("# Cluster report: %d GPU%s on %d host%s"):format(#gpus, #gpus == 1 and "" or "s", nhosts,
     nhosts == 1 and "" or "s"))
   add("")
-  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s` on %s with clua %s: each rank ran the "
+  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s%s` on %s with clua %s: each rank ran the "
     .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
     :format(#gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
-      args.recipes and (" --recipes " .. args.recipes) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
+      args.reps and (" --reps " .. args.reps) or "", args.recipes and (" --recipes " .. args.recipes) or "",
+      os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
       args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
       cluster_stem:match("[^/]*$")))
   if args.note then add("") add(args.note) end
@@ -361,8 +367,9 @@ if all then
   f:close()
   local flagged = 0
   for _, g in ipairs(sum.gpus) do flagged = flagged + #g.flagged end
-  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures each, %d below the "
-    .. "median beyond their noise, %d recipes failed)\n"):format(cluster_stem, #gpus, #sum.figures, flagged, total_failed))
+  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures each, %s, %d recipes "
+    .. "failed)\n"):format(cluster_stem, #gpus, #sum.figures, too_short and "--quick: too short to flag"
+    or (flagged .. " below the median beyond their noise"), total_failed))
 end
 -- Rank 0 speaks for the cluster: the others end cleanly once it has written.
 mpi.barrier()
