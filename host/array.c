@@ -215,7 +215,8 @@ bounds-checked: `a[i]`, `a[i] = x` (a value that does not fit the type, 300
 in a `uchar` or 1.5 in an `int`, raises); `#a` is the number of scalar
 elements. Vector arrays are flat: `cl.array("float4", n)` holds 4n floats,
 `a[i]` is float number i and `#a` is 4n. `half` is stored as `ushort` bits.
-`tostring(a)` is `cl.array: N TYPE (0x...)`.
+`tostring(a)` is `cl.array: N TYPE {v0, v1, ...}`: the first values (8 scalars,
+whole vectors as `{x, y}`), then `… (K more)` when there are more.
 @type array
 @usage local a = cl.array("float", 4):ramp(1)   -- 1, 2, 3, 4
 print(a[0], #a, a:sum())
@@ -634,14 +635,55 @@ static int arr_release(lua_State *L) {
   return 0;
 }
 
+/* Adds scalar i to b as the REPL shows it: a float in its own precision
+   (0.1f as 0.1), an integer as itself (a ulong past 2^63 unsigned). */
+static void add_scalar(luaL_Buffer *b, const carray *a, const void *base, size_t i) {
+  char s[48];
+  double v = get_num(a, base, i);
+  if (a->type->kind == 'f' && isnan(v)) snprintf(s, sizeof s, "nan");  /* not -nan: the sign of a NaN says nothing */
+  else if (a->type->kind == 'f') snprintf(s, sizeof s, a->type->size == 4 ? "%.7g" : "%.14g", v);
+  else if (a->type->size == 8 && a->type->kind == 'u') snprintf(s, sizeof s, "%llu", (unsigned long long)get_i64(base, i));
+  else if (a->type->size == 8) snprintf(s, sizeof s, "%lld", (long long)get_i64(base, i));
+  else snprintf(s, sizeof s, "%.0f", v);
+  luaL_addstring(b, s);
+}
+
+#define SHOWN 8  /* scalars tostring shows at most (whole vectors, at least one) */
+
+/* `cl.array: 4 float {1, 2, 3, 4}`; a long array ends `… (N more)`, a vector
+   type shows its elements as `{x, y}`; the first few values only, whatever the
+   size. Memory that may be gone (released, unmapped) is never read. */
 static int arr_tostring(lua_State *L) {
   carray *a = luaL_checkudata(L, 1, T_ARRAY);
   if (a->released) lua_pushfstring(L, "cl.array: %s (released)", a->type->name);
   else if (a->mem->dropped) lua_pushfstring(L, "cl.array: %s (a slice of a released array)", a->type->name);
-  else
-    lua_pushfstring(L, "cl.array: %I %s%s (%p)", (lua_Integer)(a->n / (size_t)a->type->lanes), a->type->name,
-                    a->mem->mapped ? (a->mem->valid ? ", mapped view" : ", unmapped view") : "",
-                    (char *)a->mem->ptr + a->offset);
+  else if (a->mem->mapped && !a->mem->valid)
+    lua_pushfstring(L, "cl.array: %I %s, unmapped view (no values)", (lua_Integer)(a->n / (size_t)a->type->lanes),
+                    a->type->name);
+  else {
+    size_t lanes = (size_t)a->type->lanes, n = a->n / lanes;
+    size_t shown = SHOWN / lanes < n ? SHOWN / lanes : n;
+    const void *base = (const char *)a->mem->ptr + a->offset;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    lua_pushfstring(L, "cl.array: %I %s%s {", (lua_Integer)n, a->type->name, a->mem->mapped ? ", mapped view" : "");
+    luaL_addvalue(&b);
+    for (size_t e = 0; e < shown; e++) {
+      if (e) luaL_addstring(&b, ", ");
+      if (lanes > 1) luaL_addchar(&b, '{');
+      for (size_t k = 0; k < lanes; k++) {
+        if (k) luaL_addstring(&b, ", ");
+        add_scalar(&b, a, base, e * lanes + k);
+      }
+      if (lanes > 1) luaL_addchar(&b, '}');
+    }
+    if (shown < n) {
+      lua_pushfstring(L, "%s\xe2\x80\xa6 (%I more)", shown ? ", " : "", (lua_Integer)(n - shown));
+      luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, '}');
+    luaL_pushresult(&b);
+  }
   return 1;
 }
 

@@ -11,6 +11,7 @@
 -- report, which flags the GPUs below the median (clua.cluster):
 --   mpirun -n N build/mpi/clua recipes/report.lua --cluster [--apart] [--out cluster.md]
 local argparse = require "argparse"
+local cl = require "cl"
 local roofline = require "clua.roofline"
 local json = require "dkjson"
 local report = require "clua.report"
@@ -20,7 +21,8 @@ local cluster = require "clua.cluster"
 local proc = require "clua.proc"
 local html = require "clua.html"
 
--- The recipes of a report card, in order, with the seed's finding.
+-- The recipes of a report card, in order, with the seed's finding, and the
+-- options the full card gives a recipe (none with --quick).
 local CARD = {
   { "peak", "clpeak: the compute peak of each type and vector width (H100: 64-65 TFLOPS float, 33 double and int)" },
   { "memory", "the memory hierarchy: latency and bandwidth of each level, where each level ends" },
@@ -28,7 +30,9 @@ local CARD = {
   { "transfer", "guide 3.1: pinned (page-locked) memory about twice as fast as pageable; batching small transfers wins" },
   { "stream", "BabelStream: the sustainable memory bandwidth of copy, mul, add, triad and dot" },
   { "offset", "guide 3.2.1.3: misaligned copies lose bandwidth (GTX 280: 120 → 70 GB/s)" },
-  { "stride", "guide 3.2.1.4: bandwidth falls as the stride grows, to 1/16 at stride 16" },
+  -- strides 512 and 1024 copy 0.5 and 0.25 MiB in 5-8 µs: launch-bound, 16-43 % spread on the H100,
+  -- their figure changes from run to run; 256 already shows the floor
+  { "stride", "guide 3.2.1.4: bandwidth falls as the stride grows, to 1/16 at stride 16", "--max-stride 256" },
   { "launch", "the fixed cost of a kernel launch, host side and device side" },
   { "overlap", "guide 3.1.3: two queues overlap copies and compute: up to 30% saved with one copy engine, 50% with two" },
   { "reduction", "reduction ladder: each step faster; the best near the memory bandwidth" },
@@ -50,6 +54,8 @@ p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go besid
 p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
   :argname("FILE")
 p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
+p:option("--reps", "Timed repetitions of every recipe (its --reps); with --quick and --cluster, 10 or more let the "
+  .. "cluster report flag GPUs.", nil, math.tointeger):argname("N")
 p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
 p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes the GPU of its local rank among "
   .. "its host's devices of the selected device's platform and type, the ranks run each recipe at once, each "
@@ -91,8 +97,9 @@ os.execute("mkdir -p " .. sh(dir))
 local list = {}
 if args.recipes then
   local finding = {}
-  for _, c in ipairs(CARD) do finding[c[1]] = c[2] end
-  for name in args.recipes:gmatch("[^,%s]+") do list[#list + 1] = { name, finding[name] or "" } end
+  local options = {}
+  for _, c in ipairs(CARD) do finding[c[1]], options[c[1]] = c[2], c[3] end
+  for name in args.recipes:gmatch("[^,%s]+") do list[#list + 1] = { name, finding[name] or "", options[name] } end
 else
   list = CARD
 end
@@ -113,8 +120,9 @@ local function read(path)
   return s
 end
 
--- Runs one recipe; returns {name, finding, exit, tables, svgs, error, seconds}.
-local function run(name, finding)
+-- Runs one recipe (with the card's options for it); returns {name, finding,
+-- options, exit, tables, svgs, error, seconds}.
+local function run(name, finding, options)
   local script = here .. "/" .. name .. ".lua"
   local r = { name = name, finding = finding, svgs = {} }
   if not file_exists(script) then
@@ -126,10 +134,13 @@ local function run(name, finding)
   local cmd = { "timeout", tostring(args.timeout), sh(clua), sh(script), "--json", sh(jpath), "--svg", sh(spath) }
   if args.quick then cmd[#cmd + 1] = "--quick" end
   if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
+  if args.reps then cmd[#cmd + 1] = "--reps " .. args.reps end
+  if options and not args.quick then cmd[#cmd + 1] = options end
   io.stderr:write("report: running ", name, "\n")
-  local t0 = os.time()
+  local t0 = cl.now()
   local ok, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2>&1")
-  r.seconds = os.time() - t0
+  r.seconds = math.floor((cl.now() - t0) / 1e8 + 0.5) / 10 -- 0.1 s
+  r.options = options and not args.quick and options or nil
   r.exit = ok and 0 or code
   local doc = read(jpath)
   if r.exit ~= 0 or not doc then
@@ -149,7 +160,6 @@ end
 
 
 -- Device facts, from this process (the same selection rule as the recipes).
-local cl = require "cl"
 local dev = cl.device(args.device)
 local shared_by = 1 -- ranks of this host on this GPU (a cluster run)
 if mpi then
@@ -188,17 +198,18 @@ local function saved_tables(name)
 end
 
 local results = {}
+local card_t0 = cl.now()
 for _, c in ipairs(list) do
   if not mpi then
-    results[#results + 1] = run(c[1], c[2])
+    results[#results + 1] = run(c[1], c[2], c[3])
   elseif args.apart then -- one rank at a time
     for r = 0, mpi.size() - 1 do
       mpi.barrier()
-      if r == mpi.rank() then results[#results + 1] = run(c[1], c[2]) end
+      if r == mpi.rank() then results[#results + 1] = run(c[1], c[2], c[3]) end
     end
   else -- every rank at once
     mpi.barrier()
-    results[#results + 1] = run(c[1], c[2])
+    results[#results + 1] = run(c[1], c[2], c[3])
   end
 end
 
@@ -237,7 +248,8 @@ for _, r in ipairs(results) do
   if r.error then
     add("**Did not run:** " .. r.error)
   else
-    add(("`clua recipes/%s.lua%s` (%d s)"):format(r.name, args.quick and " --quick" or "", r.seconds))
+    add(("`clua recipes/%s.lua%s%s` (%.1f s)"):format(r.name, args.quick and " --quick" or "",
+      r.options and (" " .. r.options) or "", r.seconds))
     for _, d in ipairs(r.tables) do
       if d.id == roofline.ID then goto next_table end -- gathered in the roofline section
       local t = report.from_data(d)
@@ -297,7 +309,8 @@ end
 local failed = 0
 for _, r in ipairs(results) do if r.error and not r.error:match("^not available") then failed = failed + 1 end end
 add("")
-add(("%d recipes, %d ran, %d failed."):format(#results, #results - failed, failed))
+local card_seconds = (cl.now() - card_t0) / 1e9
+add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, card_seconds))
 
 local f = assert(io.open(args.out, "w"))
 f:write(table.concat(md, "\n"), "\n")
@@ -308,9 +321,11 @@ local fdata = {}
 for k, v in pairs(facts) do if type(v) ~= "function" then fdata[k] = v end end
 fdata.index = index
 local doc = { report = "clua device report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-  schema = report.schema("card"), quick = args.quick or false, device = fdata, recipes = {} }
+  schema = report.schema("card"), quick = args.quick or false, seconds = math.floor(card_seconds * 10 + 0.5) / 10,
+  device = fdata, recipes = {} }
 for i, r in ipairs(results) do
-  doc.recipes[i] = { name = r.name, finding = r.finding, exit = r.exit, error = r.error, seconds = r.seconds,
+  doc.recipes[i] = { name = r.name, finding = r.finding, options = r.options, exit = r.exit, error = r.error,
+    seconds = r.seconds,
     tables = r.tables, svgs = r.svgs }
 end
 doc.roofline = placed and placed:data() or nil
@@ -322,7 +337,8 @@ if args.html ~= "none" then
     note = args.note, command = "clua recipes/report.lua" .. (args.quick and " --quick" or "")
       .. (args.device and (" --device " .. args.device) or "") }))
 end
-io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed)\n"):format(args.out, stem, #results, failed))
+io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed, %.1f s)\n"):format(args.out, stem, #results,
+  failed, card_seconds))
 if not mpi then os.exit(failed == 0 and 0 or 1) end
 
 -- The cluster report: every rank's figures to rank 0.
@@ -337,17 +353,20 @@ if all then
     gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
     total_failed = total_failed + #gpus[i].failed
   end
-  local sum = cluster.summarize(gpus)
+  -- A --quick card is too short to flag, unless --reps gives it 10 repetitions or more.
+  local too_short = args.quick and (args.reps or 0) < 10
+  local sum = cluster.summarize(gpus, { quick = too_short })
   md = {}
   local hosts, nhosts = {}, 0
   for _, g in ipairs(gpus) do if not hosts[g.host] then hosts[g.host], nhosts = true, nhosts + 1 end end
   add(("# Cluster report: %d GPU%s on %d host%s"):format(#gpus, #gpus == 1 and "" or "s", nhosts,
     nhosts == 1 and "" or "s"))
   add("")
-  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s` on %s with clua %s: each rank ran the "
+  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s%s` on %s with clua %s: each rank ran the "
     .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
     :format(#gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
-      args.recipes and (" --recipes " .. args.recipes) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
+      args.reps and (" --reps " .. args.reps) or "", args.recipes and (" --recipes " .. args.recipes) or "",
+      os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
       args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
       cluster_stem:match("[^/]*$")))
   if args.note then add("") add(args.note) end
@@ -371,8 +390,9 @@ if all then
   f:close()
   local flagged = 0
   for _, g in ipairs(sum.gpus) do flagged = flagged + #g.flagged end
-  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures each, %d below the "
-    .. "median beyond their noise, %d recipes failed)\n"):format(cluster_stem, #gpus, #sum.figures, flagged, total_failed))
+  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures each, %s, %d recipes "
+    .. "failed)\n"):format(cluster_stem, #gpus, #sum.figures, too_short and "--quick: too short to flag"
+    or (flagged .. " below the median beyond their noise"), total_failed))
 end
 -- Rank 0 speaks for the cluster: the others end cleanly once it has written.
 mpi.barrier()

@@ -25,8 +25,44 @@ describe("cl.array", function()
       assert.equal(5 * lanes * sizes[t], a.size)
       assert.is_true(a.valid)
       for i = 0, #a - 1 do assert.equal(0, a[i]) end
-      assert.matches(("^cl.array: 5 %s %%(0x"):format(t), tostring(a))
+      assert.matches(("^cl.array: 5 %s {"):format(t), tostring(a))
     end
+  end)
+
+  describe("tostring", function()
+    it("shows the first values, and how many more", function()
+      assert.equal("cl.array: 4 float {1, 2, 3, 4}", tostring(cl.array("float", 4):ramp(1)))
+      assert.equal("cl.array: 0 int {}", tostring(cl.array("int", 0)))
+      assert.equal("cl.array: 8 int {0, 1, 2, 3, 4, 5, 6, 7}", tostring(cl.array("int", 8):ramp(0)))
+      assert.equal("cl.array: 9 int {0, 1, 2, 3, 4, 5, 6, 7, \u{2026} (1 more)}", tostring(cl.array("int", 9):ramp(0)))
+      -- each type in its own precision and sign
+      local f = cl.array("float", 2)
+      f[0], f[1] = 0.1, -2.5
+      assert.equal("cl.array: 2 float {0.1, -2.5}", tostring(f))
+      assert.equal("cl.array: 1 double {0.1}", tostring(cl.array("double", 1):fill(0.1)))
+      assert.equal("cl.array: 2 char {-5, -5}", tostring(cl.array("char", 2):fill(-5)))
+      assert.equal("cl.array: 1 ulong {18446744073709551615}", tostring(cl.array("ulong", 1):fill(-1)))
+      assert.equal("cl.array: 1 float {nan}", tostring(cl.array("float", 1):fill(0 / 0)))
+    end)
+
+    it("shows vector types element by element", function()
+      assert.equal("cl.array: 3 float4 {{0, 1, 2, 3}, {4, 5, 6, 7}, \u{2026} (1 more)}",
+        tostring(cl.array("float4", 3):ramp(0)))
+      assert.equal("cl.array: 1 int2 {{1, 2}}", tostring(cl.array("int2", 1):ramp(1)))
+      assert.equal("cl.array: 1 double2 {{0.5, 1.5}}", tostring(cl.array("double2", 1):ramp(0.5)))
+    end)
+
+    it("reads a few values of a huge array, and none of a released one", function()
+      local big = cl.array("uchar", 1 << 24):fill(7)
+      local t0 = os.clock()
+      assert.equal("cl.array: 16777216 uchar {7, 7, 7, 7, 7, 7, 7, 7, \u{2026} (16777208 more)}", tostring(big))
+      assert.is_true(os.clock() - t0 < 0.05)
+      local s = big:slice(4, 2)
+      assert.equal("cl.array: 2 uchar {7, 7}", tostring(s))
+      big:release()
+      assert.equal("cl.array: uchar (released)", tostring(big))
+      assert.equal("cl.array: uchar (a slice of a released array)", tostring(s))
+    end)
   end)
 
   it("rejects unknown types and bad lengths", function()

@@ -1,5 +1,8 @@
 -- clua.cluster: a card's figures, their medians over the GPUs, and the GPUs
--- worse than the median by more than the figure's noise.
+-- worse than the median by more than the figure's noise (the repetitions'
+-- spread, the scatter across GPUs, a floor); on made-up cards of healthy
+-- GPUs the flag rate is near zero and a slowed GPU is flagged alone; a
+-- --quick card flags nothing.
 local cluster = require "clua.cluster"
 local roofline = require "clua.roofline"
 
@@ -94,5 +97,85 @@ describe("clua.cluster", function()
     local md = table.concat(cluster.markdown(sum), "\n")
     assert.matches("One GPU: nothing to compare it with.", md, 1, true)
     assert.matches("(did not run: broken)", md, 1, true)
+  end)
+
+  -- Made-up cards: n GPUs of F figures each, every figure the median of R
+  -- repetitions that scatter by `jitter` (uniform, relative) around a true
+  -- value, each GPU off by its own small factor (silicon, clocks); `slow`
+  -- maps a GPU to a factor on all its figures.
+  local function made_up(n, F, R, jitter, seed, slow)
+    math.randomseed(seed)
+    local gpus = {}
+    for g = 1, n do
+      local own = 1 + (math.random() - 0.5) * 0.01 -- within ±0.5 %
+      local rows = {}
+      for f = 1, F do
+        local truth = 100 + f
+        local times = {}
+        for r = 1, R do times[r] = 1 + (math.random() - 0.5) * 2 * jitter end
+        table.sort(times)
+        local lo, mid, hi = times[1], times[(R + 1) // 2], times[R]
+        local v = truth * own * (slow and slow[g] or 1) / mid
+        rows[f] = { figure = "f" .. f, best = v, ["min time"] = lo, ["median time"] = mid, ["max time"] = hi }
+      end
+      gpus[g] = { rank = g - 1, host = "h", index = "0:" .. (g - 1), device = "GPU", failed = {},
+        figures = cluster.figures({ { name = "made", tables = { { id = "t", rows = rows, columns = {
+          { name = "figure", key = true }, { name = "best", unit = "GB/s", compare = true },
+          { name = "min time", unit = "ns" }, { name = "median time", unit = "ns" },
+          { name = "max time", unit = "ns" } } } } } }) }
+    end
+    return gpus
+  end
+
+  local function flagged_of(sum)
+    local per, total = {}, 0
+    for i, g in ipairs(sum.gpus) do per[i] = #g.flagged; total = total + #g.flagged end
+    return per, total
+  end
+
+  it("flags under 1 % of the figures of four healthy GPUs, whatever their noise, and a slowed GPU alone", function()
+    for _, case in ipairs{ { R = 10, jitter = 0.01 }, { R = 3, jitter = 0.05 }, { R = 3, jitter = 0.2 } } do
+      for seed = 1, 5 do
+        local sum = cluster.summarize(made_up(4, 400, case.R, case.jitter, seed))
+        local _, total = flagged_of(sum)
+        assert.is_true(total < 0.01 * 4 * 400, ("%d of 1600 flagged (reps %d, jitter %g, seed %d)")
+          :format(total, case.R, case.jitter, seed))
+      end
+    end
+    -- one GPU at half speed (a co-running load): flagged on every figure, no other GPU on any
+    for _, n in ipairs{ 3, 4, 8 } do
+      local sum = cluster.summarize(made_up(n, 200, 10, 0.02, n, { [2] = 0.5 }))
+      local per = flagged_of(sum)
+      for i = 1, n do assert.are.equal(i == 2 and 200 or 0, per[i], ("GPU %d of %d"):format(i, n)) end
+    end
+  end)
+
+  it("holds a figure to the scatter across GPUs where the repetitions' spread understates it", function()
+    -- no spread measured on a row, five GPUs scattered by ±15 %: the scatter, not 10 %, is the noise
+    local function gpu(i, v)
+      return { rank = i - 1, host = "h", index = "0:" .. (i - 1), device = "GPU", failed = {},
+        figures = { { id = "x / t / a / v", recipe = "x", unit = "GB/s", value = v, spread = 1, lower = false } } }
+    end
+    local sum = cluster.summarize({ gpu(1, 100), gpu(2, 115), gpu(3, 85), gpu(4, 110), gpu(5, 88) })
+    local s = sum.figures[1]
+    assert.near(3 * 1.4826 * 12 / 100 * 100, s.scatter, 1e-9) -- deviations 0 15 15 10 12: MAD 12
+    assert.are.equal(s.scatter, s.noise)
+    local _, total = flagged_of(sum)
+    assert.are.equal(0, total) -- the old rule (1 % spread) flagged 85 and 88
+    assert.matches("| x / t / a / v | 5 | 100 GB/s | 115 GB/s | 85 GB/s | 53.4 % † | 0 |",
+      table.concat(cluster.markdown(sum), "\n"), 1, true)
+    -- two GPUs: no majority, the repetitions' spread and the floor only
+    sum = cluster.summarize({ gpu(1, 100), gpu(2, 97) })
+    assert.is_nil(sum.figures[1].scatter)
+    assert.are.equal(cluster.FLOOR, sum.figures[1].noise)
+  end)
+
+  it("flags nothing on --quick cards, and says they are too short to flag", function()
+    local sum = cluster.summarize(made_up(4, 50, 3, 0.02, 7, { [4] = 0.5 }), { quick = true })
+    assert.is_true(sum.quick)
+    local _, total = flagged_of(sum)
+    assert.are.equal(0, total)
+    local md = table.concat(cluster.markdown(sum), "\n")
+    assert.matches("Not flagged: a --quick card is too short to flag a GPU", md, 1, true)
   end)
 end)

@@ -9,8 +9,16 @@
 -- columns ("stream / stream / double triad / best"). Its noise is the row's
 -- own spread, where its table measures one: a "spread" column (clua.noise),
 -- min and max of the same unit beside it, or "min time" and "max time"
--- around "median time" ((max - min) / median, in %). A figure of a table
--- with no spread is held to clua.noise's threshold (10 %).
+-- around "median time" ((max - min) / median, in %).
+--
+-- A GPU is flagged only when it is worse than the median by more than the
+-- figure's noise, the largest of: the median of the GPUs' spreads (the
+-- repetitions' noise; clua.noise's threshold, 10 %, where the table measures
+-- none), the scatter across the GPUs (with three or more: 3 x 1.4826 x the
+-- median absolute deviation from the median, in % of it, a robust 3 sigma
+-- that one slow GPU does not widen), and a floor of 2 %. A --quick card
+-- (small sizes, three repetitions) is too short to flag: its figures are
+-- summarised, nothing is flagged.
 -- @module clua.cluster
 local noise = require "clua.noise"
 local report = require "clua.report"
@@ -19,6 +27,21 @@ local stats = require "clua.stats"
 local units = require "clua.units"
 
 local cluster = {}
+
+--- The smallest difference from the median that is flagged, in %.
+cluster.FLOOR = 2
+--- Robust sigmas of the scatter across GPUs a flagged figure must exceed.
+cluster.SIGMAS = 3
+
+-- The scatter of values across GPUs in % of their median: SIGMAS x 1.4826 x
+-- the median absolute deviation (a robust sigma: one GPU far off does not
+-- move it), or nil with fewer than three GPUs (no majority to go by).
+local function rank_scatter(values, median)
+  if #values < 3 or median == 0 then return nil end
+  local dev = {}
+  for i, v in ipairs(values) do dev[i] = math.abs(v - median) end
+  return cluster.SIGMAS * 1.4826 * stats.median(dev) / math.abs(median) * 100
+end
 
 local TIME_UNITS = { ns = true, us = true, ["µs"] = true, ms = true, s = true }
 
@@ -92,11 +115,14 @@ end
 -- @tparam {table,...} gpus one entry per GPU, in rank order: {rank, host,
 -- index ("P:D"), device (its name), figures (cluster.figures), failed (the
 -- recipes that did not run, a list of names)}
--- @treturn table {gpus = gpus (each given `flagged`, a list of
+-- @tab[opt] opts `quick` (true: the cards are --quick cards, too short to
+-- flag: nothing is flagged)
+-- @treturn table {quick, gpus = gpus (each given `flagged`, a list of
 -- {figure, value, median, ratio, noise}), figures = {id, unit, lower, median,
--- noise, n, best, worst, flagged (count)}...}, in the first GPU's order
--- with any figure only other GPUs have after it}
-function cluster.summarize(gpus)
+-- noise, repetition_noise, scatter, n, best, worst, flagged (count)}...}, in
+-- the first GPU's order with any figure only other GPUs have after it}
+function cluster.summarize(gpus, opts)
+  opts = opts or {}
   local order, by_id = {}, {}
   for _, g in ipairs(gpus) do
     g.by_id, g.flagged = {}, {}
@@ -115,7 +141,9 @@ function cluster.summarize(gpus)
     s.n = #s.values
     s.median = stats.median(s.values)
     s.measured_noise = #s.spreads > 0
-    s.noise = s.measured_noise and stats.median(s.spreads) or noise.THRESHOLD
+    s.repetition_noise = s.measured_noise and stats.median(s.spreads) or noise.THRESHOLD
+    s.scatter = rank_scatter(s.values, s.median)
+    s.noise = math.max(s.repetition_noise, s.scatter or 0, cluster.FLOOR)
     s.best = s.lower and stats.min(s.values) or stats.max(s.values)
     s.worst = s.lower and stats.max(s.values) or stats.min(s.values)
     s.flagged = 0
@@ -124,7 +152,7 @@ function cluster.summarize(gpus)
   for _, g in ipairs(gpus) do
     for _, s in ipairs(order) do
       local f = g.by_id[s.id]
-      if f and s.n > 1 and s.median ~= 0 then
+      if f and s.n > 1 and s.median ~= 0 and not opts.quick then
         local ratio = f.value / s.median
         -- how far worse than the median, in % of it
         local worse = (s.lower and (ratio - 1) or (1 - ratio)) * 100
@@ -137,7 +165,7 @@ function cluster.summarize(gpus)
     end
     g.by_id = nil
   end
-  return { gpus = gpus, figures = order }
+  return { quick = opts.quick or false, gpus = gpus, figures = order }
 end
 
 local function num(v, unit)
@@ -178,7 +206,10 @@ function cluster.markdown(sum)
   end
   add("## Below the median by more than the noise")
   add("")
-  if #flagged == 0 then
+  if sum.quick then
+    add("Not flagged: a --quick card is too short to flag a GPU (small sizes, three repetitions: its figures' "
+      .. "noise is not known well enough). Run the card without --quick to flag.")
+  elseif #flagged == 0 then
     add(#sum.gpus > 1 and "No GPU is worse than the median of any figure by more than that figure's noise."
       or "One GPU: nothing to compare it with.")
   else
@@ -193,14 +224,18 @@ function cluster.markdown(sum)
   add("## Every figure")
   add("")
   add(("The median over the GPUs, the best and the worst GPU's value, and the noise a GPU must fall below the median "
-    .. "by to be flagged: the median spread of the figure's repetitions ((max - min) / median), or %d %% "
-    .. "(marked *) where its table measures no spread."):format(noise.THRESHOLD))
+    .. "by to be flagged: the largest of the median spread of the figure's repetitions ((max - min) / median; %d %% "
+    .. "where its table measures none, marked *), the scatter across the GPUs (with three or more: %d x 1.4826 x "
+    .. "the median absolute deviation, a robust %d sigma, marked † where it is the larger) and %d %%.")
+    :format(noise.THRESHOLD, cluster.SIGMAS, cluster.SIGMAS, cluster.FLOOR))
   add("")
   add("| figure | GPUs | median | best | worst | noise | flagged |")
   add("|---|---:|---:|---:|---:|---:|---:|")
   for _, s in ipairs(sum.figures) do
+    local mark = (s.scatter and s.scatter > s.repetition_noise and s.scatter >= cluster.FLOOR) and " †"
+      or (not s.measured_noise and s.noise == s.repetition_noise) and " *" or ""
     add(("| %s | %d | %s | %s | %s | %.1f %%%s | %d |"):format(md(s.id), s.n, num(s.median, s.unit), num(s.best, s.unit),
-      num(s.worst, s.unit), s.noise, s.measured_noise and "" or " *", s.flagged))
+      num(s.worst, s.unit), s.noise, mark, s.flagged))
   end
   return out
 end
