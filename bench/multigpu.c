@@ -1,7 +1,8 @@
 /* multigpu: every device of a platform all at once, in plain C, with the calls
  * recipes/multigpu.lua makes: H2D (clEnqueueWriteBuffer from pinned memory),
  * D2H (clEnqueueReadBuffer into it), both (one of each on two queues) and the
- * copy kernel, each non-blocking; first each device alone, then every device
+ * copy kernel, each non-blocking and each with its event, waited for as
+ * clua waits (clWaitForEvents); first each device alone, then every device
  * from one host thread (enqueue on all, flush all, wait for all), then one
  * host thread per device (started together at a barrier). Figures by the
  * host clock: bytes moved on every device / the span from the first enqueue
@@ -25,6 +26,8 @@ typedef struct {
   cl_mem da, db, pin_in, pin_out;
   float *hin, *hout;
   cl_kernel k;
+  cl_event ev[2]; /* the repetition's commands, waited for as clua's cl.wait does */
+  cl_uint nev;
   /* the thread per device */
   pthread_t th;
   int op;
@@ -41,18 +44,28 @@ static size_t moved(int op) { return (op == BOTH || op == COPY) ? 2 * bytes : by
 
 static void start(rig *r, int op) {
   size_t n = bytes / 4;
+  cl_event *e = r->ev;
+  r->nev = op == BOTH ? 2 : 1;
   switch (op) {
-  case H2D: CHECK(clEnqueueWriteBuffer(r->q, r->da, CL_FALSE, 0, bytes, r->hin, 0, NULL, NULL)); break;
-  case D2H: CHECK(clEnqueueReadBuffer(r->q, r->da, CL_FALSE, 0, bytes, r->hout, 0, NULL, NULL)); break;
+  case H2D: CHECK(clEnqueueWriteBuffer(r->q, r->da, CL_FALSE, 0, bytes, r->hin, 0, NULL, &e[0])); break;
+  case D2H: CHECK(clEnqueueReadBuffer(r->q, r->da, CL_FALSE, 0, bytes, r->hout, 0, NULL, &e[0])); break;
   case BOTH:
-    CHECK(clEnqueueWriteBuffer(r->q, r->db, CL_FALSE, 0, bytes, r->hin, 0, NULL, NULL));
-    CHECK(clEnqueueReadBuffer(r->q2, r->da, CL_FALSE, 0, bytes, r->hout, 0, NULL, NULL));
+    CHECK(clEnqueueWriteBuffer(r->q, r->db, CL_FALSE, 0, bytes, r->hin, 0, NULL, &e[0]));
+    CHECK(clEnqueueReadBuffer(r->q2, r->da, CL_FALSE, 0, bytes, r->hout, 0, NULL, &e[1]));
     break;
-  default: CHECK(clEnqueueNDRangeKernel(r->q, r->k, 1, NULL, &n, NULL, 0, NULL, NULL));
+  default: CHECK(clEnqueueNDRangeKernel(r->q, r->k, 1, NULL, &n, NULL, 0, NULL, &e[0]));
   }
 }
 
+/* Waits for the repetition's events (each command returns one, as clua's
+ * do), else for both queues. */
 static void finish(rig *r) {
+  if (r->nev) {
+    CHECK(clWaitForEvents(r->nev, r->ev));
+    for (cl_uint i = 0; i < r->nev; i++) CHECK(clReleaseEvent(r->ev[i]));
+    r->nev = 0;
+    return;
+  }
   CHECK(clFinish(r->q));
   CHECK(clFinish(r->q2));
 }

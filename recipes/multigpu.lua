@@ -28,6 +28,9 @@ local R = recipe.new{
 local OPS = { "H2D", "D2H", "both", "copy" }
 local POISON = 0xA5 -- the harness's poison byte, for the all-at-once run's destinations
 local CHUNKS = 8 -- the double-buffered staged path's chunks
+-- Repetitions of each device-to-device path (unless --reps says otherwise):
+-- 12 pairs x 5 paths of 256 MiB at ~1-10 GB/s on four GPUs, each checked.
+local PAIR_REPS = 3
 
 -- The devices to use: every device of the chosen device's platform.
 local function platform_devices(dev)
@@ -334,7 +337,7 @@ R:main(function(R, dev)
           local ev, host = {}, {}
           local label = ("%s -> %s %s"):format(ri.index, rj.index, p.name)
           local res = on(rj.device, c, q, rj.facts, function()
-            return R:measure{ label = label, queue = q, bytes = bytes, bound = bound,
+            return R:measure{ label = label, queue = q, bytes = bytes, bound = bound, reps = PAIR_REPS, warmup = 1,
               reads = p.shared and { sbuf } or nil, outputs = { { dst, expect = src, exact = true } },
               run = function(rep)
                 if p.shared then qs[i]:launch(write, n):wait() else ri.q:launch(ri.k, n):wait() end
@@ -375,7 +378,8 @@ R:main(function(R, dev)
     end
     matrix:add(row)
   end
-  paths:note("each figure: " .. units.format_size(bytes) .. " / the median host-clock span from the source's "
+  paths:note("each figure: " .. units.format_size(bytes) .. " / the median host-clock span of "
+    .. (R.reps_given and R.reps or PAIR_REPS) .. " runs from the source's "
     .. "completion (a kernel on the source wrote the buffer, and was waited for) to the destination's (the path's "
     .. "last command waited for); the destination poisoned first and checked after, exactly")
   for _, p in ipairs(PATHS) do paths:note(("%s: %s"):format(p.name, p.note)) end
