@@ -8,7 +8,9 @@
 --   warm-up -> timed repetitions (events; the host clock where an event
 --   reports 0 ns) -> assignment mode's guard zones intact -> read back ->
 --   CLUA_CORRUPT's one wrong element -> verify the owned part -> the
---   unowned part still poisoned, every input unchanged -> the figure held
+--   unowned part still poisoned, every input unchanged (both found by a
+--   kernel on the device, kernels/harness.cl, at the device's bandwidth; a
+--   read back only to name what differs) -> the figure held
 --   against its physical bound (clua.bounds; timed again by the host clock,
 --   or the run ends, when it is above) -> spread, noise and cache marks.
 --
@@ -64,7 +66,13 @@ function Recipe:input(name, data, flags)
   flags = flags or "read_only"
   local g = assign.guard(self)
   local buf = g and g:buffer(name, data, { input = true, flags = flags }) or self.ctx:buffer(data, flags)
-  known(self)[buf] = { name = name, type = data.type, n = #data, data = data }
+  local info = { name = name, type = data.type, n = #data, data = data, ctx = self.ctx }
+  -- a pristine copy on the device, which a kernel compares with the input
+  -- after each measurement; none for an input too large to hold twice
+  if data.size % 4 == 0 and data.size < 2^34 and data.size <= (self.device.info.global_mem_size or 0) // 8 then
+    info.pristine = self.ctx:buffer(data, "read_only")
+  end
+  known(self)[buf] = info
   return buf
 end
 
@@ -80,7 +88,7 @@ function Recipe:output(name, type, n, flags)
   local bytes = n * esize(type)
   local g = assign.guard(self)
   local buf = g and g:buffer(name, bytes, { flags = flags }) or self.ctx:buffer(bytes, flags)
-  known(self)[buf] = { name = name, type = type, n = n }
+  known(self)[buf] = { name = name, type = type, n = n, ctx = self.ctx }
   return buf
 end
 
@@ -131,11 +139,42 @@ local function poison(q, buf)
   q:fill(buf, harness.POISON, { type = "uchar" })
 end
 
+-- The harness's kernels (kernels/harness.cl) and a result word, per context.
+local checkers = setmetatable({}, { __mode = "k" })
+local function checker(ctx)
+  local c = checkers[ctx]
+  if not c then
+    local prog = ctx:program_file("harness.cl"):build()
+    c = { first_not = prog:kernel("first_not"), first_diff = prog:kernel("first_diff"),
+      first = ctx:buffer(4), got = cl.array("uint", 1) }
+    checkers[ctx] = c
+  end
+  return c
+end
+
+local POISON_WORD = harness.POISON * 0x01010101
+local NONE = 0xFFFFFFFF
+
+-- Whether a kernel on the device finds a difference in a range: `kernel`
+-- with its arguments set, over `words` words. True when there is one.
+local function device_finds(q, c, kernel, words)
+  q:fill(c.first, NONE, { type = "uint" })
+  q:launch(kernel, math.min(words, 65536))
+  q:read(c.first, c.got)
+  return c.got[0] ~= NONE
+end
+
 -- The unowned elements [from, to) of an output still poisoned, else raises
 -- naming the first element written and the part the kernel owns.
 local function check_unowned(q, buf, info, from, to, lo, hi, label)
   if to <= from then return end
   local es = esize(info.type)
+  local off, bytes = from * es, (to - from) * es
+  if info.ctx and off % 4 == 0 and bytes % 4 == 0 and off + bytes < 2^34 then
+    local c = checker(info.ctx)
+    c.first_not:args(buf, cl.uint(off // 4), cl.uint(bytes // 4), cl.uint(POISON_WORD), c.first)
+    if not device_finds(q, c, c.first_not, bytes // 4) then return end
+  end
   local got = cl.array("uchar", (to - from) * es)
   q:read(buf, got, { offset = from * es })
   local want = cl.array("uchar", #got):fill(harness.POISON)
@@ -151,6 +190,11 @@ local function check_unowned(q, buf, info, from, to, lo, hi, label)
 end
 
 local function check_input(q, buf, info, label)
+  if info.pristine then
+    local c = checker(info.ctx)
+    c.first_diff:args(buf, info.pristine, cl.uint(info.data.size // 4), c.first)
+    if not device_finds(q, c, c.first_diff, info.data.size // 4) then return end
+  end
   local now = cl.array(info.type, info.n)
   q:read(buf, now)
   local ok, _, _, at, nbad = now:compare(info.data, 0)
