@@ -38,9 +38,9 @@ describe("the report card in chromium", function()
     all_points(r)
     local ids = {}
     for _, f in ipairs(r.figures) do ids[#ids + 1] = f.id end
-    assert.are.same({ "figure-peak", "figure-memory-1", "figure-memory-2", "figure-roofline", "figure-transfer-1",
-      "figure-transfer-2", "figure-offset", "figure-stride", "figure-occupancy", "figure-stencil",
-      "figure-roofline-experiments" }, ids)
+    assert.are.same({ "figure-peak", "figure-memory-1", "figure-memory-2", "figure-memory-3", "figure-roofline",
+      "figure-transfer-1", "figure-transfer-2", "figure-offset", "figure-stride", "figure-overlap-timeline",
+      "figure-occupancy", "figure-stencil", "figure-roofline-experiments" }, ids)
     assert.are.equal("block", r.tip_display)
     assert.matches("^[%w_ ]+: .+\nintensity [%d.e+-]+ op/B\nthroughput [%d.e+-]+ G/s\n[%d.]+%% of the roof", r.tip)
     assert.is_true(r.noisy > 0) -- the H100 card's noisy rows, flagged
