@@ -223,12 +223,16 @@ function grader.main(argv, recipes)
 
   -- When a submission was made: its last commit in a git repository, else its file's time.
   local function submitted_at(s, file)
+    local how = "file"
     if s.git then
       local t = lines_of("git -C " .. sh(s.path) .. " log -1 --format=%ct 2>/dev/null")[1]
       if tonumber(t) then return tonumber(t), "commit" end
+      -- a repository whose commit cannot be read: said, not silently the file's time
+      how = os.execute("command -v git >/dev/null 2>&1") and "file (no commit in the repository)"
+        or "file (git is not installed: the last commit's time is unknown)"
     end
     local t = lines_of("stat -c %Y " .. sh(file) .. " 2>/dev/null")[1]
-    return tonumber(t), "file"
+    return tonumber(t), how
   end
 
   local started = cl.now()
@@ -282,7 +286,8 @@ function grader.main(argv, recipes)
       e.outcome, e.correct = o, correct
       local t, how = submitted_at(s, file)
       if t then
-        e.submitted = os.date("!%Y-%m-%dT%H:%M:%SZ", t) .. (how == "commit" and " (last commit)" or "")
+        e.submitted = os.date("!%Y-%m-%dT%H:%M:%SZ", t) .. (how == "commit" and " (last commit)"
+          or how ~= "file" and (" (" .. how .. ")") or "")
         if a.deadline_t and t > a.deadline_t then e.late_days = math.ceil((t - a.deadline_t) / 86400) else e.late_days = 0 end
       end
     end
