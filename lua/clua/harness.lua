@@ -314,7 +314,7 @@ function Recipe:measure(spec)
     local what = ("%s: %s[%d .. %d)"):format(label, info.name, lo, hi)
     -- Checked on the device first (an exact contract): no read back unless
     -- the kernel finds a difference, which the host path below then names.
-    local on_device, found = o.device and hi > lo, nil
+    local on_device, found, injected = o.device and hi > lo, nil, nil
     if on_device then
       local c = checker(self.ctx)
       if self.corrupt and not rawget(self, "corrupted") then
@@ -326,13 +326,13 @@ function Recipe:measure(spec)
         self:inject(one, 0)
         q:write(buf, one, { offset = mid * es })
         q:finish()
-        self.device_injected = mid
+        injected = mid
       end
       local kernel, items = o.device(c.first, buf, lo, hi)
       found = device_finds(q, c, kernel, items)
-      if rawget(self, "device_injected") and not found then
+      if injected and not found then
         error(("%s: the device check missed the wrong element put at %s[%d] (CLUA_CORRUPT)"):format(what,
-          info.name, self.device_injected), 0)
+          info.name, injected), 0)
       end
     end
     local got = cl.array(info.type, (on_device and not found) and 0 or hi - lo)
