@@ -23,3 +23,18 @@ __kernel void first_diff(__global const uint *a, __global const uint *b, uint n,
     }
   }
 }
+
+/* An output checked on the device (R:measure's `device` option, the helper
+ * R:device_strided): the words out[off + i], 0 <= i < n, must equal
+ * in[off + i] where i is a multiple of s and hold `pattern` (the poison)
+ * everywhere else, bit for bit. *first gets the smallest i that does not. */
+__kernel void first_strided(__global const uint *out, __global const uint *in, uint off, uint n, uint s,
+                            uint pattern, __global uint *first) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+    uint want = i % s == 0 ? in[off + i] : pattern;
+    if (out[off + i] != want) {
+      atomic_min(first, i);
+      return;
+    }
+  }
+}

@@ -39,3 +39,17 @@ __kernel void roofline(__global S *out, __global const S *in, __global const S *
 	out[i + 2 * n] = x2;
 	out[i + 3 * n] = x3;
 }
+
+/* The contract, checked on the device (recipes/roofline.lua, R:measure's
+   `device` option): out[i] must be i mod BLOCK + K exactly (the input's
+   i mod BLOCK after K multiply-adds by 1). *first gets the smallest i that
+   is not; the host reads back and names it only then. */
+__kernel void roofline_check(__global const S *out, uint n, __global uint *first)
+{
+	for (uint i = get_global_id(0); i < n; i += get_global_size(0)) {
+		if (!(out[i] == (S)((i & (BLOCK - 1)) + K))) {
+			atomic_min(first, i);
+			return;
+		}
+	}
+}

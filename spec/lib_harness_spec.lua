@@ -30,6 +30,11 @@ __kernel void copy_extra(__global const float *in, __global float *out, uint n, 
   if (i < n) out[i] = in[i];
   if (i == 0 && extra >= 0) out[extra] = -1.0f;
 }
+__kernel void copy_stride(__global const float *in, __global float *out, uint n, uint s, int extra) {
+  size_t i = get_global_id(0);
+  if (i < n) out[i * s] = i * s == extra ? -1.0f : in[i * s];
+  if (i == 0 && extra >= 0 && extra % s != 0) out[extra] = -1.0f;
+}
 __kernel void scribble(__global float *in, uint n) {
   if (get_global_id(0) == 0) in[n / 2] = 42.0f;
 }
@@ -98,6 +103,68 @@ describe("clua.harness", function()
     assert.truthy(tostring(err):find("1 of 1024 elements differ", 1, true), err)
     local again = measure_copy(R, setup_copy(R, -1)) -- once a run: the next verification passes
     assert.is_true(again.median > 0)
+  end)
+
+  -- R:measure's `device` option (R:device_strided): out[i*S] = in[i*S], the
+  -- poison between them, checked by kernels/harness.cl's first_strided; the
+  -- host check (a Lua loop here) runs only to name what the device found.
+  local S = 3
+  local function measure_strided(R, extra)
+    local k = R.ctx:program(SRC):build():kernel("copy_stride")
+    local host = cl.array("float", N * S):ramp(1, 1)
+    local din = R:input("in", host)
+    local dout = R:output("out", "float", N * S)
+    k:args(din, dout, cl.uint(N), cl.uint(S), cl.int(extra))
+    local host_checked = false
+    local poison = require("clua.harness").POISON
+    local pf = string.unpack("<f", string.char(poison):rep(4))
+    local res = R:measure{ label = "strided", run = function() return R.queue:launch(k, N) end, reads = { din },
+      outputs = { { dout, owns = { 0, (N - 1) * S + 1 }, device = R:device_strided(din, S), check = function(got)
+        host_checked = true
+        for i = 0, #got - 1 do
+          local want = i % S == 0 and host[i] or pf
+          if got[i] ~= want then error(("verify strided: out[%d] is %s"):format(i, tostring(got[i])), 0) end
+        end
+        return 0
+      end } }, bytes = 2 * 4 * N }
+    return res, host_checked
+  end
+
+  it("checks an output on the device, reading it back only to name a difference", function()
+    local res, host_checked = measure_strided(make(), -1)
+    assert.are.equal(0, res.err)
+    assert.is_false(host_checked)
+  end)
+
+  it("fails a wrong element the device check finds, named by the host check: a copied one or a gap", function()
+    for _, at in ipairs({ 3 * 100, 3 * 100 + 1, 3 * 100 + 2, 0, (N - 1) * S }) do
+      local ok, err = pcall(measure_strided, make(), at)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find(("verify strided: out[%d] is -1.0"):format(at), 1, true), err)
+    end
+  end)
+
+  it("fails when the device finds a difference that the host check passes", function()
+    local R = make()
+    local k = R.ctx:program(SRC):build():kernel("copy_extra")
+    local host = cl.array("float", N):ramp(1, 1)
+    local din = R:input("in", host)
+    local dout = R:output("out", "float", N)
+    k:args(din, dout, cl.uint(N), cl.int(9))
+    local ok, err = pcall(R.measure, R, { label = "lenient", run = function() return R.queue:launch(k, N) end,
+      outputs = { { dout, device = R:device_strided(din), check = function() return 0 end } } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("found out[0 .. 1024) wrong at its element 9", 1, true), err)
+  end)
+
+  it("puts CLUA_CORRUPT's wrong element in a device-checked buffer, which the device check must find", function()
+    local R = make()
+    R.corrupt = true
+    local ok, err = pcall(measure_strided, R, -1)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find(("verify strided: out[%d] is"):format(((N - 1) * S + 1) // 2), 1, true), err)
+    local again = measure_strided(R, -1) -- once a run
+    assert.are.equal(0, again.err)
   end)
 
   it("guards assignment mode's buffers: a write past the allocation fails", function()

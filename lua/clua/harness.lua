@@ -146,7 +146,7 @@ local function checker(ctx)
   if not c then
     local prog = ctx:program_file("harness.cl"):build()
     c = { first_not = prog:kernel("first_not"), first_diff = prog:kernel("first_diff"),
-      first = ctx:buffer(4), got = cl.array("uint", 1) }
+      first_strided = prog:kernel("first_strided"), first = ctx:buffer(4), got = cl.array("uint", 1) }
     checkers[ctx] = c
   end
   return c
@@ -154,6 +154,9 @@ end
 
 local POISON_WORD = harness.POISON * 0x01010101
 local NONE = 0xFFFFFFFF
+
+-- The index the last device check reported.
+local function c_first_index(ctx) return checker(ctx).got[0] end
 
 -- Whether a kernel on the device finds a difference in a range: `kernel`
 -- with its arguments set, over `words` words. True when there is one.
@@ -208,7 +211,7 @@ end
 
 local MEASURE = { "label", "run", "outputs", "reads", "bytes", "ops", "type", "bound", "footprint",
   "reps", "warmup", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "roofline" }
-local OUTPUT = { "owns", "expect", "check", "tol", "exact", "poison", "name" }
+local OUTPUT = { "owns", "expect", "check", "tol", "exact", "poison", "name", "device" }
 for _, k in ipairs(OUTPUT) do OUTPUT[k] = true end
 
 local function wait_all(r)
@@ -229,7 +232,14 @@ end
 --   compared by `R:verify`), or `check(got)` that raises on a wrong result
 --   and may return an error figure (kept as `res.err`); `poison = false` for
 --   a buffer the kernel reads too (a recurrence), which is then not poisoned
---   and has no unowned part;
+--   and has no unowned part; `device = function(first, buf, lo, hi)` an
+--   exact check on the device of the owned part, which sets the kernel's
+--   arguments (`first`, a uint buffer, takes the smallest wrong index, by
+--   atomic_min) and returns the kernel and its work-items: when it finds
+--   nothing the owned part is not read back (`err` 0); when it finds a
+--   difference the host check (`expect` or `check`) names it. Under
+--   CLUA_CORRUPT the wrong element is put in the buffer, so that the
+--   device check must find it. `R:device_strided` makes one;
 -- * `reads` the inputs (made by `R:input`) that must be unchanged;
 -- * `bytes`, `ops` one repetition's traffic and operations (`type` "float"
 --   by default: the roofline point); `bound` what `bytes` is held against:
@@ -301,15 +311,44 @@ function Recipe:measure(spec)
     local lo, hi = 0, info.n
     if o.owns then lo, hi = o.owns[1], o.owns[2] end
     local es = esize(info.type)
-    local got = cl.array(info.type, hi - lo)
-    if hi > lo then q:read(buf, got, { offset = lo * es }) end
     local what = ("%s: %s[%d .. %d)"):format(label, info.name, lo, hi)
-    if o.check then
+    -- Checked on the device first (an exact contract): no read back unless
+    -- the kernel finds a difference, which the host path below then names.
+    local on_device, found, injected = o.device and hi > lo, nil, nil
+    if on_device then
+      local c = checker(self.ctx)
+      if self.corrupt and not rawget(self, "corrupted") then
+        -- CLUA_CORRUPT's wrong element goes into the buffer itself, so that
+        -- the device check must find it (its test) before the host names it
+        local mid = lo + (hi - lo) // 2
+        local one = cl.array(info.type, 1)
+        q:read(buf, one, { offset = mid * es })
+        self:inject(one, 0)
+        q:write(buf, one, { offset = mid * es })
+        q:finish()
+        injected = mid
+      end
+      local kernel, items = o.device(c.first, buf, lo, hi)
+      found = device_finds(q, c, kernel, items)
+      if injected and not found then
+        error(("%s: the device check missed the wrong element put at %s[%d] (CLUA_CORRUPT)"):format(what,
+          info.name, injected), 0)
+      end
+    end
+    local got = cl.array(info.type, (on_device and not found) and 0 or hi - lo)
+    if hi > lo and #got > 0 then q:read(buf, got, { offset = lo * es }) end
+    if on_device and not found then
+      res.err = res.err or 0
+    elseif o.check then
       self:inject(got)
       res.err = o.check(got, what)
     elseif o.expect ~= nil then
       local v = self:verify(what, got, o.expect, { tol = o.tol, exact = o.exact })
       res.err = res.err or v.max_rel
+    end
+    if found then
+      error(("%s: the device check found %s[%d .. %d) wrong at its element %d, which the host check passed")
+        :format(label, info.name, lo, hi, c_first_index(self.ctx)), 0)
     end
     if o.poison ~= false then
       check_unowned(q, buf, info, 0, lo, lo, hi, label)
@@ -368,6 +407,22 @@ function Recipe:measure(spec)
   end
   if spec.ops then res.rate = spec.ops / t.median * 1e9 end
   return res
+end
+
+--- A `device` check (see `R:measure`) for an output of 4-byte elements
+-- whose owned part [lo, hi) must hold, bit for bit, `src`'s elements at the
+-- same places where (i - lo) is a multiple of `s`, and the poison between
+-- them (kernels/harness.cl's first_strided).
+-- @tparam cl.buffer src the input (made by `R:input`) the values come from
+-- @int[opt=1] s the stride, in elements
+-- @treturn function the `device` option
+function Recipe:device_strided(src, s)
+  s = s or 1
+  return function(first, buf, lo, hi)
+    local k = checker(self.ctx).first_strided
+    k:args(buf, src, cl.uint(lo), cl.uint(hi - lo), cl.uint(s), cl.uint(POISON_WORD), first)
+    return k, hi - lo
+  end
 end
 
 --- Columns for a measurement's time: `time` (the median), `min` and `max`
