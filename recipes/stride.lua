@@ -115,8 +115,8 @@ R:main(function(R, dev)
     or " (local size chosen by the driver)", R.reps))
   t:note(("model: stride 1's bandwidth x 4 / min(4 x stride, %d): every useful float costs a whole %d-byte "
     .. "sector once the stride spans one (--sector)"):format(sector, sector))
-  t:note("every output element checked: odata[i*stride] bit for bit against the input (gathered), every other "
-    .. "element still poison; idata unchanged")
+  t:note("every output element checked, by a kernel on the device (kernels/harness.cl): odata[i*stride] bit for bit "
+    .. "against idata[i*stride], every other element still poison; idata unchanged")
   -- Assignment mode: both kernels over the whole sweep, ranked by the sum of their times.
   sweeptable.emit(R, t, { param = "stride", unit = "floats", first = "stride 1", kernel = "strideCopy",
     reference = "strideCopy (Listing 3.6)", points = results, bytes = function(r) return 2 * 4 * r.n end,
