@@ -26,7 +26,7 @@ local R = recipe.new{
 }
 
 local OPS = { "H2D", "D2H", "both", "copy" }
-local POISON = 0xA5 -- the harness's poison byte, for the all-at-once run's destinations
+local POISON = require("clua.harness").POISON -- for the all-at-once run's destinations
 local CHUNKS = 8 -- the double-buffered staged path's chunks
 -- Repetitions of each device-to-device path (unless --reps says otherwise):
 -- 12 pairs x 5 paths of 256 MiB at ~1-10 GB/s on four GPUs, each checked.

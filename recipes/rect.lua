@@ -32,7 +32,7 @@ local R = recipe.new{
 }
 
 -- The harness's poison (every byte 0xA5) as a float: what padding holds.
-local POISON = string.unpack("<f", string.rep(string.char(harness.POISON), 4))
+local POISON = harness.POISON_FLOAT
 
 R:main(function(R, dev)
   local info = dev.info

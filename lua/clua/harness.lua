@@ -36,6 +36,9 @@ local harness = {}
 -- of -2.9e-16, no small integer): what a kernel does not write keeps it.
 harness.POISON = 0xA5
 
+--- The poison as a float (four POISON bytes): what an unwritten float holds.
+harness.POISON_FLOAT = string.unpack("<f", string.char(harness.POISON):rep(4))
+
 --- The recipe methods this module gives (installed by clua.recipe).
 harness.methods = {}
 local Recipe = harness.methods

@@ -222,20 +222,6 @@ for _, mod in ipairs({ output, assign, (require "clua.harness") }) do
   for k, f in pairs(mod.methods) do Recipe[k] = f end
 end
 
---- Under CLUA_CORRUPT: `R:inject` (the harness corrupts before every
--- verification itself; kept for recipes not yet on the harness).
-function Recipe:corrupt_one(a, i) return self:inject(a, i) end
-
---- A buffer for the kernels of a recipe that takes a student's kernel: an
--- input (`R:input`, with opts.input) or an output of bytes (guarded in
--- assignment mode); kept for recipes not yet on the harness.
-function Recipe:student_buffer(name, data, opts)
-  opts = optcheck.check(opts, "R:student_buffer", { "input", "flags" })
-  local g = assign.guard(self)
-  if not g then return self.ctx:buffer(data, opts.flags) end
-  return g:buffer(name, data, { input = opts.input, flags = opts.flags })
-end
-
 --- clua.output.merge_by_device: the tables of a run on every device, merged by id.
 function recipe.merge_by_device(tables) return output.merge_by_device(tables) end
 --- clua.output.output_path: FILE, or FILE's stem .. "." .. id .. extension.
