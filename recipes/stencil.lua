@@ -19,32 +19,28 @@ local R = recipe.new{
     .. "coefficients in __constant; time per sweep and GB/s by grid size.",
   seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
   quick_reps = 3,
-  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, "
-    .. "__global const real *f, __global real *out, int N), where real is float, or double when the file is "
-    .. "built with -DUSE_DOUBLE (--type double or both: the kernel must then define real as double and enable "
-    .. "cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's kernels are, for each grid N "
-    .. "(--grids) and type: on {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of 16, so "
-    .. "the work-items with x >= N or y >= N (x = get_global_id(0), y = get_global_id(1)) must write nothing. "
-    .. "One Jacobi sweep of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} (s0 .. s4 = centre, west, "
-    .. "east, north, south; h2); it must write every point of out, i = y * N + x: out[i] = u[i] on the "
-    .. "boundary (x or y 0 or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * u[i - 1] + c[2] * u[i + 1] + "
-    .. "c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must stay unchanged. out holds G x G points, "
-    .. "of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and out "
-    .. "are two such buffers that swap at every sweep. Checked before any figure: --sweeps sweeps from the same "
-    .. "start against the CPU (double; tolerance 1e-5 for float, 1e-12 for double) and against the global-memory "
-    .. "sweep, --batch sweeps against the global-memory sweep's; ranked by time among the variants of its grid "
-    .. "and type.",
+  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, __global const real *f, "
+    .. "__global real *out, int N), where real is float, or double when the file is built with -DUSE_DOUBLE (--type double or both: "
+    .. "the kernel must then define real as double and enable cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's "
+    .. "kernels are, for each grid N (--grids) and type: on {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of "
+    .. "16, so the work-items with x >= N or y >= N (x = get_global_id(0), y = get_global_id(1)) must write nothing. One Jacobi sweep "
+    .. "of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} (s0 .. s4 = centre, west, east, north, south; h2); it must write "
+    .. "every point of out, i = y * N + x: out[i] = u[i] on the boundary (x or y 0 or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * "
+    .. "u[i - 1] + c[2] * u[i + 1] + c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must stay unchanged. out holds G x G "
+    .. "points, of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and out are two such "
+    .. "buffers that swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against the CPU (double; "
+    .. "tolerance 1e-5 for float, 1e-12 for double) and against the global-memory sweep, --batch sweeps against the global-memory "
+    .. "sweep's; ranked by time among the variants of its grid and type.",
   student_name = "jacobi",
   options = function(p)
-    p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, "
-      .. "128..1024 on a CPU; 64,100 with --quick).") :argname("N,N,...")
+    p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, 128..1024 on a CPU; 64,100 "
+      .. "with --quick).") :argname("N,N,...")
     p:option("--type", "Element type: float, double or both (default: both; float with --quick).")
       :choices({ "float", "double", "both" })
     p:option("--sweeps", "Sweeps verified against the CPU.", "3"):argname("K"):convert(math.tointeger)
-    p:option("--batch", "Sweeps launched back to back for the back-to-back time.", "20"):argname("B")
-      :convert(math.tointeger)
-    p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows "
-      .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(math.tointeger)
+    p:option("--batch", "Sweeps launched back to back for the back-to-back time.", "20"):argname("B"):convert(math.tointeger)
+    p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows (on the CPU) and everywhere "
+      .. "against the global-memory sweep.", "512"):argname("N"):convert(math.tointeger)
   end,
 }
 
@@ -87,21 +83,15 @@ end
 
 R:main(function(R, dev)
   local info = dev.info
-  local gpu = info.type == "GPU"
   local grids = R.args.grids and commalist.integers(R.args.grids, "--grids", 3)
-    or (R.quick and { 64, 100 }) or (gpu and { 256, 512, 1024, 2048, 4096, 8192 }) or { 128, 256, 512, 1024 }
+    or (R.quick and { 64, 100 }) or (info.type == "GPU" and { 256, 512, 1024, 2048, 4096, 8192 }) or { 128, 256, 512, 1024 }
   local want = R.args.type or (R.quick and "float" or "both")
   local types = want ~= "both" and { want } or info.double_support and { "float", "double" } or { "float" }
   if want == "double" and not info.double_support then error("the device has no double precision (try --type float)") end
-  local K = math.max(1, R.args.sweeps)
-  local B = math.max(1, R.args.batch)
-  local full_check = R.args.full_check
-  local q = R.queue
+  local K, B, full_check, q = math.max(1, R.args.sweeps), math.max(1, R.args.batch), R.args.full_check, R.queue
   local results, skipped = {}, {}
-
   if TILE * TILE > info.max_work_group_size then
-    error(("work-groups of %d work-items are too large for this device (at most %d)"):format(TILE * TILE,
-      info.max_work_group_size))
+    error(("work-groups of %d work-items are too large for this device (at most %d)"):format(TILE * TILE, info.max_work_group_size))
   end
   -- u, f and the two padded u/out buffers must fit
   local function fits(N, esize)
@@ -109,22 +99,19 @@ R:main(function(R, dev)
     return padded <= info.max_mem_alloc_size and 2 * N * N * esize + 2 * padded <= info.global_mem_size
   end
   for _, ty in ipairs(types) do
-    local esize = ty == "double" and 8 or 4
-    local tol = ty == "double" and 1e-12 or 1e-5
+    local esize, tol = ty == "double" and 8 or 4, ty == "double" and 1e-12 or 1e-5
     local defines = { TILE = TILE, USE_DOUBLE = ty == "double" or nil }
     -- Assignment mode (--kernel FILE): the student's sweep, built for this type, last, launched as "global".
     local variants = R:with_student(VARIANTS, defines, VARIANTS[2])
     local coef = cl.array(ty, 6)
-    for i, c in ipairs(STENCIL) do coef[i - 1] = c end
-    coef[5] = H2
+    for i = 0, 5 do coef[i] = STENCIL[i + 1] or H2 end -- s0 .. s4, h2
     local largest = 0 -- the roofline gets the largest grid of each variant
     for _, N in ipairs(grids) do if fits(N, esize) then largest = math.max(largest, N) end end
 
     for gi, N in ipairs(grids) do
       local bytes = N * N * esize
       if not fits(N, esize) then
-        skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N,
-          units.format_size(bytes))
+        skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N, units.format_size(bytes))
       else
         local u0, f = cl.array(ty, N * N):random(100 + gi, 0, 1), cl.array(ty, N * N):random(200 + gi, -1, 1)
         -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up
@@ -147,84 +134,67 @@ R:main(function(R, dev)
           end
         end
         for _, c in ipairs(check_rows) do
-          local first, count = c.lo * N, (c.hi - c.lo + 1) * N
-          c.ref = cpu_sweeps(u0:slice(first, count):totable(), f:slice(first, count):totable(), N, c.lo, c.hi, K)
+          local at, count = c.lo * N, (c.hi - c.lo + 1) * N
+          c.ref = cpu_sweeps(u0:slice(at, count):totable(), f:slice(at, count):totable(), N, c.lo, c.hi, K)
         end
 
-        local reference_out, reference_b2b -- the global-memory sweep's results, for the comparison of every point
+        local reference = {} -- the global-memory sweep's results, for the comparison of every point
         for _, v in ipairs(variants) do
-          local k = v.student and v.kernel or R:kernel("stencil.cl", v.kernel, { TILE = TILE,
-            USE_DOUBLE = defines.USE_DOUBLE, COEF = v.coef })
+          local k = v.student and v.kernel or R:kernel("stencil.cl", v.kernel, { TILE = TILE, USE_DOUBLE = defines.USE_DOUBLE, COEF = v.coef })
           local gsize = v.id == "overlap" and (N + TILE - 3) // (TILE - 2) * TILE or G
           local function sweep(s) -- sweep s (1-based) from u
             k:args(dcoef, s == 1 and du0 or du[(s - 2) % 2 + 1], df, du[(s - 1) % 2 + 1], N)
             return q:launch(k, { gsize, gsize }, { TILE, TILE })
           end
           local label = ("%s %dx%d"):format(v.label, N, N)
-          -- the outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked
-          local function outs(n, chk)
+          -- The outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked
+          -- (`name` in messages) against the CPU's `rows` if given, and against the global-memory kernel's.
+          local function outs(n, name, rows)
             local o = { { du[1], owns = { 0, N * N } }, { du[2], owns = { 0, n > 1 and N * N or 0 } } }
-            o[(n - 1) % 2 + 1].check = chk
+            o[(n - 1) % 2 + 1].check = function(got)
+              for _, c in ipairs(rows or {}) do
+                local ref, off = c.ref, c.row and (c.row - c.lo) * N + 1 or 1
+                R:verify(c.row and ("%s, row %d"):format(name, c.row) or name, c.row and got:slice(c.row * N, N) or got,
+                  function(i) return ref[off + i] end, { tol = tol })
+              end
+              local key = rows and "sweeps" or "back to back"
+              if reference[key] then R:verify(name .. " vs the global-memory sweep", got, reference[key], { tol = tol })
+              else reference[key] = cl.array(ty, N * N):copy(got) end
+            end
             return o
           end
           -- Each repetition sweeps K times from u; the time is the last sweep's kernel. The result must
           -- be K Jacobi sweeps of u (the CPU's), and the global-memory sweep's.
-          local name = ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label)
-          local function check(got)
-            for _, c in ipairs(check_rows) do
-              local ref, off = c.ref, c.row and (c.row - c.lo) * N + 1 or 1
-              R:verify(c.row and ("%s, row %d"):format(name, c.row) or name, c.row and got:slice(c.row * N, N) or got,
-                function(i) return ref[off + i] end, { tol = tol })
-            end
-            if reference_out then
-              R:verify(name .. " vs the global-memory sweep", got, reference_out, { tol = tol })
-            else
-              reference_out = cl.array(ty, N * N):copy(got)
-            end
-          end
-          local t = R:measure{ label = label, reads = { du0, df, dcoef }, outputs = outs(K, check), bytes = 3 * bytes,
+          local t = R:measure{ label = label, reads = { du0, df, dcoef }, bytes = 3 * bytes, type = ty,
+            outputs = outs(K, ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label), check_rows),
             -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a
             -- subtraction and a division: 10 operations
-            ops = N == largest and 10 * (N - 2) ^ 2 or nil, type = ty,
-            target_ms = not R.quick and 100 or nil,
-            run = function()
-              for s = 1, K - 1 do sweep(s) end
-              return sweep(K)
-            end }
+            ops = N == largest and 10 * (N - 2) ^ 2 or nil, target_ms = not R.quick and 100 or nil,
+            run = function() for s = 1, K - 1 do sweep(s) end return sweep(K) end }
           -- B sweeps in a row from u: their span / B; the result checked against the global-memory kernel's.
-          local function check_b2b(got)
-            if not reference_b2b then reference_b2b = cl.array(ty, N * N):copy(got)
-            else R:verify(("u after %d sweeps back to back (%s, %dx%d, %s) vs the global-memory sweep"):format(B,
-              ty, N, N, v.label), got, reference_b2b, { tol = tol }) end
-          end
-          local tb = R:measure{ label = label .. " back to back", reads = { du0, df, dcoef }, outputs = outs(B, check_b2b),
-            bytes = 3 * bytes * B, run = function()
+          local tb = R:measure{ label = label .. " back to back", reads = { du0, df, dcoef }, bytes = 3 * bytes * B,
+            outputs = outs(B, ("u after %d sweeps back to back (%s, %dx%d, %s)"):format(B, ty, N, N, v.label)),
+            run = function()
               local evs = {}
               for s = 1, B do evs[s] = sweep(s) end
               return evs
             end }
-          results[#results + 1] = { type = ty, N = N, v = v, t = t, tb = tb, bytes = 3 * bytes,
+          results[#results + 1] = { type = ty, N = N, v = v, t = t, tb = tb,
             check = full and "full" or ("%d rows + all vs global"):format(#check_rows) }
         end
-        -- assignment mode: the guard lets this grid's buffers go
-        R:drop_student_buffers()
+        R:drop_student_buffers() -- assignment mode: the guard lets this grid's buffers go
         for _, b in ipairs({ du0, df, dcoef, du[1], du[2] }) do b:release() end
       end
     end
   end
 
   -- Everything verified: the figures.
-  local us = function(v) return ("%.2f"):format(v / 1e3) end
-  local time = R:time_columns("µs")
+  local us, time = function(v) return ("%.2f"):format(v / 1e3) end, R:time_columns("µs")
   for _, c in ipairs(time) do c.format = us end
-  local t = R:table{
-    title = "Jacobi sweeps of the 5-point Poisson stencil: time per sweep by grid size",
-    id = "stencil",
-    columns = {
-      { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true }, time,
+  local t = R:table{ title = "Jacobi sweeps of the 5-point Poisson stencil: time per sweep by grid size", id = "stencil",
+    columns = { { name = "type", key = true }, { name = "grid", key = true }, { name = "variant", key = true }, time,
       { name = "back to back", unit = "µs", format = us, ns = true }, R:bw_column("bandwidth", { compare = false }),
-      { name = "vs global", unit = "x", format = "%.2f" }, { name = "checked" } },
-  }
+      { name = "vs global", unit = "x", format = "%.2f" }, { name = "checked" } } }
   local global_t = {}
   for _, r in ipairs(results) do if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end end
   local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
@@ -234,24 +204,20 @@ R:main(function(R, dev)
       ["back to back"] = r.tb.median / B, ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check })
     if r.type == types[1] then p:add(r.v.label, r.N, r.t.bw) end
   end
-  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same "
-    .. "start), median; back to back: the span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
+  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same start), median; "
+    .. "back to back: the span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
   t:note("bandwidth: 3 N^2 elements per sweep (u and f read, u' written, each once) / time; small grids fit the caches")
-  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): "
-    .. "every point up to N = %d, else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point "
-    .. "against the global-memory sweep; the %d back-to-back sweeps against the global-memory kernel's; u/out hold "
-    .. "G x G points (G = N rounded up to %d), the padding past N x N still poisoned"):format(K, full_check, K, B, TILE))
-  t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of "
-    .. TILE .. "x" .. TILE)
+  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): every point up "
+    .. "to N = %d, else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point against the global-memory "
+    .. "sweep; the %d back-to-back sweeps against the global-memory kernel's; u/out hold G x G points (G = N rounded up to %d), "
+    .. "the padding past N x N still poisoned"):format(K, full_check, K, B, TILE))
+  t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of " .. TILE .. "x" .. TILE)
   for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
-  if R.args.kernel then -- ranked within each grid and type (the rows of different grids differ in work)
-    local ranked = {}
-    for _, r in ipairs(t.rows) do
-      local g = r.type .. " " .. r.grid
-      if not ranked[g] then
-        ranked[g] = true
-        R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
-      end
+  local ranked = {} -- assignment mode: ranked within each grid and type (the rows of different grids differ in work)
+  for _, r in ipairs(R.args.kernel and t.rows or {}) do
+    local g = r.type .. " " .. r.grid
+    if not ranked[g] then
+      ranked[g] = R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
     end
   end
   R:emit(t)
