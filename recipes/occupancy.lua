@@ -14,34 +14,29 @@ local units = require "clua.units"
 
 local R = recipe.new{
   name = "occupancy",
-  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local "
-    .. "memory per group, beside the computed occupancy and its limiting resource.",
+  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local memory per group, beside "
+    .. "the computed occupancy and its limiting resource.",
   seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
   quick_size = "256KiB", quick_reps = 3,
   options = function(p)
     p:option("--steps", "Dependent loads per work-item in chase (default 64 on a GPU, 16 on a CPU, 4 with --quick).")
       :argname("N"):convert(math.tointeger)
-    p:option("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, "
-      .. "512 on a CPU, 32 with --quick).") :argname("N"):convert(math.tointeger)
-    p:option("--local-group", "Work-group size of the local-memory sweep (default 64).")
+    p:option("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, 512 on a CPU, 32 with --quick).")
       :argname("N"):convert(math.tointeger)
-    p:option("--registers", "Registers per work-item for the calculator where the build log does not tell.")
-      :argname("N"):convert(math.tointeger)
-    p:option("--cc", "Compute capability whose limits the calculator uses (default: the device's).")
-      :argname("X.Y")
+    p:option("--local-group", "Work-group size of the local-memory sweep (default 64)."):argname("N"):convert(math.tointeger)
+    p:option("--registers", "Registers per work-item for the calculator where the build log does not tell."):argname("N")
+      :convert(math.tointeger)
+    p:option("--cc", "Compute capability whose limits the calculator uses (default: the device's)."):argname("X.Y")
   end,
 }
 
 -- Local-memory sizes of the sweep: 0, then 1, 2, 4, 6, 8, 12, 16, 24, 32, 48 ...
 -- KiB while they fit, and the largest that fits.
 local function local_sizes(max_bytes, quick)
-  local list = { 0 }
-  local k = 1024
+  local list, k = { 0 }, 1024
   while k < max_bytes do
     list[#list + 1] = k
-    local nxt = (k & (k - 1)) == 0 and k * 3 // 2 or k // 3 * 4
-    if k == 1024 then nxt = 2048 end
-    k = nxt
+    k = k == 1024 and 2048 or (k & (k - 1)) == 0 and k * 3 // 2 or k // 3 * 4
   end
   if max_bytes >= 4 and list[#list] ~= max_bytes then list[#list + 1] = max_bytes end
   if quick and #list > 4 then list = { list[1], list[2], list[#list // 2 + 1], list[#list] } end
@@ -49,10 +44,8 @@ local function local_sizes(max_bytes, quick)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
+  local info, quick, q = dev.info, R.quick, R.queue
   local gpu = info.type == "GPU"
-  local quick = R.quick
-  local q = R.queue
 
   -- Sizes from the device.
   local bytes = math.min(math.tointeger(R.size or (gpu and 256 or 32) * 2^20), info.max_mem_alloc_size,
@@ -62,8 +55,7 @@ R:main(function(R, dev)
   if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, maxwg * 4)) end
   bytes = n * 4
   local resident = info.compute_units * (gpu and 2048 or 4096)
-  local nw = math.min(n, (resident * 4 + maxwg - 1) // maxwg * maxwg) -- work-items of chase and chain
-  if quick then nw = math.min(n, 16 * maxwg) end
+  local nw = math.min(n, quick and 16 * maxwg or (resident * 4 + maxwg - 1) // maxwg * maxwg) -- work-items of chase and chain
   local steps = R.args.steps or (quick and 4 or gpu and 64 or 16)
   local iterations = R.args.iterations or (quick and 32 or gpu and 4096 or 512)
 
@@ -72,8 +64,7 @@ R:main(function(R, dev)
   local opts = occupancy.build_options(dev)
   local kernels, NAMES = {}, { "copy", "copy4", "chase", "chain" }
   for _, name in ipairs(NAMES) do
-    kernels[name] = { [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts),
-      [1] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts) }
+    kernels[name] = { [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts), R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts) }
   end
   local L = occupancy.limits(dev, { cc = R.args.cc })
   -- A CPU has no warps and runs one work-group per core at a time: occupancy
@@ -82,31 +73,24 @@ R:main(function(R, dev)
   -- The work-group sweep goes up to the device's maximum; a size the driver
   -- refuses is left out with a note. The kernels' own CL_KERNEL_WORK_GROUP_SIZE
   -- is shown, not used: NVIDIA's driver reports 256 and runs 1024.
-  local wg_note = {}
+  local wg_note, wg_sizes, s = {}, {}, 32
   for _, name in ipairs(NAMES) do
-    wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, kernels[name][0]:info(dev).work_group_size,
-      kernels[name][1]:info(dev).work_group_size)
+    wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, kernels[name][0]:info(dev).work_group_size, kernels[name][1]:info(dev).work_group_size)
   end
-  local wg_sizes, s = {}, 32
   while s <= maxwg do wg_sizes[#wg_sizes + 1] = s; s = s * 2 end
   if quick and #wg_sizes > 3 then wg_sizes = { wg_sizes[1], wg_sizes[#wg_sizes // 2 + 1], wg_sizes[#wg_sizes] } end
   local lgroup = math.min(R.args.local_group or 64, maxwg)
   local static_local = kernels.copy[0]:info(dev).local_mem_size or 0
-  local max_local = info.local_mem_size - static_local
-  if L.max_local then max_local = math.min(max_local, L.max_local - static_local) end
-  max_local = max_local // 4 * 4
+  local max_local = (math.min(info.local_mem_size, L.max_local or math.huge) - static_local) // 4 * 4
 
   -- Inputs and CPU references (once).
   local input = cl.array("float", n):random(11, -1000, 1000)
-  local dIn = R:input("in", input)
-
-  local m = n // 32 * 32
+  local dIn, m = R:input("in", input), n // 32 * 32
   local stride = math.max(32, (m * 618 // 1000) // 32 * 32)
   local next = cl.array("uint", m)
   next:slice(0, m - stride):ramp(stride)
   next:slice(m - stride, stride):ramp(0)
-  local dNext = R:input("next", next)
-  local r = (steps * stride) % m
+  local dNext, r = R:input("next", next), (steps * stride) % m
   local chase_ref, first = cl.array("uint", nw), math.min(nw, m - r)
   chase_ref:slice(0, first):ramp(r)
   if first < nw then chase_ref:slice(first, nw - first):ramp(0) end
@@ -127,26 +111,21 @@ R:main(function(R, dev)
   local spec = {
     copy = { global = n, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
     copy4 = { global = n // 4, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
-    chase = { global = nw, input = dNext, out = dOutU, ref = chase_ref, extra = steps, bytes = 4 * nw * steps,
-      unit = R.bw_unit },
-    chain = { global = nw, input = dSeeds, out = dOutU, ref = chain_ref, extra = iterations,
-      ops = 2 * nw * iterations, unit = "GOP/s" },
+    chase = { global = nw, input = dNext, out = dOutU, ref = chase_ref, extra = steps, bytes = 4 * nw * steps, unit = R.bw_unit },
+    chain = { global = nw, input = dSeeds, out = dOutU, ref = chain_ref, extra = iterations, ops = 2 * nw * iterations, unit = "GOP/s" },
   }
 
   -- One configuration through the harness, and its occupancy. A configuration
   -- the driver refuses (the work-group size, too much local memory) is left
   -- out: nil and the refusal.
   local function measure(name, wg, local_bytes)
-    local c = spec[name]
-    local k = kernels[name][local_bytes > 0 and 1 or 0]
-    local a = { c.input, c.out }
-    if c.extra then a[3] = c.extra end
+    local c, k = spec[name], kernels[name][local_bytes > 0 and 1 or 0]
+    local a = { c.input, c.out, c.extra }
     if local_bytes > 0 then a[#a + 1] = cl["local"](local_bytes); a[#a + 1] = cl.uint(local_bytes // 4) end
     k:args(table.unpack(a))
     local ok, why = R:try_launch(k, c.global, wg)
     if not ok then
-      return nil, ("%s, work-group %d, %d bytes local: left out, the driver refused it: %s"):format(name, wg,
-        local_bytes, why)
+      return nil, ("%s, work-group %d, %d bytes local: left out, the driver refused it: %s"):format(name, wg, local_bytes, why)
     end
     local res = R:measure{ label = ("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes),
       run = function() return q:launch(k, c.global, wg) end, reads = { c.input },
@@ -154,8 +133,7 @@ R:main(function(R, dev)
     local lm = k:info(dev).local_mem_size or 0
     if lm < local_bytes then lm = lm + local_bytes end -- a driver that leaves the arguments out
     local occ = occupancy.of(k, dev, wg, { limits = L, local_mem = lm, registers = R.args.registers })
-    return { kernel = name, wg = wg, local_bytes = local_bytes, res = res, occ = occ, unit = c.unit,
-      rate = res.bw or nw * iterations / res.median }
+    return { kernel = name, wg = wg, local_bytes = local_bytes, res = res, occ = occ, unit = c.unit, rate = res.bw or nw * iterations / res.median }
   end
 
   local by_wg, by_local, refused_wg, refused_local = {}, {}, {}, {}
@@ -166,11 +144,7 @@ R:main(function(R, dev)
     for _, wg in ipairs(wg_sizes) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
     -- copy (a float per work-item) is left out of the local sweep: at small
     -- work-groups its time is set by the group launch rate (see the kernel file).
-    if name ~= "copy" then
-      for _, lb in ipairs(local_sizes(max_local, quick)) do
-        keep(by_local, refused_local, measure(name, lgroup, lb))
-      end
-    end
+    for _, lb in ipairs(name ~= "copy" and local_sizes(max_local, quick) or {}) do keep(by_local, refused_local, measure(name, lgroup, lb)) end
   end
 
   -- Everything verified: the figures.
@@ -180,16 +154,11 @@ R:main(function(R, dev)
   end
   local times = R:time_columns("ms", { compare = false })
   for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
-  local columns = {
-    { name = "kernel", key = true }, { name = "work-group", key = true },
-    { name = "local", unit = "bytes", key = true },
-    { name = "registers" }, { name = "groups/CU" },
-    { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" }, times,
+  local columns = { { name = "kernel", key = true }, { name = "work-group", key = true }, { name = "local", unit = "bytes", key = true },
+    { name = "registers" }, { name = "groups/CU" }, { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" }, times,
     -- a bandwidth of a working set within the caches reads "123.4 c" (R:add_row's note)
-    { name = "rate", format = function(v, row) return ("%.1f"):format(v) .. (row and row.cache_figure and " c" or "") end,
-      compare = true }, { name = "unit" },
-    { name = "of best", unit = "%", format = "%.0f" },
-  }
+    { name = "rate", format = function(v, row) return ("%.1f"):format(v) .. (row and row.cache_figure and " c" or "") end, compare = true },
+    { name = "unit" }, { name = "of best", unit = "%", format = "%.0f" } }
   local u = occupancy.usage(kernels.copy[0], dev)
   local function table_of(title, id, rows, refused)
     local t = R:table{ title = title, id = id, columns = columns }
@@ -199,28 +168,26 @@ R:main(function(R, dev)
         registers = o.registers, ["groups/CU"] = o.groups, occupancy = o.occupancy and 100 * o.occupancy,
         ["limited by"] = o.limiter, rate = row.rate, unit = row.unit, ["of best"] = 100 * row.rate / best[row.kernel] })
     end
-    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: "
-      .. "\"-\": this device (%s) has no warps and runs one work-group per core at a time, so occupancy "
-      .. "does not apply; the times are measured all the same"):format(info.type))
+    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: \"-\": this device (%s) "
+      .. "has no warps and runs one work-group per core at a time, so occupancy does not apply; the times are measured all the same")
+      :format(info.type))
     t:note(("copy, copy4: %s of floats, read + written, a float / a float4 per work-item; chase: %d work-items x %d dependent 4-byte loads "
       .. "(stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
       :format(units.format_size(bytes), nw, steps, stride, units.format_size(m * 4), nw, iterations))
-    t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument (reported, "
-      .. "not used as a limit): %s")
+    t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument (reported, not used as a limit): %s")
       :format(R.args.registers and "--registers" or u.registers_from, table.concat(wg_note, ", ")))
     for _, why in ipairs(refused) do t:note(why) end
     return t
   end
 
   R:emit(table_of("Occupancy by work-group size (no local memory)", "work-group", by_wg, refused_wg))
-  local t2 = table_of(("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup), "local",
-    by_local, refused_local)
+  local t2 = table_of(("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup), "local", by_local, refused_local)
   t2:note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)")
   R:emit(t2)
 
   -- Where occupancy does not apply, the plot is against the local memory itself.
-  local p = plot.new{ title = ("Throughput vs %s (local sweep, groups of %d)"):format(applies and "computed occupancy"
-      or "local memory per group", lgroup),
+  local p = plot.new{ title = ("Throughput vs %s (local sweep, groups of %d)"):format(applies and "computed occupancy" or "local memory per group",
+      lgroup),
     x = applies and { name = "occupancy", unit = "%" } or { name = "local memory", unit = "KiB" },
     y = { name = "of the kernel's best", unit = "%" } }
   for _, row in ipairs(by_local) do
