@@ -12,33 +12,28 @@ local recipe = require "clua.recipe"
 
 local R = recipe.new{
   name = "particles",
-  description = "Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded, kernel "
-    .. "time and bandwidth beside the transfer time; --size is the number of particles.",
+  description = "Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded, kernel time and bandwidth "
+    .. "beside the transfer time; --size is the number of particles.",
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
   size = "1M", quick_size = "64K", reps = 20, quick_reps = 3,
-  student = "one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01, "
-    .. "k = dt / m = 0.005), in one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global const "
-    .. "float *in, __global float *out, int n, float dt, float k), the structure of arrays: in = posx | posy | "
-    .. "posz | velx | vely | velz | forcex | forcey | forcez, n floats each, and it must write out = posx' | "
-    .. "posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: the force rows "
-    .. "must not be written); or those of eulerAoS (__global const float *in, "
-    .. "__global float *out, float dt, float k), the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, "
-    .. "vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] "
-    .. "(the force fields) untouched. Launched as the recipe's kernels are: n work-items, one per particle "
-    .. "(i = get_global_id(0)), in groups of --local L (default 256); n (--size, about 1M, 64K with --quick) "
-    .. "is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, nothing "
-    .. "outside out may be written. Every element of out is checked against a CPU step (tolerance 1e-6; "
-    .. "untouched fields must still hold the poison) before any figure; ranked by kernel time among the "
-    .. "layouts.",
+  student = "one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01, k = dt / m = 0.005), in "
+    .. "one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global const float *in, __global float *out, int n, "
+    .. "float dt, float k), the structure of arrays: in = posx | posy | posz | velx | vely | velz | forcex | forcey | forcez, n floats "
+    .. "each, and it must write out = posx' | posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: "
+    .. "the force rows must not be written); or those of eulerAoS (__global const float *in, __global float *out, float dt, float k), "
+    .. "the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = "
+    .. "pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] (the force fields) untouched. Launched as the recipe's kernels are: n "
+    .. "work-items, one per particle (i = get_global_id(0)), in groups of --local L (default 256); n (--size, about 1M, 64K with "
+    .. "--quick) is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, nothing outside out may "
+    .. "be written. Every element of out is checked against a CPU step (tolerance 1e-6; untouched fields must still hold the poison) "
+    .. "before any figure; ranked by kernel time among the layouts.",
   student_name = "euler",
   options = function(p)
-    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N")
-      :convert(math.tointeger)
+    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
   end,
 }
 
--- what the harness fills an output with (clua.harness.POISON bytes): the fields a kernel must leave
--- untouched still hold it
+-- what the harness fills an output with: the fields a kernel must leave untouched still hold it
 local POISON = require("clua.harness").POISON_FLOAT
 local DT, MASS = 0.01, 2.0
 local USEFUL = 60 -- bytes per particle the step needs: pos, vel, force read (36), pos, vel written (24)
@@ -47,8 +42,7 @@ local SEED = { h2d = 15.3e6, kernel = 1.32e6 } -- ns, GTX 280, 1M particles ("Me
 local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local info, q, ctx = dev.info, R.queue, R.ctx
   local dt, kk = f32(DT), f32(DT / MASS)
   local L = math.min(math.max(1, R.args["local"]), info.max_work_group_size)
   local N = math.min(math.tointeger(R.size), info.max_mem_alloc_size // 48, info.global_mem_size // (4 * 48)) // L * L
@@ -72,9 +66,7 @@ R:main(function(R, dev)
   -- result interleaves each group's rows (a transpose), groups one after another.
   local function layout(parts, per)
     local rows = {}
-    for _, x in ipairs(parts) do
-      if type(x) == "table" then table.move(x, 1, #x, #rows + 1, rows) else rows[#rows + 1] = x end
-    end
+    for _, x in ipairs(parts) do table.move(type(x) == "table" and x or { x }, 1, type(x) == "table" and #x or 1, #rows + 1, rows) end
     local out, tmp = cl.array("float", #rows * N), cl.array("float", per * N)
     for g = 0, #rows // per - 1 do
       for r = 1, per do
@@ -108,8 +100,7 @@ R:main(function(R, dev)
   -- float arrays, as eulerSoA; 4: AoS float3, as eulerAoS).
   local student = R:student_kernel()
   if student and student.nargs ~= 4 and student.nargs ~= 5 then
-    error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)")
-      :format(R.student_label, student.nargs))
+    error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)"):format(R.student_label, student.nargs))
   end
   layouts = R:with_student(layouts, nil, student and layouts[student.nargs == 5 and 3 or 1])
 
@@ -137,8 +128,7 @@ R:main(function(R, dev)
     l.moved = l.stored + l.written -- bytes the kernel reads + writes per particle
     l.h2d = write(l.id .. " write", din, l.input)
     if l.n then k:args(din, dout, N, dt, kk) else k:args(din, dout, dt, kk) end
-    l.t = R:measure{ label = l.label, reads = { din }, outputs = { { dout, owns = { 0, #l.expect }, expect = l.expect,
-      tol = 1e-6 } },
+    l.t = R:measure{ label = l.label, reads = { din }, outputs = { { dout, owns = { 0, #l.expect }, expect = l.expect, tol = 1e-6 } },
       -- per particle: pos + vel dt and vel + force k, two float3 multiply-adds: 12 operations
       bytes = l.moved * N, ops = 12 * N, run = function() return q:launch(k, N, L) end }
     l.d2h = read(l.id .. " read", l.label .. ", read back", dout, cl.array("float", #l.expect), l.expect)
@@ -159,60 +149,43 @@ R:main(function(R, dev)
   q:finish()
 
   -- Everything verified: the figures.
-  local us = function(v) return ("%.1f"):format(v / 1e3) end
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
-  local t = R:table{
-    title = ("One Euler step of %d particles, by memory layout"):format(N),
-    id = "layouts",
-    columns = { { name = "layout", key = true }, { name = "stored", unit = "B/particle" },
-      { name = "moved", unit = "B/particle" }, { name = "kernel", unit = "µs", format = us, ns = true },
-      { name = "min", unit = "µs", format = us, ns = true },
-      { name = "max", unit = "µs", format = us, ns = true }, R:bw_column("effective"),
+  local t = R:table{ title = ("One Euler step of %d particles, by memory layout"):format(N), id = "layouts",
+    columns = { { name = "layout", key = true }, { name = "stored", unit = "B/particle" }, { name = "moved", unit = "B/particle" },
+      R:time_columns("µs", { name = "kernel", compare = false }), R:bw_column("effective"),
       { name = "actual", unit = R.bw_unit, format = "%.1f" }, { name = "vs AoS", unit = "x", format = "%.2f" },
       { name = "H2D in", unit = "ms", format = ms, ns = true }, { name = "D2H out", unit = "ms", format = ms, ns = true },
-      { name = "transfer/kernel", unit = "x", format = "%.1f" } },
-  }
+      { name = "transfer/kernel", unit = "x", format = "%.1f" } } }
   local best = layouts[1]
   for _, l in ipairs(layouts) do
     if l.t.median < best.t.median and not l.student then best = l end
-    R:add_row(t, l.t, { layout = l.label, stored = l.stored, moved = l.moved, kernel = l.t.median,
-      effective = R:bw(USEFUL * N, l.t.median), actual = l.t.bw, ["vs AoS"] = layouts[1].t.median / l.t.median,
-      ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
+    R:add_row(t, l.t, { layout = l.label, stored = l.stored, moved = l.moved, kernel = l.t.median, effective = R:bw(USEFUL * N, l.t.median),
+      actual = l.t.bw, ["vs AoS"] = layouts[1].t.median / l.t.median, ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
       ["transfer/kernel"] = (l.h2d.median + l.d2h.median) / l.t.median })
   end
-  t:note(("step: pos += vel*dt, vel += force*dt/m (dt = %g, m = %g); effective = %d useful bytes per particle "
-    .. "(pos, vel, force read; pos, vel written); actual = the bytes the layout moves (padding included)")
-    :format(DT, MASS, USEFUL))
-  t:note(("kernel: median of %d (event timing), local size %d; H2D in / D2H out: pageable host arrays, the "
-    .. "layout's input / output buffer"):format(R.reps, L))
-  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; "
-    .. "every transfer's destination checked too")
+  t:note(("step: pos += vel*dt, vel += force*dt/m (dt = %g, m = %g); effective = %d useful bytes per particle (pos, vel, force read; "
+    .. "pos, vel written); actual = the bytes the layout moves (padding included)"):format(DT, MASS, USEFUL))
+  t:note(("kernel: median of %d (event timing), local size %d; H2D in / D2H out: pageable host arrays, the layout's input / output "
+    .. "buffer"):format(R.reps, L))
+  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; every transfer's destination "
+    .. "checked too")
   if student then
-    t:note(("%s: %s (the arguments of %s)"):format(R.student_label, student.nargs == 5
-      and "the structure of float arrays (posx[], posy[], ...)" or "the array of structs (3 float3, 36 B)",
-      student.nargs == 5 and "eulerSoA" or "eulerAoS"))
+    t:note(("%s: %s (the arguments of %s)"):format(R.student_label, student.nargs == 5 and "the structure of float arrays (posx[], posy[], "
+      .. "...)" or "the array of structs (3 float3, 36 B)", student.nargs == 5 and "eulerSoA" or "eulerAoS"))
     R:rank(t, "kernel")
   end
   R:emit(t)
 
-  local tt = R:table{
-    title = ("Transfer against kernel: the struct (AoS) particles, %d of them"):format(N),
-    id = "transfer",
-    columns = { { name = "step", key = true }, { name = "data", unit = "MB", format = "%.1f" },
-      R:time_columns("ms"), R:bw_column("bandwidth", { theoretical = false }), { name = "vs kernel", unit = "x", format = "%.1f" },
-      { name = "seed (GTX 280)", unit = "ms", format = ms, ns = true } },
-  }
-  local kt = aos.t.median
-  local function row(step, bytes, tm, seed)
-    R:add_row(tt, tm, { step = step, data = bytes / 1e6, bandwidth = R:bw(bytes, tm.median),
-      ["vs kernel"] = tm.median / kt, ["seed (GTX 280)"] = seed })
+  local tt = R:table{ title = ("Transfer against kernel: the struct (AoS) particles, %d of them"):format(N), id = "transfer",
+    columns = { { name = "step", key = true }, { name = "data", unit = "MB", format = "%.1f" }, R:time_columns("ms"),
+      R:bw_column("bandwidth", { theoretical = false }), { name = "vs kernel", unit = "x", format = "%.1f" },
+      { name = "seed (GTX 280)", unit = "ms", format = ms, ns = true } } }
+  for _, r in ipairs({ { "H2D pageable", bytes_in, aos.h2d, SEED.h2d }, { "H2D pinned", bytes_in, h2d_pinned },
+    { "kernel, AoS", USEFUL * N, aos.t, SEED.kernel }, { ("kernel, fastest layout (%s)"):format((best.id:gsub("^euler", ""))), USEFUL * N, best.t },
+    { "D2H pageable", bytes_out, aos.d2h }, { "D2H pinned", bytes_out, d2h_pinned } }) do
+    R:add_row(tt, r[3], { step = r[1], data = r[2] / 1e6, bandwidth = R:bw(r[2], r[3].median), ["vs kernel"] = r[3].median / aos.t.median,
+      ["seed (GTX 280)"] = r[4] })
   end
-  row("H2D pageable", bytes_in, aos.h2d, SEED.h2d)
-  row("H2D pinned", bytes_in, h2d_pinned)
-  row("kernel, AoS", USEFUL * N, aos.t, SEED.kernel)
-  row(("kernel, fastest layout (%s)"):format((best.id:gsub("^euler", ""))), USEFUL * N, best.t)
-  row("D2H pageable", bytes_out, aos.d2h)
-  row("D2H pinned", bytes_out, d2h_pinned)
   tt:note("kernel rows: data = the useful bytes; vs kernel: time / the AoS kernel's time")
   tt:note("seed: GTX 280 over PCIe gen 2, 1M particles, \"Measured Performance\" (15.3 ms one way, 1.32 ms kernel)")
   R:emit(tt)
