@@ -13,33 +13,28 @@ local bankconflict = require "clua.bankconflict"
 
 local R = recipe.new{
   name = "banks",
-  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, "
-    .. "random words and a broadcast; time and slowdown against stride 1.",
-  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", "
-    .. "\"Access with bank conflicts\"",
-  size = "8KiB",
-  quick_reps = 3,
-  student = "a kernel with the arguments of chase (__global const uint *table, __global const uint *start, "
-    .. "__global uint *out, uint mask, int iterations, __local uint *buf), run once per pattern like chase: "
-    .. "--groups x G work-items in 1-D groups of G = --local-size (a whole number of groups, no rounding), buf "
-    .. "of W = mask + 1 uints (W a power of two, at least 64). table holds W words, word j = ((j + 97) & mask) | "
-    .. "p_j << 16 (p_j < 2^16); start holds G words, the pattern's first word for each local id. Work-item g, "
-    .. "local id l, follows four chains c = 0..3: chain c starts at i_c = (start[l] + c W / 4) & mask and reads "
-    .. "`iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint acc for the four chains, "
-    .. "mod 2^32; read from a copy of the table in buf, as chase does: local memory is what is measured); it "
-    .. "must write out[g] = acc * 65599 + i_0 + 3 i_1 + 5 i_2 + 7 i_3 (uint arithmetic). Checked exactly "
-    .. "against the CPU's replay of the chains for every pattern, writes outside out caught; ranked against "
-    .. "chase by the sum of the patterns' median times.",
+  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, random words and a "
+    .. "broadcast; time and slowdown against stride 1.",
+  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", \"Access with bank conflicts\"",
+  size = "8KiB", quick_reps = 3,
+  student = "a kernel with the arguments of chase (__global const uint *table, __global const uint *start, __global uint *out, uint "
+    .. "mask, int iterations, __local uint *buf), run once per pattern like chase: --groups x G work-items in 1-D groups of G = "
+    .. "--local-size (a whole number of groups, no rounding), buf of W = mask + 1 uints (W a power of two, at least 64). table holds W "
+    .. "words, word j = ((j + 97) & mask) | p_j << 16 (p_j < 2^16); start holds G words, the pattern's first word for each local id. "
+    .. "Work-item g, local id l, follows four chains c = 0..3: chain c starts at i_c = (start[l] + c W / 4) & mask and reads "
+    .. "`iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint acc for the four chains, mod 2^32; read from a copy "
+    .. "of the table in buf, as chase does: local memory is what is measured); it must write out[g] = acc * 65599 + i_0 + 3 i_1 + 5 i_2 "
+    .. "+ 7 i_3 (uint arithmetic). Checked exactly against the CPU's replay of the chains for every pattern, writes outside out caught; "
+    .. "ranked against chase by the sum of the patterns' median times.",
   student_name = "chase",
   options = function(p)
-    p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
-      .. "32 with --quick).") :argname("N"):convert(math.tointeger)
-    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
+    p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, 32 with --quick).")
       :argname("N"):convert(math.tointeger)
-    p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N")
+    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick)."):argname("N")
       :convert(math.tointeger)
-    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items "
-      .. "(16 for the guide's compute capability 1.x).", "32"):argname("B"):convert(math.tointeger)
+    p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N"):convert(math.tointeger)
+    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items (16 for the guide's compute "
+      .. "capability 1.x).", "32"):argname("B"):convert(math.tointeger)
   end,
 }
 
@@ -47,12 +42,8 @@ local STEP = 97 -- every read moves each chain on by this many words
 local STRIDES = { 1, 2, 4, 8, 16, 32, 33 }
 
 R:main(function(R, dev)
-  local info = dev.info
-  local gpu = info.type == "GPU"
-  local q = R.queue
-  local banks = R.args.banks
+  local info, q, banks, G = dev.info, R.queue, R.args.banks, R.args.local_size
   if banks < 1 or banks & (banks - 1) ~= 0 or banks > 64 then error("--banks: a power of two up to 64 expected") end
-  local G = R.args.local_size
   if G < banks or G % banks ~= 0 or G > info.max_work_group_size then
     error(("--local-size %d: a multiple of %d up to %d expected"):format(G, banks, info.max_work_group_size))
   end
@@ -65,15 +56,13 @@ R:main(function(R, dev)
   W = math.min(W, 1 << 16)
   while W * 4 > info.local_mem_size do W = W // 2 end
   if W < 33 * banks then error(("local memory of %d bytes is too small for the table"):format(info.local_mem_size)) end
-  local mask = W - 1
+  local gpu, mask = info.type == "GPU", W - 1
   local iterations = R.args.iterations or (R.quick and 32 or gpu and 1024 or 256)
   local groups = R.args.groups or info.compute_units * (R.quick and 2 or gpu and 16 or 4)
   local items = groups * G
   local reads = items * 4 * iterations
 
-  local payload = cl.array("uint", W):random(5, 0, 0xFFFF)
-  local table_ = cl.array("uint", W)
-  local next_, pay = {}, {}
+  local payload, table_, next_, pay = cl.array("uint", W):random(5, 0, 0xFFFF), cl.array("uint", W), {}, {}
   for j = 0, W - 1 do
     next_[j], pay[j] = (j + STEP) & mask, payload[j]
     table_[j] = next_[j] | pay[j] << 16
@@ -82,14 +71,12 @@ R:main(function(R, dev)
   -- The CPU replay: the output of a work-item whose first read is at word s.
   local chain = {}
   local function replay(s)
-    local c = chain[s]
-    if not c then
+    if not chain[s] then
       local i, acc = s, 0
       for _ = 1, iterations do acc, i = acc + pay[i], next_[i] end
-      c = { acc, i }
-      chain[s] = c
+      chain[s] = { acc, i }
     end
-    return c[1], c[2]
+    return chain[s][1], chain[s][2]
   end
   local quarter = W // 4
   local function expected(s)
@@ -126,10 +113,8 @@ R:main(function(R, dev)
 
   -- The contract of a launch: table and start read and unchanged, out (one
   -- word per work-item) owned whole, every word the CPU's replay.
-  local dTable = R:input("table", table_)
-  local dOut = R:output("out", "uint", items, "write_only")
-  local exp, one = cl.array("uint", items), cl.array("uint", G)
-  local k = R:kernel("banks.cl", "chase")
+  local dTable, dOut = R:input("table", table_), R:output("out", "uint", items, "write_only")
+  local exp, one, k = cl.array("uint", items), cl.array("uint", G), R:kernel("banks.cl", "chase")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked on every pattern after chase.
   local student, student_label = R:student_kernel()
 
@@ -142,8 +127,7 @@ R:main(function(R, dev)
       return R:measure{ label = who and (who .. ", " .. p.name) or p.name, reads = { dTable, dStart },
         bytes = 4 * reads, bound = "cache", roofline = false, run = function() return q:launch(kk, items, G) end,
         outputs = { { dOut, check = function(got)
-          R:verify(("%s%s (%d work-items x 4 chains x %d reads)"):format(who and (who .. ": ") or "", p.name, items,
-            iterations), got, exp)
+          R:verify(("%s%s (%d work-items x 4 chains x %d reads)"):format(who and (who .. ": ") or "", p.name, items, iterations), got, exp)
         end } } }
     end
     p.t = measure(k)
@@ -155,13 +139,10 @@ R:main(function(R, dev)
   -- Everything verified: the figures.
   local us = function(v) return ("%.1f"):format(v / 1e3) end
   local way = function(v) return v == math.floor(v) and ("%d"):format(v) or ("%.2f"):format(v) end
-  local t = R:table{
-    title = ("Local-memory reads: %d work-items x 4 chains x %d reads, %s table"):format(items, iterations,
-      ("%d KiB"):format(4 * W // 1024)),
-    id = "banks",
+  local t = R:table{ id = "banks",
+    title = ("Local-memory reads: %d work-items x 4 chains x %d reads, %s table"):format(items, iterations, ("%d KiB"):format(4 * W // 1024)),
     columns = { { name = "pattern", key = true }, R:time_columns("us"), R:bw_column("local reads", { theoretical = false }),
-      { name = "slowdown", unit = "x", format = "%.2f" }, { name = "model", unit = "n-way", format = way } },
-  }
+      { name = "slowdown", unit = "x", format = "%.2f" }, { name = "model", unit = "n-way", format = way } } }
   if student then -- assignment mode: the student's kernel on each pattern
     table.move({ { name = "student", unit = "us", format = us, ns = true },
       { name = "student slowdown", unit = "x", format = "%.2f" } }, 1, 2, #t.columns + 1, t.columns)
@@ -171,16 +152,12 @@ R:main(function(R, dev)
     R:add_row(t, p.t, { pattern = p.name, ["local reads"] = p.t.bw, slowdown = p.t.median / base, model = p.model,
       student = p.st and p.st.median, ["student slowdown"] = p.st and p.st.median / patterns[1].st.median })
   end
-  t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)")
-    :format(reads))
-  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving "
-    .. "requests of %d work-items (mean over requests); the guide: n-way is n times slower"):format(banks, banks))
-  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against "
-    .. "the CPU's replay of the same chains")
-  if student then
-    t:note(("student: the median time of %s on each pattern; student slowdown: against its own stride 1")
-      :format(student_label))
-  end
+  t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)"):format(reads))
+  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving requests of %d work-items "
+    .. "(mean over requests); the guide: n-way is n times slower"):format(banks, banks))
+  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against the CPU's replay of the "
+    .. "same chains")
+  if student then t:note(("student: the median time of %s on each pattern; student slowdown: against its own stride 1"):format(student_label)) end
 
   local p = plot.new{ title = "Bank conflicts: slowdown against stride 1",
     x = { name = "stride", unit = "words", log2 = true }, y = { name = "slowdown", unit = "x" } }
@@ -193,13 +170,10 @@ R:main(function(R, dev)
   R:emit(t)
   if student then
     -- Assignment mode: both kernels over every pattern, ranked by the sum of their times.
-    local s = R:table{
-      title = ("chase and the student's kernel over the %d patterns"):format(#patterns),
-      id = "banks-student",
+    local s = R:table{ title = ("chase and the student's kernel over the %d patterns"):format(#patterns), id = "banks-student",
       columns = { { name = "variant", key = true }, { name = "time", unit = "us", format = us, ns = true },
         { name = "stride 1", unit = "us", format = us, ns = true }, { name = "slowest", unit = "us", format = us, ns = true },
-        { name = "slowest pattern" } },
-    }
+        { name = "slowest pattern" } } }
     for _, v in ipairs{ { "chase (kernels/banks.cl)", "t" }, { student_label, "st" } } do
       local sum, worst = 0, patterns[1]
       for _, pt in ipairs(patterns) do
