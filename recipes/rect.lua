@@ -32,8 +32,7 @@ local R = recipe.new{
 local POISON = harness.POISON_FLOAT -- the harness's poison (every byte 0xA5) as a float: what padding holds
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q = R.queue
+  local info, q = dev.info, R.queue
 
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.
   local host, back, dsmall = cl.array("float", 49):random(1, -1, 1), cl.array("float", 49), R:output("8x8", "float", 64)
@@ -75,27 +74,20 @@ R:main(function(R, dev)
   local P = R.args.pitch or ((W * 4 + align - 1) // align * align) // 4
   if P < W then error(("--pitch %d is less than --width %d"):format(P, W)) end
   local bytes = math.min(math.tointeger(R.size), info.max_mem_alloc_size, info.global_mem_size // 8)
-  local H = bytes // (P * 4)
+  local H, configs = bytes // (P * 4), { { W, W }, { W, P }, P ~= W and { P, P } or nil }
   if H < 1 then error(("--size %d is too small for one row of %d floats"):format(bytes, P)) end
 
-  local configs = { { W, W }, { W, P } }
-  if P ~= W then configs[#configs + 1] = { P, P } end
-
   local tt = R:table{ title = ("Pitched transfers and copies, %d rows"):format(H), id = "transfers",
-    columns = { { name = "operation", key = true }, { name = "width", unit = "floats", key = true },
-      { name = "pitch", unit = "floats", key = true }, { name = "data", unit = "MiB", format = "%.2f" },
-      R:time_columns("µs", { compare = false }), R:bw_column("bandwidth", { theoretical = false }),
-      { name = "vs contiguous", unit = "%", format = "%.1f" } } }
+    columns = { { name = "operation", key = true }, { name = "width", unit = "floats", key = true }, { name = "pitch", unit = "floats", key = true },
+      { name = "data", unit = "MiB", format = "%.2f" }, R:time_columns("µs", { compare = false }),
+      R:bw_column("bandwidth", { theoretical = false }), { name = "vs contiguous", unit = "%", format = "%.1f" } } }
 
   local seen = {}
   local function measure_transfers(w, p)
     local n = w * H
     local src = cl.array("float", n):random(2, -1, 1)
-    local exp = src
-    if p ~= w then -- the pitched image of src: its rows, then poison to the pitch
-      exp = cl.array("float", p * H):fill(POISON)
-      for y = 0, H - 1 do exp:slice(y * p, w):copy(src:slice(y * w, w)) end
-    end
+    local exp = p == w and src or cl.array("float", p * H):fill(POISON) -- the pitched image of src: its rows, then poison to the pitch
+    for y = 0, p == w and -1 or H - 1 do exp:slice(y * p, w):copy(src:slice(y * w, w)) end
     local gotc, label = cl.array("float", n), ("%d/%d"):format(w, p)
     local dc, dc2 = R:output("contiguous", "float", n), R:output("contiguous copy", "float", n)
     local dp, dp2 = R:output("pitched", "float", p * H), R:output("pitched copy", "float", p * H)
@@ -175,20 +167,17 @@ R:main(function(R, dev)
   }
   if P == W then table.remove(variants, 4); table.remove(variants, 3) end
   local kt = R:table{ title = ("A kernel over the rows: %d x %d floats, row pitch %d vs %d"):format(H, W, W, P), id = "kernel",
-    columns = { { name = "variant", key = true }, { name = "pitch", unit = "floats" },
-      { name = "row start", unit = "aligned" }, { name = "global" }, { name = "local" },
-      R:time_columns("µs", { compare = false }), R:bw_column("bandwidth"),
+    columns = { { name = "variant", key = true }, { name = "pitch", unit = "floats" }, { name = "row start", unit = "aligned" },
+      { name = "global" }, { name = "local" }, R:time_columns("µs", { compare = false }), R:bw_column("bandwidth"),
       { name = "vs contiguous", unit = "%", format = "%.1f" } } }
-  local base
-  local function dims(d) return type(d) == "table" and table.concat(d, "x") or tostring(d or "driver") end
+  local base, dims = nil, function(d) return type(d) == "table" and table.concat(d, "x") or tostring(d or "driver") end
   for i, v in ipairs(variants) do
     v.k:args(table.unpack(v.args))
     v.out.exact = true
-    local res = R:measure{ label = v.name, run = function() return q:launch(v.k, v.global, v["local"]) end,
-      reads = { v.args[2] }, outputs = { v.out }, bytes = 2 * 4 * n }
+    local res = R:measure{ label = v.name, run = function() return q:launch(v.k, v.global, v["local"]) end, reads = { v.args[2] },
+      outputs = { v.out }, bytes = 2 * 4 * n }
     base = base or res.median
-    R:add_row(kt, res, { variant = v.name, pitch = v.pitch,
-      ["row start"] = i == 1 and "-" or ((v.pitch * 4) % align == 0 and "yes" or "no"),
+    R:add_row(kt, res, { variant = v.name, pitch = v.pitch, ["row start"] = i == 1 and "-" or ((v.pitch * 4) % align == 0 and "yes" or "no"),
       global = dims(v.global), ["local"] = dims(v["local"]), ["vs contiguous"] = 100 * base / res.median })
   end
   kt:note(("bytes = 2 x 4 x %d x %d (the useful data, read + written) for every variant; row start aligned: pitch x 4 a multiple \z

@@ -113,11 +113,10 @@ R:main(function(R, dev)
       if not fits(N, esize) then
         skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N, units.format_size(bytes))
       else
-        local u0, f = cl.array(ty, N * N):random(100 + gi, 0, 1), cl.array(ty, N * N):random(200 + gi, -1, 1)
+        local u0, f, G = cl.array(ty, N * N):random(100 + gi, 0, 1), cl.array(ty, N * N):random(200 + gi, -1, 1), roundup(N, TILE)
         -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up
         -- to the work-group), owns its N x N points: the padding past them must keep its poison, so a
         -- work-item past the grid that writes is named. The sweeps from u run u -> 1 -> 2 -> 1 ...
-        local G = roundup(N, TILE)
         local du0, df, dcoef = R:input("u", u0), R:input("f", f), R:input("c", coef)
         local du = { R:output("u/out 1", ty, G * G), R:output("u/out 2", ty, G * G) }
 
@@ -128,10 +127,7 @@ R:main(function(R, dev)
         while not full and #check_rows < math.min(16, N) do -- 16 distinct rows: the edges, the middle and random ones
           local r = table.remove(picked, 1)
           if not r then rng = (rng * 1103515245 + 12345) % 2147483648; r = rng % N end
-          if not seen[r] then
-            seen[r] = true
-            check_rows[#check_rows + 1] = { lo = math.max(0, r - K), hi = math.min(N - 1, r + K), row = r }
-          end
+          if not seen[r] then seen[r] = true; check_rows[#check_rows + 1] = { lo = math.max(0, r - K), hi = math.min(N - 1, r + K), row = r } end
         end
         for _, c in ipairs(check_rows) do
           local at, count = c.lo * N, (c.hi - c.lo + 1) * N
@@ -174,11 +170,7 @@ R:main(function(R, dev)
           -- B sweeps in a row from u: their span / B; the result checked against the global-memory kernel's.
           local tb = R:measure{ label = label .. " back to back", reads = { du0, df, dcoef }, bytes = 3 * bytes * B,
             outputs = outs(B, ("u after %d sweeps back to back (%s, %dx%d, %s)"):format(B, ty, N, N, v.label)),
-            run = function()
-              local evs = {}
-              for s = 1, B do evs[s] = sweep(s) end
-              return evs
-            end }
+            run = function() local evs = {} for s = 1, B do evs[s] = sweep(s) end return evs end }
           results[#results + 1] = { type = ty, N = N, v = v, t = t, tb = tb,
             check = full and "full" or ("%d rows + all vs global"):format(#check_rows) }
         end
@@ -197,8 +189,8 @@ R:main(function(R, dev)
       { name = "vs global", unit = "x", format = "%.2f" }, { name = "checked" } } }
   local global_t = {}
   for _, r in ipairs(results) do if r.v.id == "global" then global_t[r.type .. r.N] = r.t.median end end
-  local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")",
-    x = { name = "grid side N", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
+  local p = plot.new{ title = "Jacobi sweep bandwidth by grid size (" .. types[1] .. ")", x = { name = "grid side N", log2 = true },
+    y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do
     R:add_row(t, r.t, { type = r.type, grid = ("%dx%d"):format(r.N, r.N), variant = r.v.label,
       ["back to back"] = r.tb.median / B, ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check })
@@ -216,9 +208,7 @@ R:main(function(R, dev)
   local ranked = {} -- assignment mode: ranked within each grid and type (the rows of different grids differ in work)
   for _, r in ipairs(R.args.kernel and t.rows or {}) do
     local g = r.type .. " " .. r.grid
-    if not ranked[g] then
-      ranked[g] = R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
-    end
+    ranked[g] = ranked[g] or R:rank(t, "time", function(row) return row.type .. " " .. row.grid == g end, { name = "variant", prefix = g .. ": " })
   end
   R:emit(t)
   R:plot(p)
