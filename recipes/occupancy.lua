@@ -48,8 +48,7 @@ R:main(function(R, dev)
   local gpu = info.type == "GPU"
 
   -- Sizes from the device.
-  local bytes = math.min(math.tointeger(R.size or (gpu and 256 or 32) * 2^20), info.max_mem_alloc_size,
-    info.global_mem_size // 4)
+  local bytes = math.min(math.tointeger(R.size or (gpu and 256 or 32) * 2^20), info.max_mem_alloc_size, info.global_mem_size // 4)
   local maxwg = info.max_work_group_size
   local n = bytes // 4 // maxwg * maxwg
   if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, maxwg * 4)) end
@@ -124,9 +123,7 @@ R:main(function(R, dev)
     if local_bytes > 0 then a[#a + 1] = cl["local"](local_bytes); a[#a + 1] = cl.uint(local_bytes // 4) end
     k:args(table.unpack(a))
     local ok, why = R:try_launch(k, c.global, wg)
-    if not ok then
-      return nil, ("%s, work-group %d, %d bytes local: left out, the driver refused it: %s"):format(name, wg, local_bytes, why)
-    end
+    if not ok then return nil, ("%s, work-group %d, %d bytes local: left out, the driver refused it: %s"):format(name, wg, local_bytes, why) end
     local res = R:measure{ label = ("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes),
       run = function() return q:launch(k, c.global, wg) end, reads = { c.input },
       outputs = { { c.out, expect = c.ref, exact = true } }, bytes = c.bytes, ops = c.ops }
@@ -137,9 +134,7 @@ R:main(function(R, dev)
   end
 
   local by_wg, by_local, refused_wg, refused_local = {}, {}, {}, {}
-  local function keep(rows, refused, row, why)
-    if row then rows[#rows + 1] = row else refused[#refused + 1] = why end
-  end
+  local function keep(rows, refused, row, why) if row then rows[#rows + 1] = row else refused[#refused + 1] = why end end
   for _, name in ipairs(NAMES) do
     for _, wg in ipairs(wg_sizes) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
     -- copy (a float per work-item) is left out of the local sweep: at small
@@ -181,14 +176,12 @@ R:main(function(R, dev)
   end
 
   R:emit(table_of("Occupancy by work-group size (no local memory)", "work-group", by_wg, refused_wg))
-  local t2 = table_of(("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup), "local", by_local, refused_local)
-  t2:note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)")
-  R:emit(t2)
+  R:emit(table_of(("Occupancy by local memory reserved per group (work-group %d)"):format(lgroup), "local", by_local, refused_local)
+    :note("local: bytes of a __local argument set with cl.local and touched by the kernel (the guide's 4.5)"))
 
   -- Where occupancy does not apply, the plot is against the local memory itself.
-  local p = plot.new{ title = ("Throughput vs %s (local sweep, groups of %d)"):format(applies and "computed occupancy" or "local memory per group",
-      lgroup),
-    x = applies and { name = "occupancy", unit = "%" } or { name = "local memory", unit = "KiB" },
+  local p = plot.new{ x = applies and { name = "occupancy", unit = "%" } or { name = "local memory", unit = "KiB" },
+    title = ("Throughput vs %s (local sweep, groups of %d)"):format(applies and "computed occupancy" or "local memory per group", lgroup),
     y = { name = "of the kernel's best", unit = "%" } }
   for _, row in ipairs(by_local) do
     p:add(row.kernel, applies and 100 * row.occ.occupancy or row.local_bytes / 1024, 100 * row.rate / best[row.kernel])
