@@ -103,8 +103,7 @@ R:main(function(R, dev)
   end
   local ints, int_ref = cl.array("uint", n):random(77, 0, 0xFFFFFFFF), cl.array("uint", n)
   for i = 0, n - 1 do int_ref[i] = ((ints[i] // divisor) * 65599 + ints[i] % divisor) & 0xFFFFFFFF end
-  local dInts = R:input("i", ints)
-  local dOut, iOut = R:output("out", "float", n, "write_only"), R:output("out (integers)", "uint", n, "write_only")
+  local dInts, dOut, iOut = R:input("i", ints), R:output("out", "float", n, "write_only"), R:output("out (integers)", "uint", n, "write_only")
 
   -- A float variant's check: the largest error in ulp (and absolute) against
   -- the double reference, and a failure past the variant's bound.
@@ -114,19 +113,15 @@ R:main(function(R, dev)
       local got, ref, inv = fout:totable(), d.ref, d.inv
       local max_ulp, worst, max_abs, bad = 0, 1, 0, nil
       for i = 1, n do
-        local r = ref[i]
-        local e = math.abs(got[i] - r)
+        local r, e = ref[i], math.abs(got[i] - ref[i])
         if e ~= e then e = math.huge end -- NaN
-        local u = e * inv[i]
-        if u > max_ulp then max_ulp, worst = u, i end
+        if e * inv[i] > max_ulp then max_ulp, worst = e * inv[i], i end
         if e > max_abs then max_abs = e end
         if loose and not bad and e > LOOSE * ((r < 0 and -r or r) + A) then bad = i end
       end
       res.ulp, res.abs, res.x = max_ulp, max_abs, d.xs[worst]
-      if bad then
-        error(("verify %s: at x = %.9g got %.9g, expected %.9g: beyond the loose bound 2^-10 x (|ref| + %d)"):format(name, d.xs[bad],
-          got[bad], ref[bad], A), 0)
-      end
+      if bad then error(("verify %s: at x = %.9g got %.9g, expected %.9g: beyond the loose bound 2^-10 x (|ref| + %d)"):format(name,
+        d.xs[bad], got[bad], ref[bad], A), 0) end
       if type(row.bound) == "number" and max_ulp > row.bound then
         res.violated = true
         if not R.args.warn_bounds then
@@ -187,9 +182,8 @@ R:main(function(R, dev)
   t:note(("inputs: sin, cos in [-100, 100]; exp [-20, 20]; log [1e-3, 1e3]; pow x in [0.01, 10], p = %.7g; sqrt, rsqrt [1e-3, 1e4]; \z
     cubic [0, 2]; integers: random 32-bit, n = %d (an argument)"):format(P, divisor))
   for _, r in ipairs(results) do
-    if r.violated then
-      t:note(("VIOLATED: %s (%s) exceeds OpenCL's %g-ulp bound (--warn-bounds)"):format(r.row.variant, r.row.build or "default", r.row.bound))
-    end
+    if r.violated then t:note(("VIOLATED: %s (%s) exceeds OpenCL's %g-ulp bound (--warn-bounds)"):format(r.row.variant,
+      r.row.build or "default", r.row.bound)) end
   end
   if not fp64 then t:note("no double precision on this device: the double-constant row is left out") end
   R:emit(t)
