@@ -48,17 +48,11 @@ R:main(function(R, dev)
   local N = math.min(math.tointeger(R.size), info.max_mem_alloc_size // 48, info.global_mem_size // (4 * 48)) // L * L
   if N == 0 then error("--size is too small: at least " .. L .. " particles") end
 
-  -- The particles, as 9 rows of N floats: pos.xyz, vel.xyz, force.xyz.
-  local soa9 = cl.array("float", 9 * N):random(7, -1, 1)
-  -- The CPU reference (once): 6 rows, pos'.xyz and vel'.xyz.
-  local ref6 = cl.array("float", 6 * N)
+  -- The particles, as 9 rows of N floats: pos.xyz, vel.xyz, force.xyz; the CPU reference (once): 6 rows, pos'.xyz and vel'.xyz.
+  local soa9, ref6 = cl.array("float", 9 * N):random(7, -1, 1), cl.array("float", 6 * N)
   for c = 0, 2 do
     local po, vo, fo = c * N, (3 + c) * N, (6 + c) * N
-    for i = 0, N - 1 do
-      local v = soa9[vo + i]
-      ref6[po + i] = soa9[po + i] + v * dt
-      ref6[vo + i] = v + soa9[fo + i] * kk
-    end
+    for i = 0, N - 1 do ref6[po + i], ref6[vo + i] = soa9[po + i] + soa9[vo + i] * dt, soa9[vo + i] + soa9[fo + i] * kk end
   end
 
   -- Layouts from rows: `parts` lists row sources (lists of arrays of N floats,
@@ -66,7 +60,7 @@ R:main(function(R, dev)
   -- result interleaves each group's rows (a transpose), groups one after another.
   local function layout(parts, per)
     local rows = {}
-    for _, x in ipairs(parts) do table.move(type(x) == "table" and x or { x }, 1, type(x) == "table" and #x or 1, #rows + 1, rows) end
+    for _, x in ipairs(parts) do for _, r in ipairs(type(x) == "table" and x or { x }) do rows[#rows + 1] = r end end
     local out, tmp = cl.array("float", #rows * N), cl.array("float", per * N)
     for g = 0, #rows // per - 1 do
       for r = 1, per do
@@ -77,9 +71,7 @@ R:main(function(R, dev)
     end
     return out
   end
-  local function rows_of(a, first) -- three rows of N floats, from row `first`
-    return { a:slice(first * N, N), a:slice((first + 1) * N, N), a:slice((first + 2) * N, N) }
-  end
+  local function rows_of(a, first) return { a:slice(first * N, N), a:slice((first + 1) * N, N), a:slice((first + 2) * N, N) } end
   local P, V, F, P1, V1 = rows_of(soa9, 0), rows_of(soa9, 3), rows_of(soa9, 6), rows_of(ref6, 0), rows_of(ref6, 3)
   local X = { POISON, POISON, POISON }
 
@@ -144,9 +136,7 @@ R:main(function(R, dev)
   local view_out = q:map(ctx:buffer(bytes_out, "alloc_host_ptr"), { type = "float" })
   local h2d_pinned = write("pinned write", aos.din, view_in)
   local d2h_pinned = read("pinned read", "AoS results through pinned memory", aos.dout, view_out, aos.expect)
-  q:unmap(view_in)
-  q:unmap(view_out)
-  q:finish()
+  q:unmap(view_in); q:unmap(view_out); q:finish()
 
   -- Everything verified: the figures.
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
