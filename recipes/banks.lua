@@ -59,14 +59,10 @@ R:main(function(R, dev)
   local gpu, mask = info.type == "GPU", W - 1
   local iterations = R.args.iterations or (R.quick and 32 or gpu and 1024 or 256)
   local groups = R.args.groups or info.compute_units * (R.quick and 2 or gpu and 16 or 4)
-  local items = groups * G
-  local reads = items * 4 * iterations
+  local items, reads = groups * G, groups * G * 4 * iterations
 
   local payload, table_, next_, pay = cl.array("uint", W):random(5, 0, 0xFFFF), cl.array("uint", W), {}, {}
-  for j = 0, W - 1 do
-    next_[j], pay[j] = (j + STEP) & mask, payload[j]
-    table_[j] = next_[j] | pay[j] << 16
-  end
+  for j = 0, W - 1 do next_[j], pay[j] = (j + STEP) & mask, payload[j]; table_[j] = next_[j] | pay[j] << 16 end
 
   -- The CPU replay: the output of a work-item whose first read is at word s.
   local chain = {}
@@ -144,8 +140,8 @@ R:main(function(R, dev)
     columns = { { name = "pattern", key = true }, R:time_columns("us"), R:bw_column("local reads", { theoretical = false }),
       { name = "slowdown", unit = "x", format = "%.2f" }, { name = "model", unit = "n-way", format = way } } }
   if student then -- assignment mode: the student's kernel on each pattern
-    table.move({ { name = "student", unit = "us", format = us, ns = true },
-      { name = "student slowdown", unit = "x", format = "%.2f" } }, 1, 2, #t.columns + 1, t.columns)
+    table.move({ { name = "student", unit = "us", format = us, ns = true }, { name = "student slowdown", unit = "x", format = "%.2f" } }, 1, 2,
+      #t.columns + 1, t.columns)
   end
   local base = patterns[1].t.median
   for _, p in ipairs(patterns) do
@@ -159,8 +155,8 @@ R:main(function(R, dev)
     same chains")
   if student then t:note(("student: the median time of %s on each pattern; student slowdown: against its own stride 1"):format(student_label)) end
 
-  local p = plot.new{ title = "Bank conflicts: slowdown against stride 1",
-    x = { name = "stride", unit = "words", log2 = true }, y = { name = "slowdown", unit = "x" } }
+  local p = plot.new{ title = "Bank conflicts: slowdown against stride 1", x = { name = "stride", unit = "words", log2 = true },
+    y = { name = "slowdown", unit = "x" } }
   for _, pt in ipairs(patterns) do
     if pt.stride and pt.stride & (pt.stride - 1) == 0 then
       p:add("measured", pt.stride, pt.t.median / base)
@@ -180,8 +176,7 @@ R:main(function(R, dev)
         sum = sum + pt[v[2]].median
         if pt[v[2]].median > worst[v[2]].median then worst = pt end
       end
-      s:add{ variant = v[1], time = sum, ["stride 1"] = patterns[1][v[2]].median, slowest = worst[v[2]].median,
-        ["slowest pattern"] = worst.name }
+      s:add{ variant = v[1], time = sum, ["stride 1"] = patterns[1][v[2]].median, slowest = worst[v[2]].median, ["slowest pattern"] = worst.name }
     end
     s:note(("time: the sum over the %d patterns of each pattern's median"):format(#patterns))
     R:rank(s, "time")
