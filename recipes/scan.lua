@@ -41,8 +41,8 @@ R:main(function(R, dev)
   if B < 1 or B & (B - 1) ~= 0 then error("--local must be a power of two, got " .. B) end
   if banks < 2 or banks & (banks - 1) ~= 0 then error("--banks must be a power of two >= 2, got " .. banks) end
   local logb, m = math.floor(math.log(banks, 2) + 0.5), 2 * B -- m: elements per block
-  local n = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 * 2^20 or 16 * 2^20)),
-    info.max_mem_alloc_size, info.global_mem_size // 4) // 4
+  local n = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 * 2^20 or 16 * 2^20)), info.max_mem_alloc_size,
+    info.global_mem_size // 4) // 4
   if n < 1 then error("--size is too small: at least 4 bytes") end
   local bytes = n * 4
   if B > info.max_work_group_size then
@@ -51,9 +51,7 @@ R:main(function(R, dev)
   local prog = R:program("scan.cl", { LOG_NUM_BANKS = logb })
   local add = prog:kernel("uniform_add")
   local function temp_bytes(pad) -- TEMP_WORDS(m, pad) of scan.cl
-    local i = m - 1
-    local off = pad == 0 and 0 or pad == 1 and i >> logb or (i >> logb) + (i >> (2 * logb))
-    return (m + off + 1) * 4
+    return (m + (pad == 0 and 0 or pad == 1 and (m - 1) >> logb or ((m - 1) >> logb) + ((m - 1) >> (2 * logb))) + 1) * 4
   end
   if temp_bytes(2) > info.local_mem_size then -- the largest padding's
     error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(2), info.local_mem_size))
@@ -111,8 +109,7 @@ R:main(function(R, dev)
     add:args(dout, sumbufs[1], cl.uint(n))
     local ok, why = R:try_launch(add, B, B)
     if not ok then
-      scopes = { "block" }
-      refused[#refused + 1] = ("large-array scan left out: the driver refused uniform_add in groups of %d: %s"):format(B, why)
+      scopes, refused[#refused + 1] = { "block" }, ("large-array scan left out: the driver refused uniform_add in groups of %d: %s"):format(B, why)
     end
   end
 
@@ -121,12 +118,9 @@ R:main(function(R, dev)
   -- out[0 .. n) the scan, every level's totals owned as well.
   local function whole(p)
     local evs = { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
-    for lv = 2, #sizes - 1 do
-      evs[#evs + 1] = scan(p.k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv])
-    end
+    for lv = 2, #sizes - 1 do evs[#evs + 1] = scan(p.k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv]) end
     for lv = #sizes - 2, 1, -1 do
-      local data = lv == 1 and dout or sumbufs[lv - 1]
-      add:args(data, sumbufs[lv], cl.uint(sizes[lv]))
+      add:args(lv == 1 and dout or sumbufs[lv - 1], sumbufs[lv], cl.uint(sizes[lv]))
       evs[#evs + 1] = q:launch(add, (sizes[lv] + m - 1) // m * B, B)
     end
     return evs
@@ -137,11 +131,10 @@ R:main(function(R, dev)
   local results, what = {}, { block = "work-group scan", whole = "large-array scan" }
   for _, scope in ipairs(scopes) do
     for _, p in ipairs(pads) do
-      local label = ("%s, %s"):format(what[scope], p.name)
       local outs = { { dout, owns = { 0, n }, expect = scope == "block" and blk or full, exact = true },
         { sumbufs[1], expect = scope == "block" and totals or nil, name = "block totals" } }
       for lv = 2, scope == "block" and 0 or #sumbufs do outs[#outs + 1] = { sumbufs[lv] } end
-      local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = 2 * bytes,
+      local r = R:measure{ label = ("%s, %s"):format(what[scope], p.name), reads = { din }, outputs = outs, bytes = 2 * bytes,
         -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
         ops = not p.student and 2 * (n - 1) or nil,
         run = function() return scope == "block" and { scan(p.k, p.pad, din, dout, sumbufs[1], n) } or whole(p) end }
