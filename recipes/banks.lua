@@ -1,11 +1,8 @@
--- banks: local-memory bank conflicts. NVIDIA OpenCL Best Practices Guide
--- 3.2.2.1 and the lecture's "Bank conflicts" slides: successive 32-bit words
--- sit in successive banks; a request whose addresses fall n to a bank is split
--- into n requests (n times slower), except that one word read by all is a
--- broadcast. Work-items chase pointers through a table in local memory, a
--- warp's work-items 1, 2, 4, ..., 32 words apart, in a random permutation of
--- the banks, at random words, or all on one word; every chain is replayed on
--- the CPU, so the reads are proved to have happened.
+-- banks: local-memory bank conflicts. NVIDIA OpenCL Best Practices Guide 3.2.2.1 and the lecture's "Bank conflicts" slides: successive
+-- 32-bit words sit in successive banks; a request whose addresses fall n to a bank is split into n requests (n times slower), except that
+-- one word read by all is a broadcast. Work-items chase pointers through a table in local memory, a warp's work-items 1, 2, 4, ..., 32
+-- words apart, in a random permutation of the banks, at random words, or all on one word; every chain is replayed on the CPU, so the reads
+-- are proved to have happened.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
@@ -48,8 +45,7 @@ R:main(function(R, dev)
     error(("--local-size %d: a multiple of %d up to %d expected"):format(G, banks, info.max_work_group_size))
   end
 
-  -- The table: W words of local memory, a power of two that holds stride 33
-  -- across a request (W >= 33 x banks) and fits 16-bit indices.
+  -- The table: W words of local memory, a power of two that holds stride 33 across a request (W >= 33 x banks) and fits 16-bit indices.
   local W = 1
   while W * 4 < R.size do W = W * 2 end
   while W < 33 * banks do W = W * 2 end
@@ -107,8 +103,7 @@ R:main(function(R, dev)
   pattern("random words", function(lid) return rnd[G + lid] & mask end)
   pattern("broadcast", function(lid) return (lid // banks * 37) & mask end)
 
-  -- The contract of a launch: table and start read and unchanged, out (one
-  -- word per work-item) owned whole, every word the CPU's replay.
+  -- The contract of a launch: table and start read and unchanged, out (one word per work-item) owned whole, every word the CPU's replay.
   local dTable, dOut = R:input("table", table_), R:output("out", "uint", items, "write_only")
   local exp, one, k = cl.array("uint", items), cl.array("uint", G), R:kernel("banks.cl", "chase")
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked on every pattern after chase.

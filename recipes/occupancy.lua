@@ -1,11 +1,8 @@
--- occupancy: does occupancy matter? NVIDIA OpenCL Best Practices Guide 4.1-4.5
--- (and the lecture's and slides' "Occupancy calculator"): memory-bound kernels
--- (copy: a float, copy4: a float4 per work-item) and two latency-bound kernels (a chain of dependent loads, a chain of
--- dependent multiply-adds), swept over work-group sizes and over local memory
--- reserved per group (4.5: "by simply increasing this amount, it is possible to
--- effectively reduce the occupancy of the kernel and measure its effect"). Each
--- row carries the occupancy that clua.occupancy computes from the device's
--- limits and the kernel's real attributes, and the resource that limits it.
+-- occupancy: does occupancy matter? NVIDIA OpenCL Best Practices Guide 4.1-4.5 (and the lecture's and slides' "Occupancy calculator"):
+-- memory-bound kernels (copy: a float, copy4: a float4 per work-item) and two latency-bound kernels (a chain of dependent loads, a chain of
+-- dependent multiply-adds), swept over work-group sizes and over local memory reserved per group (4.5: "by simply increasing this amount,
+-- it is possible to effectively reduce the occupancy of the kernel and measure its effect"). Each row carries the occupancy that
+-- clua.occupancy computes from the device's limits and the kernel's real attributes, and the resource that limits it.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local occupancy = require "clua.occupancy"
@@ -30,8 +27,7 @@ local R = recipe.new{
   end,
 }
 
--- Local-memory sizes of the sweep: 0, then 1, 2, 4, 6, 8, 12, 16, 24, 32, 48 ...
--- KiB while they fit, and the largest that fits.
+-- Local-memory sizes of the sweep: 0, then 1, 2, 4, 6, 8, 12, 16, 24, 32, 48 ... KiB while they fit, and the largest that fits.
 local function local_sizes(max_bytes, quick)
   local list, k = { 0 }, 1024
   while k < max_bytes do
@@ -58,20 +54,18 @@ R:main(function(R, dev)
   local steps = R.args.steps or (quick and 4 or gpu and 64 or 16)
   local iterations = R.args.iterations or (quick and 32 or gpu and 4096 or 512)
 
-  -- Kernels, with and without the __local argument; register counts from the
-  -- build log where the compiler writes one (NVIDIA, -cl-nv-verbose).
+  -- Kernels, with and without the __local argument; register counts from the build log where the compiler writes one (NVIDIA,
+  -- -cl-nv-verbose).
   local opts = occupancy.build_options(dev)
   local kernels, NAMES = {}, { "copy", "copy4", "chase", "chain" }
   for _, name in ipairs(NAMES) do
     kernels[name] = { [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts), R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts) }
   end
   local L = occupancy.limits(dev, { cc = R.args.cc })
-  -- A CPU has no warps and runs one work-group per core at a time: occupancy
-  -- does not apply there, and its cells are left empty ("-").
+  -- A CPU has no warps and runs one work-group per core at a time: occupancy does not apply there, and its cells are left empty ("-").
   local applies = not (L.fallback and info.type == "CPU")
-  -- The work-group sweep goes up to the device's maximum; a size the driver
-  -- refuses is left out with a note. The kernels' own CL_KERNEL_WORK_GROUP_SIZE
-  -- is shown, not used: NVIDIA's driver reports 256 and runs 1024.
+  -- The work-group sweep goes up to the device's maximum; a size the driver refuses is left out with a note. The kernels' own
+  -- CL_KERNEL_WORK_GROUP_SIZE is shown, not used: NVIDIA's driver reports 256 and runs 1024.
   local wg_note, wg_sizes, s = {}, {}, 32
   for _, name in ipairs(NAMES) do
     wg_note[#wg_note + 1] = ("%s %d/%d"):format(name, kernels[name][0]:info(dev).work_group_size, kernels[name][1]:info(dev).work_group_size)
@@ -101,11 +95,9 @@ R:main(function(R, dev)
   for _ = 1, iterations do Ak, Ck = (Ak * 1664525) & 0xFFFFFFFF, (Ck * 1664525 + 1013904223) & 0xFFFFFFFF end
   for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
 
-  -- The contracts: each kernel owns the whole of its output (copy, copy4: n
-  -- floats; chase, chain: one uint per work-item), which must hold the CPU's
-  -- result exactly. copy and chase are held against the memory bandwidth (a
-  -- cache figure when their working set fits the caches), chain's multiply-adds
-  -- (2 operations each) against the compute cap.
+  -- The contracts: each kernel owns the whole of its output (copy, copy4: n floats; chase, chain: one uint per work-item), which must hold
+  -- the CPU's result exactly. copy and chase are held against the memory bandwidth (a cache figure when their working set fits the caches),
+  -- chain's multiply-adds (2 operations each) against the compute cap.
   local dOut, dOutU = R:output("out", "float", n), R:output("out", "uint", nw)
   local spec = {
     copy = { global = n, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
@@ -114,9 +106,8 @@ R:main(function(R, dev)
     chain = { global = nw, input = dSeeds, out = dOutU, ref = chain_ref, extra = iterations, ops = 2 * nw * iterations, unit = "GOP/s" },
   }
 
-  -- One configuration through the harness, and its occupancy. A configuration
-  -- the driver refuses (the work-group size, too much local memory) is left
-  -- out: nil and the refusal.
+  -- One configuration through the harness, and its occupancy. A configuration the driver refuses (the work-group size, too much local
+  -- memory) is left out: nil and the refusal.
   local function measure(name, wg, local_bytes)
     local c, k = spec[name], kernels[name][local_bytes > 0 and 1 or 0]
     local a = { c.input, c.out, c.extra }
@@ -137,8 +128,8 @@ R:main(function(R, dev)
   local function keep(rows, refused, row, why) if row then rows[#rows + 1] = row else refused[#refused + 1] = why end end
   for _, name in ipairs(NAMES) do
     for _, wg in ipairs(wg_sizes) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
-    -- copy (a float per work-item) is left out of the local sweep: at small
-    -- work-groups its time is set by the group launch rate (see the kernel file).
+    -- copy (a float per work-item) is left out of the local sweep: at small work-groups its time is set by the group launch rate (see the
+    -- kernel file).
     for _, lb in ipairs(name ~= "copy" and local_sizes(max_local, quick) or {}) do keep(by_local, refused_local, measure(name, lgroup, lb)) end
   end
 

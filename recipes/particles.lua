@@ -1,12 +1,8 @@
--- particles: one Euler step of a million non-interacting particles in five
--- memory layouts, with the host<->device transfer of the particle data beside
--- the kernel. "Advanced CUDA - optimizing to get 20x performance": "Particle
--- Simulation Example" (struct { float3 pos, vel, force; }, "Worst Case for
--- Coalescing!"), "Coalesced Memory Access" (float3 arrays, "only using 1/3
--- bandwidth"), "Better Coalesced Access" (structure of arrays), "Measured
--- Performance" (15.3 ms of transfer against 1.32 ms of kernel); the lecture's
--- "Global Memory alignment" (float4-padded structs, one load instruction).
--- --size is the number of particles (1M; 64K with --quick).
+-- particles: one Euler step of a million non-interacting particles in five memory layouts, with the host<->device transfer of the particle
+-- data beside the kernel. "Advanced CUDA - optimizing to get 20x performance": "Particle Simulation Example" (struct { float3 pos, vel,
+-- force; }, "Worst Case for Coalescing!"), "Coalesced Memory Access" (float3 arrays, "only using 1/3 bandwidth"), "Better Coalesced Access"
+-- (structure of arrays), "Measured Performance" (15.3 ms of transfer against 1.32 ms of kernel); the lecture's "Global Memory alignment"
+-- (float4-padded structs, one load instruction). --size is the number of particles (1M; 64K with --quick).
 local cl = require "cl"
 local recipe = require "clua.recipe"
 
@@ -55,9 +51,8 @@ R:main(function(R, dev)
     for i = 0, N - 1 do ref6[po + i], ref6[vo + i] = soa9[po + i] + soa9[vo + i] * dt, soa9[vo + i] + soa9[fo + i] * kk end
   end
 
-  -- Layouts from rows: `parts` lists row sources (lists of arrays of N floats,
-  -- or a number to fill one row with), grouped `per` rows to a record; the
-  -- result interleaves each group's rows (a transpose), groups one after another.
+  -- Layouts from rows: `parts` lists row sources (lists of arrays of N floats, or a number to fill one row with), grouped `per` rows to a
+  -- record; the result interleaves each group's rows (a transpose), groups one after another.
   local function layout(parts, per)
     local rows = {}
     for _, x in ipairs(parts) do for _, r in ipairs(type(x) == "table" and x or { x }) do rows[#rows + 1] = r end end
@@ -88,22 +83,19 @@ R:main(function(R, dev)
       input = layout({ P, 0, V, 0, F, 0 }, 4), expect = layout({ P1, 0, V1, 0 }, 4) },
   }
 
-  -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA
-  -- float arrays, as eulerSoA; 4: AoS float3, as eulerAoS).
+  -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA float arrays, as eulerSoA; 4: AoS
+  -- float3, as eulerAoS).
   local student = R:student_kernel()
   if student and student.nargs ~= 4 and student.nargs ~= 5 then
     error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)"):format(R.student_label, student.nargs))
   end
   layouts = R:with_student(layouts, nil, student and layouts[student.nargs == 5 and 3 or 1])
 
-  -- Each layout: its input written (host -> device), the step, its results
-  -- read back (device -> host), each checked. out is a state of the same
-  -- layout as in (so that the two could swap from step to step); the step
-  -- owns pos' and vel': the rows before force in the SoA layouts (the force
-  -- rows past them must keep the poison), the whole of an AoS buffer (its force
-  -- fields checked still poison); in is read and unchanged.
-  -- A transfer's contract: a write's destination must hold the host array
-  -- after it, a read's host array the results (it is zeroed first).
+  -- Each layout: its input written (host -> device), the step, its results read back (device -> host), each checked. out is a state of the
+  -- same layout as in (so that the two could swap from step to step); the step owns pos' and vel': the rows before force in the SoA layouts
+  -- (the force rows past them must keep the poison), the whole of an AoS buffer (its force fields checked still poison); in is read and
+  -- unchanged. A transfer's contract: a write's destination must hold the host array after it, a read's host array the results (it is
+  -- zeroed first).
   local function write(label, buf, src)
     return R:measure{ label = label, bound = "pcie", bytes = #src * 4, outputs = { { buf, expect = src, exact = true } },
       run = function() return q:write(buf, src, { blocking = false }) end }

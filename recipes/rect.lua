@@ -1,16 +1,10 @@
--- rect: pitched 2-D arrays. OpenCL optimisation slides, "Padding 2D arrays
--- to avoid unaligned accesses": a 7x7 host block written with
--- clEnqueueWriteBufferRect into an 8x8 device array; then large pitched
--- transfers and copies (write_rect / read_rect / copy_rect against a plain
--- contiguous transfer of the same bytes), and a kernel over the rows of an
--- array whose row pitch is, or is not, padded to an aligned multiple
--- (width 1000 floats: pitch 1000 vs 1024).
--- Every figure is one R:measure (clua.harness): a transfer or kernel owns the
--- rows it writes (the device padding between them, and after the last, must
--- still hold the harness's poison), a read checks its host destination and
--- that its source is unchanged; transfers between host and device are held
--- against the PCIe bound, device copies and kernels against the memory
--- bandwidth.
+-- rect: pitched 2-D arrays. OpenCL optimisation slides, "Padding 2D arrays to avoid unaligned accesses": a 7x7 host block written with
+-- clEnqueueWriteBufferRect into an 8x8 device array; then large pitched transfers and copies (write_rect / read_rect / copy_rect against a
+-- plain contiguous transfer of the same bytes), and a kernel over the rows of an array whose row pitch is, or is not, padded to an aligned
+-- multiple (width 1000 floats: pitch 1000 vs 1024). Every figure is one R:measure (clua.harness): a transfer or kernel owns the rows it
+-- writes (the device padding between them, and after the last, must still hold the harness's poison), a read checks its host destination
+-- and that its source is unchanged; transfers between host and device are held against the PCIe bound, device copies and kernels against
+-- the memory bandwidth.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local harness = require "clua.harness"
@@ -37,8 +31,7 @@ R:main(function(R, dev)
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.
   local host, back, dsmall = cl.array("float", 49):random(1, -1, 1), cl.array("float", 49), R:output("8x8", "float", 64)
   local region7 = { region = { 7 * 4, 7, 1 }, buffer_row_pitch = 8 * 4, blocking = false }
-  -- write_rect owns the 7 rows of 7 (elements 0 .. 55 of the 8x8 array, the
-  -- padding between them still poison); the rest must be poison too
+  -- write_rect owns the 7 rows of 7 (elements 0 .. 55 of the 8x8 array, the padding between them still poison); the rest must be poison too
   local function slide(i) return i % 8 < 7 and host[i // 8 * 7 + i % 8] or POISON end
   local small
   local tw = R:measure{ label = "7x7 write_rect", bytes = 49 * 4, bound = "pcie",
@@ -91,8 +84,7 @@ R:main(function(R, dev)
     local gotc, label = cl.array("float", n), ("%d/%d"):format(w, p)
     local dc, dc2 = R:output("contiguous", "float", n), R:output("contiguous copy", "float", n)
     local dp, dp2 = R:output("pitched", "float", p * H), R:output("pitched copy", "float", p * H)
-    -- a pitched write owns the rows up to the last one's end; the padding
-    -- between them must still be poison, and the rest after them
+    -- a pitched write owns the rows up to the last one's end; the padding between them must still be poison, and the rest after them
     local owned, region = (H - 1) * p + w, { w * 4, H, 1 }
     local pexp = exp:slice(0, owned)
     local function rect(o) o.region, o.blocking = region, false; return o end

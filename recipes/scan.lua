@@ -1,8 +1,6 @@
--- scan: the work-efficient (Blelloch) exclusive prefix sum, without and with
--- the padding that removes local-memory bank conflicts, within a work-group
--- and across a large array (scan the blocks, scan their totals, add back).
--- GPU course, lecture "Example of bank conflicts removal in Scan" (Harris,
--- Sengupta, Owens, GPU Gems 3 ch. 39), the padding macro CONFLICT_FREE_OFFSET.
+-- scan: the work-efficient (Blelloch) exclusive prefix sum, without and with the padding that removes local-memory bank conflicts, within a
+-- work-group and across a large array (scan the blocks, scan their totals, add back). GPU course, lecture "Example of bank conflicts
+-- removal in Scan" (Harris, Sengupta, Owens, GPU Gems 3 ch. 39), the padding macro CONFLICT_FREE_OFFSET.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local units = require "clua.units"
@@ -57,9 +55,8 @@ R:main(function(R, dev)
     error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(2), info.local_mem_size))
   end
 
-  -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic,
-  -- mod 2^32): the exclusive scan of the whole array, of each block, and each
-  -- block's total.
+  -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic, mod 2^32): the exclusive scan of the whole array, of each
+  -- block, and each block's total.
   local host, nblocks, sum = cl.array("uint", n):random(11, 0, 15), (n + m - 1) // m, 0
   local full, blk, totals = cl.array("uint", n), cl.array("uint", n), cl.array("uint", nblocks)
   for b = 0, nblocks - 1 do
@@ -71,11 +68,9 @@ R:main(function(R, dev)
     totals[b], sum = t, sum + t
   end
 
-  -- Buffers: input, output, and the block totals of every level of the
-  -- large-array scan (level k has ceil(size(k-1) / m) elements, down to one
-  -- block), plus one word for the last level's total. out holds whole blocks;
-  -- a scan owns its first n elements: past them, the last block's tail must
-  -- keep its poison.
+  -- Buffers: input, output, and the block totals of every level of the large-array scan (level k has ceil(size(k-1) / m) elements, down to
+  -- one block), plus one word for the last level's total. out holds whole blocks; a scan owns its first n elements: past them, the last
+  -- block's tail must keep its poison.
   local din, dout, sizes, sumbufs = R:input("in", host), R:output("out", "uint", nblocks * m), { n }, {}
   repeat
     sizes[#sizes + 1] = (sizes[#sizes] + m - 1) // m
@@ -87,13 +82,10 @@ R:main(function(R, dev)
     return q:launch(k, (count + m - 1) // m * B, B)
   end
 
-  -- Each kernel tried once in groups of B (the first block; the outputs are
-  -- poisoned again before timing). The kernel's reported work_group_size is
-  -- no guide (NVIDIA's driver reports 256 and runs 1024): a variant the driver
-  -- refuses is left out with a note.
-  -- Assignment mode (--kernel FILE): the student's kernel, a variant after
-  -- the recipe's three, given the local memory of the largest padding; a
-  -- refusal ends the recipe.
+  -- Each kernel tried once in groups of B (the first block; the outputs are poisoned again before timing). The kernel's reported
+  -- work_group_size is no guide (NVIDIA's driver reports 256 and runs 1024): a variant the driver refuses is left out with a note.
+  -- Assignment mode (--kernel FILE): the student's kernel, a variant after the recipe's three, given the local memory of the largest
+  -- padding; a refusal ends the recipe.
   local pads, scopes, refused = {}, { "block", "whole" }, {}
   for _, p in ipairs(R:with_student(PADS, { LOG_NUM_BANKS = logb }, PADS[3])) do
     local k = p.student and p.kernel or prog:kernel(p.k)
@@ -113,9 +105,8 @@ R:main(function(R, dev)
     end
   end
 
-  -- The large-array scan: scan the blocks, scan the totals level by level (in
-  -- place), then add each level's scanned totals back to the level below;
-  -- out[0 .. n) the scan, every level's totals owned as well.
+  -- The large-array scan: scan the blocks, scan the totals level by level (in place), then add each level's scanned totals back to the
+  -- level below; out[0 .. n) the scan, every level's totals owned as well.
   local function whole(p)
     local evs = { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
     for lv = 2, #sizes - 1 do evs[#evs + 1] = scan(p.k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv]) end
@@ -126,8 +117,8 @@ R:main(function(R, dev)
     return evs
   end
 
-  -- The work-group scan: one work-group per block of m elements, each scanned
-  -- on its own: out[0 .. n) the blocks' scans, sums the blocks' totals.
+  -- The work-group scan: one work-group per block of m elements, each scanned on its own: out[0 .. n) the blocks' scans, sums the blocks'
+  -- totals.
   local results, what = {}, { block = "work-group scan", whole = "large-array scan" }
   for _, scope in ipairs(scopes) do
     for _, p in ipairs(pads) do
@@ -167,9 +158,8 @@ R:main(function(R, dev)
   if student_label then
     t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels and uniform_add around \z
       it; its local memory that of the zero-conflicts offset"):format(student_label))
-    -- Ranked within each scope. R:rank notes the place of the row whose value
-    -- is R.student_label exactly; here the rows name the scope first, so the
-    -- label is set to the student's row of each scope in turn.
+    -- Ranked within each scope. R:rank notes the place of the row whose value is R.student_label exactly; here the rows name the scope
+    -- first, so the label is set to the student's row of each scope in turn.
     for _, scope in ipairs(scopes) do
       R.student_label = ("%s, %s"):format(what[scope], student_label)
       R:rank(t, "time", function(row) return row.variant:sub(1, #what[scope]) == what[scope] end)

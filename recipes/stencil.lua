@@ -1,12 +1,8 @@
--- stencil: 2D Poisson relaxation with a 5-point stencil (Jacobi sweeps).
--- "Advanced CUDA - optimizing to get 20x performance", Finite Differences:
--- keep the grid in device memory, buffer u in shared (local) memory in 16x16
--- blocks with ghost cells, put the stencil {4, -1, -1, -1, -1} in constant
--- memory; "512x512 grid ... executes in 0.23 ms on GTX280". Here: one sweep
--- from global memory (coefficients in __global, then in __constant), and from
--- local-memory tiles (16x16 computed from an 18x18 tile with a halo; the
--- seed's 16x16 tile of which 14x14 is computed), by grid size, in float and
--- double (kernels/stencil.cl).
+-- stencil: 2D Poisson relaxation with a 5-point stencil (Jacobi sweeps). "Advanced CUDA - optimizing to get 20x performance", Finite
+-- Differences: keep the grid in device memory, buffer u in shared (local) memory in 16x16 blocks with ghost cells, put the stencil {4, -1,
+-- -1, -1, -1} in constant memory; "512x512 grid ... executes in 0.23 ms on GTX280". Here: one sweep from global memory (coefficients in
+-- __global, then in __constant), and from local-memory tiles (16x16 computed from an 18x18 tile with a halo; the seed's 16x16 tile of which
+-- 14x14 is computed), by grid size, in float and double (kernels/stencil.cl).
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
@@ -57,11 +53,9 @@ local VARIANTS = {
 
 local function roundup(a, b) return (a + b - 1) // b * b end
 
--- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from
--- those rows of u and f (Lua lists, row-major, 1-based). Rows lo and hi, when
--- not the grid's boundary, lack a neighbour and are carried unchanged, so
--- after K sweeps the rows farther than K from them are exact; the caller
--- picks lo = r - K, hi = r + K for row r (or the whole grid).
+-- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from those rows of u and f (Lua lists, row-major, 1-based). Rows lo
+-- and hi, when not the grid's boundary, lack a neighbour and are carried unchanged, so after K sweeps the rows farther than K from them are
+-- exact; the caller picks lo = r - K, hi = r + K for row r (or the whole grid).
 local function cpu_sweeps(u, f, N, lo, hi, K)
   local s0, s1, s2, s3, s4 = table.unpack(STENCIL)
   local rows = hi - lo + 1
@@ -114,9 +108,9 @@ R:main(function(R, dev)
         skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N, units.format_size(bytes))
       else
         local u0, f, G = cl.array(ty, N * N):random(100 + gi, 0, 1), cl.array(ty, N * N):random(200 + gi, -1, 1), roundup(N, TILE)
-        -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up
-        -- to the work-group), owns its N x N points: the padding past them must keep its poison, so a
-        -- work-item past the grid that writes is named. The sweeps from u run u -> 1 -> 2 -> 1 ...
+        -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up to the work-group), owns its N x N
+        -- points: the padding past them must keep its poison, so a work-item past the grid that writes is named. The sweeps from u run u ->
+        -- 1 -> 2 -> 1 ...
         local du0, df, dcoef = R:input("u", u0), R:input("f", f), R:input("c", coef)
         local du = { R:output("u/out 1", ty, G * G), R:output("u/out 2", ty, G * G) }
 
@@ -143,8 +137,8 @@ R:main(function(R, dev)
             return q:launch(k, { gsize, gsize }, { TILE, TILE })
           end
           local label = ("%s %dx%d"):format(v.label, N, N)
-          -- The outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked
-          -- (`name` in messages) against the CPU's `rows` if given, and against the global-memory kernel's.
+          -- The outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked (`name` in messages) against
+          -- the CPU's `rows` if given, and against the global-memory kernel's.
           local function outs(n, name, rows)
             local o = { { du[1], owns = { 0, N * N } }, { du[2], owns = { 0, n > 1 and N * N or 0 } } }
             o[(n - 1) % 2 + 1].check = function(got)
@@ -159,12 +153,12 @@ R:main(function(R, dev)
             end
             return o
           end
-          -- Each repetition sweeps K times from u; the time is the last sweep's kernel. The result must
-          -- be K Jacobi sweeps of u (the CPU's), and the global-memory sweep's.
+          -- Each repetition sweeps K times from u; the time is the last sweep's kernel. The result must be K Jacobi sweeps of u (the
+          -- CPU's), and the global-memory sweep's.
           local t = R:measure{ label = label, reads = { du0, df, dcoef }, bytes = 3 * bytes, type = ty,
             outputs = outs(K, ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label), check_rows),
-            -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a
-            -- subtraction and a division: 10 operations
+            -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a subtraction and a division: 10
+            -- operations
             ops = N == largest and 10 * (N - 2) ^ 2 or nil, target_ms = not R.quick and 100 or nil,
             run = function() for s = 1, K - 1 do sweep(s) end return sweep(K) end }
           -- B sweeps in a row from u: their span / B; the result checked against the global-memory kernel's.
