@@ -129,17 +129,12 @@ R:main(function(R, dev)
     if not row.fp64 or fp64 then
       local k = R:kernel("math.cl", row.kernel, defines, row.build)
       local name = ("%s%s"):format(row.variant, row.build and (" (" .. row.build .. ")") or "")
-      local res, out, ins = { row = row, ulp = 0, abs = 0 }, nil, nil
-      if row.int then
-        k:args(dInts, iOut, divisor, shift, divisor - 1, evals, 0)
-        out, ins = { iOut, name = name, expect = int_ref, exact = true }, { dInts }
-      else
-        local step = (FUNCS[row.fn].hi - FUNCS[row.fn].lo) * 2 ^ -24
-        k:args(data[row.fn].buf, dOut, cl.float(step), evals, cl.float(MAGIC), cl.float(P))
-        out, ins = { dOut, name = name, check = ulp_check(row, name, res) }, { data[row.fn].buf }
-      end
-      res.r = R:measure{ label = row.variant .. (row.build and (" " .. row.build) or ""), outputs = { out }, reads = ins, bytes = 8 * n,
-        ops = n * evals, roofline = false, run = function() return q:launch(k, n, nil) end }
+      local res, din = { row = row, ulp = 0, abs = 0 }, row.int and dInts or data[row.fn].buf
+      if row.int then k:args(dInts, iOut, divisor, shift, divisor - 1, evals, 0)
+      else k:args(din, dOut, cl.float((FUNCS[row.fn].hi - FUNCS[row.fn].lo) * 2 ^ -24), evals, cl.float(MAGIC), cl.float(P)) end
+      res.r = R:measure{ label = row.variant .. (row.build and (" " .. row.build) or ""), reads = { din }, bytes = 8 * n, ops = n * evals,
+        outputs = { row.int and { iOut, name = name, expect = int_ref, exact = true } or { dOut, name = name, check = ulp_check(row, name, res) } },
+        roofline = false, run = function() return q:launch(k, n, nil) end }
       results[#results + 1] = res
     end
   end
