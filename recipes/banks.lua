@@ -10,19 +10,18 @@ local bankconflict = require "clua.bankconflict"
 
 local R = recipe.new{
   name = "banks",
-  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, random words and a \z
-    broadcast; time and slowdown against stride 1.",
+  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, random words and a broadcast; \z
+    time and slowdown against stride 1.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", \"Access with bank conflicts\"",
   size = "8KiB", quick_reps = 3,
-  student = "a kernel with the arguments of chase (__global const uint *table, __global const uint *start, __global uint *out, uint \z
-    mask, int iterations, __local uint *buf), run once per pattern like chase: --groups x G work-items in 1-D groups of G = \z
-    --local-size (a whole number of groups, no rounding), buf of W = mask + 1 uints (W a power of two, at least 64). table holds W \z
-    words, word j = ((j + 97) & mask) | p_j << 16 (p_j < 2^16); start holds G words, the pattern's first word for each local id. \z
-    Work-item g, local id l, follows four chains c = 0..3: chain c starts at i_c = (start[l] + c W / 4) & mask and reads \z
-    `iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint acc for the four chains, mod 2^32; read from a copy \z
-    of the table in buf, as chase does: local memory is what is measured); it must write out[g] = acc * 65599 + i_0 + 3 i_1 + 5 i_2 \z
-    + 7 i_3 (uint arithmetic). Checked exactly against the CPU's replay of the chains for every pattern, writes outside out caught; \z
-    ranked against chase by the sum of the patterns' median times.",
+  student = "a kernel with the arguments of chase (__global const uint *table, __global const uint *start, __global uint *out, uint mask, int \z
+    iterations, __local uint *buf), run once per pattern like chase: --groups x G work-items in 1-D groups of G = --local-size (a whole number \z
+    of groups, no rounding), buf of W = mask + 1 uints (W a power of two, at least 64). table holds W words, word j = ((j + 97) & mask) | p_j \z
+    << 16 (p_j < 2^16); start holds G words, the pattern's first word for each local id. Work-item g, local id l, follows four chains c = 0..3: \z
+    chain c starts at i_c = (start[l] + c W / 4) & mask and reads `iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint \z
+    acc for the four chains, mod 2^32; read from a copy of the table in buf, as chase does: local memory is what is measured); it must write \z
+    out[g] = acc * 65599 + i_0 + 3 i_1 + 5 i_2 + 7 i_3 (uint arithmetic). Checked exactly against the CPU's replay of the chains for every \z
+    pattern, writes outside out caught; ranked against chase by the sum of the patterns' median times.",
   student_name = "chase",
   options = function(p)
     p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, 32 with --quick).")
@@ -144,10 +143,10 @@ R:main(function(R, dev)
       student = p.st and p.st.median, ["student slowdown"] = p.st and p.st.median / patterns[1].st.median })
   end
   t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)"):format(reads))
-  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving requests of %d work-items \z
-    (mean over requests); the guide: n-way is n times slower"):format(banks, banks))
-  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against the CPU's replay of the \z
-    same chains")
+  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving requests of %d work-items (mean \z
+    over requests); the guide: n-way is n times slower"):format(banks, banks))
+  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against the CPU's replay of the same \z
+    chains")
   if student then t:note(("student: the median time of %s on each pattern; student slowdown: against its own stride 1"):format(student_label)) end
 
   local p = plot.new{ title = "Bank conflicts: slowdown against stride 1", x = { name = "stride", unit = "words", log2 = true },

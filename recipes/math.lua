@@ -9,15 +9,15 @@ local recipe = require "clua.recipe"
 
 local R = recipe.new{
   name = "math",
-  description = "Math functions vs native_*, build options, division vs shifts, 1/sqrt vs rsqrt, double vs float constants: GOP/s \z
-    beside the maximum error in ulp against a double-precision reference.",
+  description = "Math functions vs native_*, build options, division vs shifts, 1/sqrt vs rsqrt, double vs float constants: GOP/s beside the \z
+    maximum error in ulp against a double-precision reference.",
   seed = "NVIDIA OpenCL Best Practices Guide 5.1-5.1.4; OpenCL slides \"Special instructions\"",
   quick_size = "4K",
   options = function(p)
     p:option("--evals", "Evaluations per work-item (default 256 on a GPU, 8 on a CPU, 2 with --quick)."):argname("N"):convert(math.tointeger)
     p:option("--shift", "n = 2^shift for i / n and i % n.", "5"):argname("S"):convert(math.tointeger)
-    p:flag("--warn-bounds", "Report a full-precision function past OpenCL's ulp bound in the table (marked VIOLATED) instead of \z
-      failing; NaN, garbage past the loose bound and wrong integers still fail.")
+    p:flag("--warn-bounds", "Report a full-precision function past OpenCL's ulp bound in the table (marked VIOLATED) instead of failing; NaN, \z
+      garbage past the loose bound and wrong integers still fail.")
   end,
 }
 
@@ -160,11 +160,10 @@ R:main(function(R, dev)
   t:note("speedup: time of the function's reference row (full precision, default build; i / n for 5.1.1) / this row's time")
   t:note(("errors: against Lua's double-precision math on every output (%d inputs per function); ulp of the float nearest the reference")
     :format(n))
-  t:note("bound: OpenCL's single-precision ulp limits for full-precision functions; loose = |error| <= 2^-10 x (|reference| + 1 for sin, \z
-    cos, log, + 0 otherwise), for native_*, -cl-fast-relaxed-math and -cl-mad-enable, whose accuracy is implementation-defined; \z
-    exact for integers")
-  t:note(("inputs: sin, cos in [-100, 100]; exp [-20, 20]; log [1e-3, 1e3]; pow x in [0.01, 10], p = %.7g; sqrt, rsqrt [1e-3, 1e4]; \z
-    cubic [0, 2]; integers: random 32-bit, n = %d (an argument)"):format(P, divisor))
+  t:note("bound: OpenCL's single-precision ulp limits for full-precision functions; loose = |error| <= 2^-10 x (|reference| + 1 for sin, cos, \z
+    log, + 0 otherwise), for native_*, -cl-fast-relaxed-math and -cl-mad-enable, whose accuracy is implementation-defined; exact for integers")
+  t:note(("inputs: sin, cos in [-100, 100]; exp [-20, 20]; log [1e-3, 1e3]; pow x in [0.01, 10], p = %.7g; sqrt, rsqrt [1e-3, 1e4]; cubic [0, \z
+    2]; integers: random 32-bit, n = %d (an argument)"):format(P, divisor))
   for _, r in ipairs(results) do
     if r.violated then t:note(("VIOLATED: %s (%s) exceeds OpenCL's %g-ulp bound (--warn-bounds)"):format(r.row.variant,
       r.row.build or "default", r.row.bound)) end

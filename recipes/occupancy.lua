@@ -11,8 +11,8 @@ local units = require "clua.units"
 
 local R = recipe.new{
   name = "occupancy",
-  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local memory per group, beside \z
-    the computed occupancy and its limiting resource.",
+  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local memory per group, beside the \z
+    computed occupancy and its limiting resource.",
   seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
   quick_size = "256KiB", quick_reps = 3,
   options = function(p)
@@ -154,8 +154,8 @@ R:main(function(R, dev)
         registers = o.registers, ["groups/CU"] = o.groups, occupancy = o.occupancy and 100 * o.occupancy,
         ["limited by"] = o.limiter, rate = row.rate, unit = row.unit, ["of best"] = 100 * row.rate / best[row.kernel] })
     end
-    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: \"-\": this device (%s) \z
-      has no warps and runs one work-group per core at a time, so occupancy does not apply; the times are measured all the same")
+    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: \"-\": this device (%s) has no \z
+      warps and runs one work-group per core at a time, so occupancy does not apply; the times are measured all the same")
       :format(info.type))
     t:note(("copy, copy4: %s of floats, read + written, a float / a float4 per work-item; chase: %d work-items x %d dependent 4-byte loads \z
       (stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")

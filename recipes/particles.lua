@@ -8,21 +8,20 @@ local recipe = require "clua.recipe"
 
 local R = recipe.new{
   name = "particles",
-  description = "Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded, kernel time and bandwidth \z
-    beside the transfer time; --size is the number of particles.",
+  description = "Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded, kernel time and bandwidth beside the \z
+    transfer time; --size is the number of particles.",
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
   size = "1M", quick_size = "64K", reps = 20, quick_reps = 3,
-  student = "one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01, k = dt / m = 0.005), in \z
-    one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global const float *in, __global float *out, int n, \z
-    float dt, float k), the structure of arrays: in = posx | posy | posz | velx | vely | velz | forcex | forcey | forcez, n floats \z
-    each, and it must write out = posx' | posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: \z
-    the force rows must not be written); or those of eulerAoS (__global const float *in, __global float *out, float dt, float k), \z
-    the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = \z
-    pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] (the force fields) untouched. Launched as the recipe's kernels are: n \z
-    work-items, one per particle (i = get_global_id(0)), in groups of --local L (default 256); n (--size, about 1M, 64K with \z
-    --quick) is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, nothing outside out may \z
-    be written. Every element of out is checked against a CPU step (tolerance 1e-6; untouched fields must still hold the poison) \z
-    before any figure; ranked by kernel time among the layouts.",
+  student = "one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01, k = dt / m = 0.005), in one of two \z
+    layouts, picked by the kernel's arguments: those of eulerSoA (__global const float *in, __global float *out, int n, float dt, float k), the \z
+    structure of arrays: in = posx | posy | posz | velx | vely | velz | forcex | forcey | forcez, n floats each, and it must write out = posx' \z
+    | posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: the force rows must not be written); or those \z
+    of eulerAoS (__global const float *in, __global float *out, float dt, float k), the array of structs: particle i is in[9i .. 9i+8] = \z
+    pos.xyz, vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] (the force fields) \z
+    untouched. Launched as the recipe's kernels are: n work-items, one per particle (i = get_global_id(0)), in groups of --local L (default \z
+    256); n (--size, about 1M, 64K with --quick) is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, \z
+    nothing outside out may be written. Every element of out is checked against a CPU step (tolerance 1e-6; untouched fields must still hold \z
+    the poison) before any figure; ranked by kernel time among the layouts.",
   student_name = "euler",
   options = function(p)
     p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
@@ -145,12 +144,12 @@ R:main(function(R, dev)
       actual = l.t.bw, ["vs AoS"] = layouts[1].t.median / l.t.median, ["H2D in"] = l.h2d.median, ["D2H out"] = l.d2h.median,
       ["transfer/kernel"] = (l.h2d.median + l.d2h.median) / l.t.median })
   end
-  t:note(("step: pos += vel*dt, vel += force*dt/m (dt = %g, m = %g); effective = %d useful bytes per particle (pos, vel, force read; \z
-    pos, vel written); actual = the bytes the layout moves (padding included)"):format(DT, MASS, USEFUL))
+  t:note(("step: pos += vel*dt, vel += force*dt/m (dt = %g, m = %g); effective = %d useful bytes per particle (pos, vel, force read; pos, vel \z
+    written); actual = the bytes the layout moves (padding included)"):format(DT, MASS, USEFUL))
   t:note(("kernel: median of %d (event timing), local size %d; H2D in / D2H out: pageable host arrays, the layout's input / output \z
     buffer"):format(R.reps, L))
-  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; every transfer's destination \z
-    checked too")
+  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; every transfer's destination checked \z
+    too")
   if student then
     t:note(("%s: %s (the arguments of %s)"):format(R.student_label, student.nargs == 5 and "the structure of float arrays (posx[], posy[], \z
       ...)" or "the array of structs (3 float3, 36 B)", student.nargs == 5 and "eulerSoA" or "eulerAoS"))

@@ -131,8 +131,8 @@ R:main(function(R, dev)
     if c[1] == W and c[2] == P then srcW, expP = src, exp end
   end
   tt:note("host arrays are contiguous (host row pitch = width); device rows are `pitch` floats apart")
-  tt:note("bytes: the region's for write/read (held against the PCIe bound), twice that for copies (read + write, against the \z
-    memory bandwidth); vs contiguous: the plain write/read/copy of the same bytes, as % of its speed")
+  tt:note("bytes: the region's for write/read (held against the PCIe bound), twice that for copies (read + write, against the memory \z
+    bandwidth); vs contiguous: the plain write/read/copy of the same bytes, as % of its speed")
   tt:note("every result checked element by element, device padding included (still poison); a read's source checked unchanged")
 
   -- 3. A kernel over the rows: unpadded vs padded row pitch.
@@ -172,9 +172,9 @@ R:main(function(R, dev)
     R:add_row(kt, res, { variant = v.name, pitch = v.pitch, ["row start"] = i == 1 and "-" or ((v.pitch * 4) % align == 0 and "yes" or "no"),
       global = dims(v.global), ["local"] = dims(v["local"]), ["vs contiguous"] = 100 * base / res.median })
   end
-  kt:note(("bytes = 2 x 4 x %d x %d (the useful data, read + written) for every variant; row start aligned: pitch x 4 a multiple \z
-    of %d bytes"):format(W, H, align))
-  kt:note("every output element checked, padding included: poison where the kernel must not write, the input's padding where it \z
-    copies it; the inputs checked unchanged")
+  kt:note(("bytes = 2 x 4 x %d x %d (the useful data, read + written) for every variant; row start aligned: pitch x 4 a multiple of %d \z
+    bytes"):format(W, H, align))
+  kt:note("every output element checked, padding included: poison where the kernel must not write, the input's padding where it copies it; the \z
+    inputs checked unchanged")
   for _, t in ipairs({ ex, tt, kt }) do R:emit(t) end
 end)

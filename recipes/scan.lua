@@ -12,15 +12,14 @@ local R = recipe.new{
   seed = "GPU course lecture \"Example of bank conflicts removal in Scan\", CONFLICT_FREE_OFFSET",
   quick_size = "1MiB", quick_reps = 3,
   student = "the work-group scan of each block: a kernel with the arguments of scan_plain (__global const uint *in, __global uint *out, \z
-    __global uint *sums, uint n, __local uint *temp), built with -DLOG_NUM_BANKS=L (L = log2 --banks) and launched like scan_plain: \z
-    ceil(n / 2B) x B work-items in 1-D groups of B = --local (n / 2 rounded up to whole groups: one group per block of 2B elements), \z
-    temp of 2B + ((2B - 1) >> L) + ((2B - 1) >> 2L) + 1 uints (room for either padding). Group g must write the exclusive prefix sum \z
-    of its block in[2Bg .. 2B(g + 1)) (elements at or past n count as 0) to out[2Bg + j] for every index below n (out[2Bg] = 0; \z
-    uint arithmetic, mod 2^32) and the block's total to sums[g]; nothing else (out holds whole blocks: its tail past n must keep the \z
-    poison it is filled with). in and out may be the same buffer (read your block before writing it): the large-array scan scans \z
-    the block totals in place. Timed alone (every block, one launch) and as the recipe's large-array scan (its levels and \z
-    uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes outside out[0 .. n) and sums caught; \z
-    ranked against the recipe's kernels within each.",
+    __global uint *sums, uint n, __local uint *temp), built with -DLOG_NUM_BANKS=L (L = log2 --banks) and launched like scan_plain: ceil(n / \z
+    2B) x B work-items in 1-D groups of B = --local (n / 2 rounded up to whole groups: one group per block of 2B elements), temp of 2B + ((2B - \z
+    1) >> L) + ((2B - 1) >> 2L) + 1 uints (room for either padding). Group g must write the exclusive prefix sum of its block in[2Bg .. 2B(g + \z
+    1)) (elements at or past n count as 0) to out[2Bg + j] for every index below n (out[2Bg] = 0; uint arithmetic, mod 2^32) and the block's \z
+    total to sums[g]; nothing else (out holds whole blocks: its tail past n must keep the poison it is filled with). in and out may be the same \z
+    buffer (read your block before writing it): the large-array scan scans the block totals in place. Timed alone (every block, one launch) and \z
+    as the recipe's large-array scan (its levels and uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes \z
+    outside out[0 .. n) and sums caught; ranked against the recipe's kernels within each.",
   student_name = "scan",
   options = function(p)
     p:option("--local", "Work-group size B, a power of two (a block is 2B elements).", "256"):argname("N"):convert(math.tointeger)
@@ -144,20 +143,20 @@ R:main(function(R, dev)
     R:add_row(t, x.r, { variant = x.r.label, launches = x.r.launches,
       ["padding speed-up"] = x.p.pad > 0 and not x.p.student and plain[x.scope] and plain[x.scope] / x.r.median or nil })
   end
-  t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; large-array scan: the blocks, \z
-    then their totals level by level (%s), then the totals added back"):format(m, B, table.concat(sizes, " -> ")))
-  t:note("time: first start to last end of the variant's launches; bandwidth: (n read + n written) x 4 bytes / time (the large-array \z
-    scan moves about twice that: the add-back reads and writes the output again)")
-  t:note(("padding for %d banks: CONFLICT_FREE_OFFSET(i) = i >> %d; zero-conflicts offset (i >> %d) + (i >> %d); padding speed-up: the \z
-    unpadded variant's time / this one's"):format(banks, logb, logb, 2 * logb))
-  t:note("every output checked exactly against a CPU prefix sum of the same uints in [0, 15] (seed 11)" .. (info.type ~= "GPU" and "; a \z
-    CPU device has no local-memory banks: a difference here is not a bank conflict (padding adds a shift and an add per index and \z
-    changes the cache footprint)" or ""))
+  t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; large-array scan: the blocks, then their \z
+    totals level by level (%s), then the totals added back"):format(m, B, table.concat(sizes, " -> ")))
+  t:note("time: first start to last end of the variant's launches; bandwidth: (n read + n written) x 4 bytes / time (the large-array scan moves \z
+    about twice that: the add-back reads and writes the output again)")
+  t:note(("padding for %d banks: CONFLICT_FREE_OFFSET(i) = i >> %d; zero-conflicts offset (i >> %d) + (i >> %d); padding speed-up: the unpadded \z
+    variant's time / this one's"):format(banks, logb, logb, 2 * logb))
+  t:note("every output checked exactly against a CPU prefix sum of the same uints in [0, 15] (seed 11)" .. (info.type ~= "GPU" and "; a CPU \z
+    device has no local-memory banks: a difference here is not a bank conflict (padding adds a shift and an add per index and changes the cache \z
+    footprint)" or ""))
   for _, why in ipairs(refused) do t:note(why) end
   local student_label = R.student_label
   if student_label then
-    t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels and uniform_add around \z
-      it; its local memory that of the zero-conflicts offset"):format(student_label))
+    t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels and uniform_add around it; its \z
+      local memory that of the zero-conflicts offset"):format(student_label))
     -- Ranked within each scope. R:rank notes the place of the row whose value is R.student_label exactly; here the rows name the scope
     -- first, so the label is set to the student's row of each scope in turn.
     for _, scope in ipairs(scopes) do

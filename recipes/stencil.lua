@@ -11,32 +11,31 @@ local commalist = require "clua.commalist"
 
 local R = recipe.new{
   name = "stencil",
-  description = "Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo, \z
-    coefficients in __constant; time per sweep and GB/s by grid size.",
+  description = "Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo, coefficients in __constant; time \z
+    per sweep and GB/s by grid size.",
   seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
   quick_reps = 3,
-  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, __global const real *f, \z
-    __global real *out, int N), where real is float, or double when the file is built with -DUSE_DOUBLE (--type double or both: \z
-    the kernel must then define real as double and enable cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's \z
-    kernels are, for each grid N (--grids) and type: on {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of \z
-    16, so the work-items with x >= N or y >= N (x = get_global_id(0), y = get_global_id(1)) must write nothing. One Jacobi sweep \z
-    of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} (s0 .. s4 = centre, west, east, north, south; h2); it must write \z
-    every point of out, i = y * N + x: out[i] = u[i] on the boundary (x or y 0 or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * \z
-    u[i - 1] + c[2] * u[i + 1] + c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must stay unchanged. out holds G x G \z
-    points, of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and out are two such \z
-    buffers that swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against the CPU (double; \z
-    tolerance 1e-5 for float, 1e-12 for double) and against the global-memory sweep, --batch sweeps against the global-memory \z
-    sweep's; ranked by time among the variants of its grid and type.",
+  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, __global const real *f, __global \z
+    real *out, int N), where real is float, or double when the file is built with -DUSE_DOUBLE (--type double or both: the kernel must then \z
+    define real as double and enable cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's kernels are, for each grid N \z
+    (--grids) and type: on {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of 16, so the work-items with x >= N or y >= N \z
+    (x = get_global_id(0), y = get_global_id(1)) must write nothing. One Jacobi sweep of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} \z
+    (s0 .. s4 = centre, west, east, north, south; h2); it must write every point of out, i = y * N + x: out[i] = u[i] on the boundary (x or y 0 \z
+    or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * u[i - 1] + c[2] * u[i + 1] + c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must \z
+    stay unchanged. out holds G x G points, of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and \z
+    out are two such buffers that swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against the CPU (double; \z
+    tolerance 1e-5 for float, 1e-12 for double) and against the global-memory sweep, --batch sweeps against the global-memory sweep's; ranked \z
+    by time among the variants of its grid and type.",
   student_name = "jacobi",
   options = function(p)
-    p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, 128..1024 on a CPU; 64,100 \z
-      with --quick).") :argname("N,N,...")
+    p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, 128..1024 on a CPU; 64,100 with \z
+      --quick).") :argname("N,N,...")
     p:option("--type", "Element type: float, double or both (default: both; float with --quick).")
       :choices({ "float", "double", "both" })
     p:option("--sweeps", "Sweeps verified against the CPU.", "3"):argname("K"):convert(math.tointeger)
     p:option("--batch", "Sweeps launched back to back for the back-to-back time.", "20"):argname("B"):convert(math.tointeger)
-    p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows (on the CPU) and everywhere \z
-      against the global-memory sweep.", "512"):argname("N"):convert(math.tointeger)
+    p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows (on the CPU) and everywhere against the \z
+      global-memory sweep.", "512"):argname("N"):convert(math.tointeger)
   end,
 }
 
@@ -190,13 +189,13 @@ R:main(function(R, dev)
       ["back to back"] = r.tb.median / B, ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check })
     if r.type == types[1] then p:add(r.v.label, r.N, r.t.bw) end
   end
-  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same start), median; \z
-    back to back: the span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
+  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same start), median; back to back: \z
+    the span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
   t:note("bandwidth: 3 N^2 elements per sweep (u and f read, u' written, each once) / time; small grids fit the caches")
-  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): every point up \z
-    to N = %d, else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point against the global-memory \z
-    sweep; the %d back-to-back sweeps against the global-memory kernel's; u/out hold G x G points (G = N rounded up to %d), \z
-    the padding past N x N still poisoned"):format(K, full_check, K, B, TILE))
+  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): every point up to N = %d, \z
+    else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point against the global-memory sweep; the %d back-to-back \z
+    sweeps against the global-memory kernel's; u/out hold G x G points (G = N rounded up to %d), the padding past N x N still \z
+    poisoned"):format(K, full_check, K, B, TILE))
   t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of " .. TILE .. "x" .. TILE)
   for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
   local ranked = {} -- assignment mode: ranked within each grid and type (the rows of different grids differ in work)
