@@ -3,10 +3,7 @@
 -- one word read by all is a broadcast. Work-items chase pointers through a table in local memory, a warp's work-items 1, 2, 4, ..., 32
 -- words apart, in a random permutation of the banks, at random words, or all on one word; every chain is replayed on the CPU, so the reads
 -- are proved to have happened.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local bankconflict = require "clua.bankconflict"
+local cl, recipe, plot, bankconflict = require "cl", require "clua.recipe", require "clua.plot", require "clua.bankconflict"
 
 local R = recipe.new{
   name = "banks",
@@ -69,11 +66,10 @@ R:main(function(R, dev)
     end
     return chain[s][1], chain[s][2]
   end
-  local quarter = W // 4
   local function expected(s)
     local acc, f = 0, {}
     for c = 0, 3 do
-      local a, i = replay((s + c * quarter) & mask)
+      local a, i = replay((s + c * (W // 4)) & mask)
       acc, f[c] = acc + a, i
     end
     return (acc * 65599 + f[0] + 3 * f[1] + 5 * f[2] + 7 * f[3]) & 0xFFFFFFFF
@@ -87,8 +83,7 @@ R:main(function(R, dev)
     patterns[#patterns + 1] = { name = name, stride = stride, start = start }
   end
   for _, s in ipairs(STRIDES) do pattern(("stride %d"):format(s), function(lid) return (lid * s) & mask end, s) end
-  local rnd = cl.array("uint", 2 * G):random(6, 0, 1 << 30)
-  local perm = {}
+  local rnd, perm = cl.array("uint", 2 * G):random(6, 0, 1 << 30), {}
   for first = 0, G - 1, banks do
     local left = {}
     for l = 0, banks - 1 do left[l + 1] = l end

@@ -4,8 +4,7 @@
 -- variant's outputs are compared with a double-precision CPU reference: the maximum error in ulp is printed beside its throughput, and a
 -- variant fails past its bound (OpenCL's ulp limits for the full-precision functions; a loose bound for native_* and relaxed math, whose
 -- accuracy is implementation-defined; exact for integers).
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl, recipe = require "cl", require "clua.recipe"
 
 local R = recipe.new{
   name = "math",

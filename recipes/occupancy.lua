@@ -3,11 +3,7 @@
 -- dependent multiply-adds), swept over work-group sizes and over local memory reserved per group (4.5: "by simply increasing this amount,
 -- it is possible to effectively reduce the occupancy of the kernel and measure its effect"). Each row carries the occupancy that
 -- clua.occupancy computes from the device's limits and the kernel's real attributes, and the resource that limits it.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local occupancy = require "clua.occupancy"
-local plot = require "clua.plot"
-local units = require "clua.units"
+local cl, recipe, occupancy, plot, units = require "cl", require "clua.recipe", require "clua.occupancy", require "clua.plot", require "clua.units"
 
 local R = recipe.new{
   name = "occupancy",

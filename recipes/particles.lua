@@ -3,8 +3,7 @@
 -- force; }, "Worst Case for Coalescing!"), "Coalesced Memory Access" (float3 arrays, "only using 1/3 bandwidth"), "Better Coalesced Access"
 -- (structure of arrays), "Measured Performance" (15.3 ms of transfer against 1.32 ms of kernel); the lecture's "Global Memory alignment"
 -- (float4-padded structs, one load instruction). --size is the number of particles (1M; 64K with --quick).
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl, recipe = require "cl", require "clua.recipe"
 
 local R = recipe.new{
   name = "particles",

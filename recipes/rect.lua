@@ -5,9 +5,7 @@
 -- writes (the device padding between them, and after the last, must still hold the harness's poison), a read checks its host destination
 -- and that its source is unchanged; transfers between host and device are held against the PCIe bound, device copies and kernels against
 -- the memory bandwidth.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local harness = require "clua.harness"
+local cl, recipe, harness = require "cl", require "clua.recipe", require "clua.harness"
 
 local R = recipe.new{
   name = "rect",

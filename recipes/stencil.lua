@@ -3,11 +3,7 @@
 -- -1, -1, -1} in constant memory; "512x512 grid ... executes in 0.23 ms on GTX280". Here: one sweep from global memory (coefficients in
 -- __global, then in __constant), and from local-memory tiles (16x16 computed from an 18x18 tile with a halo; the seed's 16x16 tile of which
 -- 14x14 is computed), by grid size, in float and double (kernels/stencil.cl).
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
-local commalist = require "clua.commalist"
+local cl, recipe, plot, units, commalist = require "cl", require "clua.recipe", require "clua.plot", require "clua.units", require "clua.commalist"
 
 local R = recipe.new{
   name = "stencil",
