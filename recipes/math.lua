@@ -31,13 +31,10 @@ local C3, C2, C1, C0 = 0.1234567891234, 0.9876543210987, 1.4142135623731, 0.5772
 -- result's zeros (sin, cos: OpenCL 2.x relaxed math gives sin/cos an absolute bound of 2^-11; log near 1), else 0 (a relative bound).
 local FUNCS = {
   identity = { lo = -1, hi = 1, f = function(x) return x end, A = 0 },
-  sin = { lo = -100, hi = 100, f = math.sin, A = 1 },
-  cos = { lo = -100, hi = 100, f = math.cos, A = 1 },
-  exp = { lo = -20, hi = 20, f = math.exp, A = 0 },
-  log = { lo = 1e-3, hi = 1e3, f = math.log, A = 1 },
+  sin = { lo = -100, hi = 100, f = math.sin, A = 1 }, cos = { lo = -100, hi = 100, f = math.cos, A = 1 },
+  exp = { lo = -20, hi = 20, f = math.exp, A = 0 }, log = { lo = 1e-3, hi = 1e3, f = math.log, A = 1 },
   pow = { lo = 0.01, hi = 10, f = function(x) return x ^ P end, A = 0 },
-  sqrt = { lo = 1e-3, hi = 1e4, f = math.sqrt, A = 0 },
-  rsqrt = { lo = 1e-3, hi = 1e4, f = function(x) return 1 / math.sqrt(x) end, A = 0 },
+  sqrt = { lo = 1e-3, hi = 1e4, f = math.sqrt, A = 0 }, rsqrt = { lo = 1e-3, hi = 1e4, f = function(x) return 1 / math.sqrt(x) end, A = 0 },
   poly = { lo = 0, hi = 2, f = function(x) return ((C3 * x + C2) * x + C1) * x + C0 end, A = 0 },
 }
 

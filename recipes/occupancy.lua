@@ -52,8 +52,7 @@ R:main(function(R, dev)
 
   -- Kernels, with and without the __local argument; register counts from the build log where the compiler writes one (NVIDIA,
   -- -cl-nv-verbose).
-  local opts = occupancy.build_options(dev)
-  local kernels, NAMES = {}, { "copy", "copy4", "chase", "chain" }
+  local opts, kernels, NAMES = occupancy.build_options(dev), {}, { "copy", "copy4", "chase", "chain" }
   for _, name in ipairs(NAMES) do
     kernels[name] = { [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts), R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts) }
   end
@@ -68,8 +67,7 @@ R:main(function(R, dev)
   end
   while s <= maxwg do wg_sizes[#wg_sizes + 1] = s; s = s * 2 end
   if quick and #wg_sizes > 3 then wg_sizes = { wg_sizes[1], wg_sizes[#wg_sizes // 2 + 1], wg_sizes[#wg_sizes] } end
-  local lgroup = math.min(R.args.local_group or 64, maxwg)
-  local static_local = kernels.copy[0]:info(dev).local_mem_size or 0
+  local lgroup, static_local = math.min(R.args.local_group or 64, maxwg), kernels.copy[0]:info(dev).local_mem_size or 0
   local max_local = (math.min(info.local_mem_size, L.max_local or math.huge) - static_local) // 4 * 4
 
   -- Inputs and CPU references (once).
@@ -83,7 +81,6 @@ R:main(function(R, dev)
   local chase_ref, first = cl.array("uint", nw), math.min(nw, m - r)
   chase_ref:slice(0, first):ramp(r)
   if first < nw then chase_ref:slice(first, nw - first):ramp(0) end
-
   local seeds = cl.array("uint", nw):random(12, 0, 0xFFFFFFFF)
   local dSeeds = R:input("seeds", seeds)
   -- x -> A x + C applied `iterations` times is x -> Ak x + Ck (mod 2^32).
@@ -131,9 +128,7 @@ R:main(function(R, dev)
 
   -- Everything verified: the figures.
   local best = {}
-  for _, list in ipairs({ by_wg, by_local }) do
-    for _, row in ipairs(list) do best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end
-  end
+  for _, list in ipairs({ by_wg, by_local }) do for _, row in ipairs(list) do best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end end
   local times = R:time_columns("ms", { compare = false })
   for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
   local columns = { { name = "kernel", key = true }, { name = "work-group", key = true }, { name = "local", unit = "bytes", key = true },
