@@ -52,7 +52,6 @@ R:main(function(R, dev)
   local iterations = R.args.iterations or (R.quick and 32 or gpu and 1024 or 256)
   local groups = R.args.groups or info.compute_units * (R.quick and 2 or gpu and 16 or 4)
   local items, reads = groups * G, groups * G * 4 * iterations
-
   local payload, table_, next_, pay = cl.array("uint", W):random(5, 0, 0xFFFF), cl.array("uint", W), {}, {}
   for j = 0, W - 1 do next_[j], pay[j] = (j + STEP) & mask, payload[j]; table_[j] = next_[j] | pay[j] << 16 end
 

@@ -116,7 +116,6 @@ R:main(function(R, dev)
     local occ = occupancy.of(k, dev, wg, { limits = L, local_mem = lm, registers = R.args.registers })
     return { kernel = name, wg = wg, local_bytes = local_bytes, res = res, occ = occ, unit = c.unit, rate = res.bw or nw * iterations / res.median }
   end
-
   local by_wg, by_local, refused_wg, refused_local = {}, {}, {}, {}
   local function keep(rows, refused, row, why) if row then rows[#rows + 1] = row else refused[#refused + 1] = why end end
   for _, name in ipairs(NAMES) do

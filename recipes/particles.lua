@@ -67,7 +67,6 @@ R:main(function(R, dev)
   local function rows_of(a, first) return { a:slice(first * N, N), a:slice((first + 1) * N, N), a:slice((first + 2) * N, N) } end
   local P, V, F, P1, V1 = rows_of(soa9, 0), rows_of(soa9, 3), rows_of(soa9, 6), rows_of(ref6, 0), rows_of(ref6, 3)
   local X = { POISON, POISON, POISON }
-
   local layouts = {
     { label = "AoS float3 (struct of 3 float3, 36 B)", id = "eulerAoS", stored = 36, written = 24,
       input = layout({ P, V, F }, 9), expect = layout({ P1, V1, X }, 9) },
@@ -121,8 +120,7 @@ R:main(function(R, dev)
   -- The seed's comparison, for the struct layout: pageable and pinned transfers.
   local aos = layouts[1]
   local bytes_in, bytes_out = #aos.input * 4, #aos.expect * 4
-  local view_in = q:map(ctx:buffer(bytes_in, "read_only alloc_host_ptr"), { type = "float" })
-  view_in:copy(aos.input)
+  local view_in = q:map(ctx:buffer(bytes_in, "read_only alloc_host_ptr"), { type = "float" }):copy(aos.input)
   local view_out = q:map(ctx:buffer(bytes_out, "alloc_host_ptr"), { type = "float" })
   local h2d_pinned = write("pinned write", aos.din, view_in)
   local d2h_pinned = read("pinned read", "AoS results through pinned memory", aos.dout, view_out, aos.expect)

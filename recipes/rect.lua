@@ -72,7 +72,6 @@ R:main(function(R, dev)
     columns = { { name = "operation", key = true }, { name = "width", unit = "floats", key = true }, { name = "pitch", unit = "floats", key = true },
       { name = "data", unit = "MiB", format = "%.2f" }, R:time_columns("µs", { compare = false }),
       R:bw_column("bandwidth", { theoretical = false }), { name = "vs contiguous", unit = "%", format = "%.1f" } } }
-
   local seen = {}
   local function measure_transfers(w, p)
     local n = w * H
@@ -121,7 +120,6 @@ R:main(function(R, dev)
     for _, b in ipairs({ dp, dp2, dc, dc2 }) do b:release() end
     return src, exp
   end
-
   local srcW, expP
   for _, c in ipairs(configs) do
     -- each config measures its own contiguous transfers (its ratios use them); they are shown once per width

@@ -73,7 +73,6 @@ R:main(function(R, dev)
     sizes[#sizes + 1] = (sizes[#sizes] + m - 1) // m
     sumbufs[#sumbufs + 1] = R:output(#sumbufs == 0 and "sums" or ("sums (level %d)"):format(#sumbufs + 1), "uint", sizes[#sizes])
   until sizes[#sizes] == 1
-
   local function scan(k, pad, src, dst, sums, count)
     k:args(src, dst, sums, cl.uint(count), cl["local"](temp_bytes(pad)))
     return q:launch(k, (count + m - 1) // m * B, B)
