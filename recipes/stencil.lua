@@ -110,9 +110,8 @@ R:main(function(R, dev)
         local du = { R:output("u/out 1", ty, G * G), R:output("u/out 2", ty, G * G) }
 
         -- The CPU reference: every point when N <= --full-check, else 16 rows.
-        local full = N <= full_check
+        local full, picked, seen, rng = N <= full_check, { 0, 1, N // 2, N - 2, N - 1 }, {}, 12345 + N
         local check_rows = full and { { lo = 0, hi = N - 1 } } or {}
-        local picked, seen, rng = { 0, 1, N // 2, N - 2, N - 1 }, {}, 12345 + N
         while not full and #check_rows < math.min(16, N) do -- 16 distinct rows: the edges, the middle and random ones
           local r = table.remove(picked, 1)
           if not r then rng = (rng * 1103515245 + 12345) % 2147483648; r = rng % N end
@@ -122,7 +121,6 @@ R:main(function(R, dev)
           local at, count = c.lo * N, (c.hi - c.lo + 1) * N
           c.ref = cpu_sweeps(u0:slice(at, count):totable(), f:slice(at, count):totable(), N, c.lo, c.hi, K)
         end
-
         local reference = {} -- the global-memory sweep's results, for the comparison of every point
         for _, v in ipairs(variants) do
           local k = v.student and v.kernel or R:kernel("stencil.cl", v.kernel, { TILE = TILE, USE_DOUBLE = defines.USE_DOUBLE, COEF = v.coef })
