@@ -1,24 +1,23 @@
--- banks: local-memory bank conflicts. NVIDIA OpenCL Best Practices Guide 3.2.2.1 and the lecture's "Bank conflicts" slides: successive
--- 32-bit words sit in successive banks; a request whose addresses fall n to a bank is split into n requests (n times slower), except that
--- one word read by all is a broadcast. Work-items chase pointers through a table in local memory, a warp's work-items 1, 2, 4, ..., 32
--- words apart, in a random permutation of the banks, at random words, or all on one word; every chain is replayed on the CPU, so the reads
--- are proved to have happened.
+-- banks: local-memory bank conflicts. NVIDIA OpenCL Best Practices Guide 3.2.2.1 and the lecture's "Bank conflicts" slides: successive 32-bit words
+-- sit in successive banks; a request whose addresses fall n to a bank is split into n requests (n times slower), except that one word read by all
+-- is a broadcast. Work-items chase pointers through a table in local memory, a warp's work-items 1, 2, 4, ..., 32 words apart, in a random
+-- permutation of the banks, at random words, or all on one word; every chain is replayed on the CPU, so the reads are proved to have happened.
 local cl, recipe, plot, bankconflict = require "cl", require "clua.recipe", require "clua.plot", require "clua.bankconflict"
 
 local R = recipe.new{
   name = "banks",
-  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, random words and a broadcast; \z
-    time and slowdown against stride 1.",
+  description = "Local-memory bank conflicts: reads at stride 1 to 32 words, a random permutation of the banks, random words and a broadcast; time \z
+    and slowdown against stride 1.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", \"Access with bank conflicts\"",
   size = "8KiB", quick_reps = 3,
   student = "a kernel with the arguments of chase (__global const uint *table, __global const uint *start, __global uint *out, uint mask, int \z
-    iterations, __local uint *buf), run once per pattern like chase: --groups x G work-items in 1-D groups of G = --local-size (a whole number \z
-    of groups, no rounding), buf of W = mask + 1 uints (W a power of two, at least 64). table holds W words, word j = ((j + 97) & mask) | p_j \z
-    << 16 (p_j < 2^16); start holds G words, the pattern's first word for each local id. Work-item g, local id l, follows four chains c = 0..3: \z
-    chain c starts at i_c = (start[l] + c W / 4) & mask and reads `iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint \z
-    acc for the four chains, mod 2^32; read from a copy of the table in buf, as chase does: local memory is what is measured); it must write \z
-    out[g] = acc * 65599 + i_0 + 3 i_1 + 5 i_2 + 7 i_3 (uint arithmetic). Checked exactly against the CPU's replay of the chains for every \z
-    pattern, writes outside out caught; ranked against chase by the sum of the patterns' median times.",
+    iterations, __local uint *buf), run once per pattern like chase: --groups x G work-items in 1-D groups of G = --local-size (a whole number of \z
+    groups, no rounding), buf of W = mask + 1 uints (W a power of two, at least 64). table holds W words, word j = ((j + 97) & mask) | p_j << 16 \z
+    (p_j < 2^16); start holds G words, the pattern's first word for each local id. Work-item g, local id l, follows four chains c = 0..3: chain c \z
+    starts at i_c = (start[l] + c W / 4) & mask and reads `iterations` times v = table[i_c]; acc += v >> 16; i_c = v & mask (one uint acc for the \z
+    four chains, mod 2^32; read from a copy of the table in buf, as chase does: local memory is what is measured); it must write out[g] = acc * \z
+    65599 + i_0 + 3 i_1 + 5 i_2 + 7 i_3 (uint arithmetic). Checked exactly against the CPU's replay of the chains for every pattern, writes outside \z
+    out caught; ranked against chase by the sum of the patterns' median times.",
   student_name = "chase",
   options = function(p)
     p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, 32 with --quick).")
@@ -26,8 +25,8 @@ local R = recipe.new{
     p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick)."):argname("N")
       :convert(math.tointeger)
     p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N"):convert(math.tointeger)
-    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items (16 for the guide's compute \z
-      capability 1.x).", "32"):argname("B"):convert(math.tointeger)
+    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items (16 for the guide's compute capability \z
+      1.x).", "32"):argname("B"):convert(math.tointeger)
   end,
 }
 
@@ -137,10 +136,9 @@ R:main(function(R, dev)
       student = p.st and p.st.median, ["student slowdown"] = p.st and p.st.median / patterns[1].st.median })
   end
   t:note(("local reads: %d reads x 4 bytes / time (the group's copy of the table from global memory included)"):format(reads))
-  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving requests of %d work-items (mean \z
-    over requests); the guide: n-way is n times slower"):format(banks, banks))
-  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against the CPU's replay of the same \z
-    chains")
+  t:note(("model: the n-way bank conflict of each read from its addresses: %d banks of 32-bit words serving requests of %d work-items (mean over \z
+    requests); the guide: n-way is n times slower"):format(banks, banks))
+  t:note("verified: every work-item's result (the sum of its chains' payloads and their last addresses) against the CPU's replay of the same chains")
   if student then t:note(("student: the median time of %s on each pattern; student slowdown: against its own stride 1"):format(student_label)) end
 
   local p = plot.new{ title = "Bank conflicts: slowdown against stride 1", x = { name = "stride", unit = "words", log2 = true },

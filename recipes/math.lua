@@ -1,9 +1,9 @@
 -- math: instruction optimizations, speed and accuracy side by side. NVIDIA OpenCL Best Practices Guide 5.1-5.1.4; OpenCL slides "Special
--- instructions": sin/cos/exp/log/pow/sqrt against native_*, builds with -cl-mad-enable and -cl-fast-relaxed-math, i / n and i % n against
--- shifts and masks for a power of two n (from an argument), 1/sqrt against rsqrt, double constants (1.0) against single ones (1.0f). Every
--- variant's outputs are compared with a double-precision CPU reference: the maximum error in ulp is printed beside its throughput, and a
--- variant fails past its bound (OpenCL's ulp limits for the full-precision functions; a loose bound for native_* and relaxed math, whose
--- accuracy is implementation-defined; exact for integers).
+-- instructions": sin/cos/exp/log/pow/sqrt against native_*, builds with -cl-mad-enable and -cl-fast-relaxed-math, i / n and i % n against shifts
+-- and masks for a power of two n (from an argument), 1/sqrt against rsqrt, double constants (1.0) against single ones (1.0f). Every variant's
+-- outputs are compared with a double-precision CPU reference: the maximum error in ulp is printed beside its throughput, and a variant fails past
+-- its bound (OpenCL's ulp limits for the full-precision functions; a loose bound for native_* and relaxed math, whose accuracy is
+-- implementation-defined; exact for integers).
 local cl, recipe = require "cl", require "clua.recipe"
 
 local R = recipe.new{
@@ -27,8 +27,8 @@ local LOOSE = 2 ^ -10       -- the loose bound: |error| <= 2^-10 (|reference| + 
 -- The cubic of kernels/math.cl with the constants as double-precision numbers.
 local C3, C2, C1, C0 = 0.1234567891234, 0.9876543210987, 1.4142135623731, 0.5772156649015
 
--- Inputs, references and how errors are judged, per function. `A` = 1 where approximations are specified by absolute error near the
--- result's zeros (sin, cos: OpenCL 2.x relaxed math gives sin/cos an absolute bound of 2^-11; log near 1), else 0 (a relative bound).
+-- Inputs, references and how errors are judged, per function. `A` = 1 where approximations are specified by absolute error near the result's zeros
+-- (sin, cos: OpenCL 2.x relaxed math gives sin/cos an absolute bound of 2^-11; log near 1), else 0 (a relative bound).
 local FUNCS = {
   identity = { lo = -1, hi = 1, f = function(x) return x end, A = 0 },
   sin = { lo = -100, hi = 100, f = math.sin, A = 1 }, cos = { lo = -100, hi = 100, f = math.cos, A = 1 },
@@ -40,8 +40,8 @@ local FUNCS = {
 
 local RELAXED, MAD = "-cl-fast-relaxed-math", "-cl-mad-enable"
 
--- The rows. bound: a number of ulp (OpenCL 1.2/3.0 full profile, single precision, table 7.1: sin, cos 4; exp, log 3; pow 16; sqrt 3; rsqrt
--- 2; x / y 2.5, so 1.0f / sqrt(x) <= 3 + 2.5 rounded up to 6), "loose" or "exact". ref: the variant the speedup is measured against.
+-- The rows. bound: a number of ulp (OpenCL 1.2/3.0 full profile, single precision, table 7.1: sin, cos 4; exp, log 3; pow 16; sqrt 3; rsqrt 2; x /
+-- y 2.5, so 1.0f / sqrt(x) <= 3 + 2.5 rounded up to 6), "loose" or "exact". ref: the variant the speedup is measured against.
 local ROWS = { { section = "5.1", fn = "identity", variant = "x (step + sink only)", kernel = "identity", bound = 0 } }
 for _, fn in ipairs({ "sin", "cos", "exp", "log", "pow", "sqrt" }) do
   local call = fn == "pow" and "pow(x, p)" or fn .. "(x)"
@@ -56,8 +56,8 @@ for _, r in ipairs({
   { section = "5.1.2", fn = "rsqrt", variant = "rsqrt(x)", kernel = "f_rsqrt", bound = 2 },
   { section = "5.1.2", fn = "rsqrt", variant = "native_rsqrt(x)", kernel = "native_rsqrt_", bound = "loose" },
   { section = "5.1.2", fn = "rsqrt", variant = "1.0f / sqrt(x)", kernel = "recip_sqrt", build = RELAXED, bound = "loose" },
-  -- Horner with positive terms: 6 roundings and 4 rounded constants, each <= 2^-24 relative, no cancellation: <= 10 ulp; double constants:
-  -- the cubic in double, rounded once to float: <= 1 ulp.
+  -- Horner with positive terms: 6 roundings and 4 rounded constants, each <= 2^-24 relative, no cancellation: <= 10 ulp; double constants: the
+  -- cubic in double, rounded once to float: <= 1 ulp.
   { section = "5.1.3", fn = "poly", variant = "cubic, float constants (1.0f)", kernel = "poly_float", bound = 10, ref = true },
   { section = "5.1", fn = "poly", variant = "cubic, float constants (1.0f)", kernel = "poly_float", build = MAD, bound = "loose" },
   { section = "5.1.3", fn = "poly", variant = "cubic, double constants (1.0)", kernel = "poly_double", bound = 1, fp64 = true },
@@ -118,8 +118,8 @@ R:main(function(R, dev)
     end
   end
 
-  -- One measurement per row: the kernel reads its inputs (unchanged after) and owns every output; one input and one output word per
-  -- work-item, and `evals` evaluations (not a roofline point: an evaluation is no one operation).
+  -- One measurement per row: the kernel reads its inputs (unchanged after) and owns every output; one input and one output word per work-item, and
+  -- `evals` evaluations (not a roofline point: an evaluation is no one operation).
   local results = {}
   for _, row in ipairs(ROWS) do
     if not row.fp64 or fp64 then
@@ -156,10 +156,10 @@ R:main(function(R, dev)
   t:note("speedup: time of the function's reference row (full precision, default build; i / n for 5.1.1) / this row's time")
   t:note(("errors: against Lua's double-precision math on every output (%d inputs per function); ulp of the float nearest the reference")
     :format(n))
-  t:note("bound: OpenCL's single-precision ulp limits for full-precision functions; loose = |error| <= 2^-10 x (|reference| + 1 for sin, cos, \z
-    log, + 0 otherwise), for native_*, -cl-fast-relaxed-math and -cl-mad-enable, whose accuracy is implementation-defined; exact for integers")
-  t:note(("inputs: sin, cos in [-100, 100]; exp [-20, 20]; log [1e-3, 1e3]; pow x in [0.01, 10], p = %.7g; sqrt, rsqrt [1e-3, 1e4]; cubic [0, \z
-    2]; integers: random 32-bit, n = %d (an argument)"):format(P, divisor))
+  t:note("bound: OpenCL's single-precision ulp limits for full-precision functions; loose = |error| <= 2^-10 x (|reference| + 1 for sin, cos, log, \z
+    + 0 otherwise), for native_*, -cl-fast-relaxed-math and -cl-mad-enable, whose accuracy is implementation-defined; exact for integers")
+  t:note(("inputs: sin, cos in [-100, 100]; exp [-20, 20]; log [1e-3, 1e3]; pow x in [0.01, 10], p = %.7g; sqrt, rsqrt [1e-3, 1e4]; cubic [0, 2]; \z
+    integers: random 32-bit, n = %d (an argument)"):format(P, divisor))
   for _, r in ipairs(results) do
     if r.violated then t:note(("VIOLATED: %s (%s) exceeds OpenCL's %g-ulp bound (--warn-bounds)"):format(r.row.variant,
       r.row.build or "default", r.row.bound)) end

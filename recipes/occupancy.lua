@@ -1,14 +1,14 @@
--- occupancy: does occupancy matter? NVIDIA OpenCL Best Practices Guide 4.1-4.5 (and the lecture's and slides' "Occupancy calculator"):
--- memory-bound kernels (copy: a float, copy4: a float4 per work-item) and two latency-bound kernels (a chain of dependent loads, a chain of
--- dependent multiply-adds), swept over work-group sizes and over local memory reserved per group (4.5: "by simply increasing this amount,
--- it is possible to effectively reduce the occupancy of the kernel and measure its effect"). Each row carries the occupancy that
--- clua.occupancy computes from the device's limits and the kernel's real attributes, and the resource that limits it.
+-- occupancy: does occupancy matter? NVIDIA OpenCL Best Practices Guide 4.1-4.5 (and the lecture's and slides' "Occupancy calculator"): memory-bound
+-- kernels (copy: a float, copy4: a float4 per work-item) and two latency-bound kernels (a chain of dependent loads, a chain of dependent
+-- multiply-adds), swept over work-group sizes and over local memory reserved per group (4.5: "by simply increasing this amount, it is possible to
+-- effectively reduce the occupancy of the kernel and measure its effect"). Each row carries the occupancy that clua.occupancy computes from the
+-- device's limits and the kernel's real attributes, and the resource that limits it.
 local cl, recipe, occupancy, plot, units = require "cl", require "clua.recipe", require "clua.occupancy", require "clua.plot", require "clua.units"
 
 local R = recipe.new{
   name = "occupancy",
-  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local memory per group, beside the \z
-    computed occupancy and its limiting resource.",
+  description = "Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local memory per group, beside the computed \z
+    occupancy and its limiting resource.",
   seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
   quick_size = "256KiB", quick_reps = 3,
   options = function(p)
@@ -36,8 +36,7 @@ local function local_sizes(max_bytes, quick)
 end
 
 R:main(function(R, dev)
-  local info, quick, q = dev.info, R.quick, R.queue
-  local gpu = info.type == "GPU"
+  local info, quick, q, gpu = dev.info, R.quick, R.queue, dev.info.type == "GPU"
 
   -- Sizes from the device.
   local bytes = math.min(math.tointeger(R.size or (gpu and 256 or 32) * 2^20), info.max_mem_alloc_size, info.global_mem_size // 4)
@@ -50,8 +49,7 @@ R:main(function(R, dev)
   local steps = R.args.steps or (quick and 4 or gpu and 64 or 16)
   local iterations = R.args.iterations or (quick and 32 or gpu and 4096 or 512)
 
-  -- Kernels, with and without the __local argument; register counts from the build log where the compiler writes one (NVIDIA,
-  -- -cl-nv-verbose).
+  -- Kernels, with and without the __local argument; register counts from the build log where the compiler writes one (NVIDIA, -cl-nv-verbose).
   local opts, kernels, NAMES = occupancy.build_options(dev), {}, { "copy", "copy4", "chase", "chain" }
   for _, name in ipairs(NAMES) do
     kernels[name] = { [0] = R:kernel("occupancy.cl", name, { WITH_LOCAL = 0 }, opts), R:kernel("occupancy.cl", name, { WITH_LOCAL = 1 }, opts) }
@@ -88,9 +86,9 @@ R:main(function(R, dev)
   for _ = 1, iterations do Ak, Ck = (Ak * 1664525) & 0xFFFFFFFF, (Ck * 1664525 + 1013904223) & 0xFFFFFFFF end
   for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
 
-  -- The contracts: each kernel owns the whole of its output (copy, copy4: n floats; chase, chain: one uint per work-item), which must hold
-  -- the CPU's result exactly. copy and chase are held against the memory bandwidth (a cache figure when their working set fits the caches),
-  -- chain's multiply-adds (2 operations each) against the compute cap.
+  -- The contracts: each kernel owns the whole of its output (copy, copy4: n floats; chase, chain: one uint per work-item), which must hold the
+  -- CPU's result exactly. copy and chase are held against the memory bandwidth (a cache figure when their working set fits the caches), chain's
+  -- multiply-adds (2 operations each) against the compute cap.
   local dOut, dOutU = R:output("out", "float", n), R:output("out", "uint", nw)
   local spec = {
     copy = { global = n, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
@@ -99,8 +97,8 @@ R:main(function(R, dev)
     chain = { global = nw, input = dSeeds, out = dOutU, ref = chain_ref, extra = iterations, ops = 2 * nw * iterations, unit = "GOP/s" },
   }
 
-  -- One configuration through the harness, and its occupancy. A configuration the driver refuses (the work-group size, too much local
-  -- memory) is left out: nil and the refusal.
+  -- One configuration through the harness, and its occupancy. A configuration the driver refuses (the work-group size, too much local memory) is
+  -- left out: nil and the refusal.
   local function measure(name, wg, local_bytes)
     local c, k = spec[name], kernels[name][local_bytes > 0 and 1 or 0]
     local a = { c.input, c.out, c.extra }
@@ -120,8 +118,8 @@ R:main(function(R, dev)
   local function keep(rows, refused, row, why) if row then rows[#rows + 1] = row else refused[#refused + 1] = why end end
   for _, name in ipairs(NAMES) do
     for _, wg in ipairs(wg_sizes) do keep(by_wg, refused_wg, measure(name, wg, 0)) end
-    -- copy (a float per work-item) is left out of the local sweep: at small work-groups its time is set by the group launch rate (see the
-    -- kernel file).
+    -- copy (a float per work-item) is left out of the local sweep: at small work-groups its time is set by the group launch rate (see the kernel
+    -- file).
     for _, lb in ipairs(name ~= "copy" and local_sizes(max_local, quick) or {}) do keep(by_local, refused_local, measure(name, lgroup, lb)) end
   end
 
@@ -144,11 +142,11 @@ R:main(function(R, dev)
         registers = o.registers, ["groups/CU"] = o.groups, occupancy = o.occupancy and 100 * o.occupancy,
         ["limited by"] = o.limiter, rate = row.rate, unit = row.unit, ["of best"] = 100 * row.rate / best[row.kernel] })
     end
-    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: \"-\": this device (%s) has no \z
-      warps and runs one work-group per core at a time, so occupancy does not apply; the times are measured all the same")
+    t:note(applies and ("occupancy: %s"):format(L.source) or ("registers, groups/CU, occupancy, limited by: \"-\": this device (%s) has no warps \z
+      and runs one work-group per core at a time, so occupancy does not apply; the times are measured all the same")
       :format(info.type))
-    t:note(("copy, copy4: %s of floats, read + written, a float / a float4 per work-item; chase: %d work-items x %d dependent 4-byte loads \z
-      (stride %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
+    t:note(("copy, copy4: %s of floats, read + written, a float / a float4 per work-item; chase: %d work-items x %d dependent 4-byte loads (stride \z
+      %d words over %s); chain: %d work-items x %d dependent integer multiply-adds")
       :format(units.format_size(bytes), nw, steps, stride, units.format_size(m * 4), nw, iterations))
     t:note(("registers per work-item: %s; CL_KERNEL_WORK_GROUP_SIZE without/with the __local argument (reported, not used as a limit): %s")
       :format(R.args.registers and "--registers" or u.registers_from, table.concat(wg_note, ", ")))

@@ -1,8 +1,8 @@
--- particles: one Euler step of a million non-interacting particles in five memory layouts, with the host<->device transfer of the particle
--- data beside the kernel. "Advanced CUDA - optimizing to get 20x performance": "Particle Simulation Example" (struct { float3 pos, vel,
--- force; }, "Worst Case for Coalescing!"), "Coalesced Memory Access" (float3 arrays, "only using 1/3 bandwidth"), "Better Coalesced Access"
--- (structure of arrays), "Measured Performance" (15.3 ms of transfer against 1.32 ms of kernel); the lecture's "Global Memory alignment"
--- (float4-padded structs, one load instruction). --size is the number of particles (1M; 64K with --quick).
+-- particles: one Euler step of a million non-interacting particles in five memory layouts, with the host<->device transfer of the particle data
+-- beside the kernel. "Advanced CUDA - optimizing to get 20x performance": "Particle Simulation Example" (struct { float3 pos, vel, force; }, "Worst
+-- Case for Coalescing!"), "Coalesced Memory Access" (float3 arrays, "only using 1/3 bandwidth"), "Better Coalesced Access" (structure of arrays),
+-- "Measured Performance" (15.3 ms of transfer against 1.32 ms of kernel); the lecture's "Global Memory alignment" (float4-padded structs, one load
+-- instruction). --size is the number of particles (1M; 64K with --quick).
 local cl, recipe = require "cl", require "clua.recipe"
 
 local R = recipe.new{
@@ -13,14 +13,14 @@ local R = recipe.new{
   size = "1M", quick_size = "64K", reps = 20, quick_reps = 3,
   student = "one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01, k = dt / m = 0.005), in one of two \z
     layouts, picked by the kernel's arguments: those of eulerSoA (__global const float *in, __global float *out, int n, float dt, float k), the \z
-    structure of arrays: in = posx | posy | posz | velx | vely | velz | forcex | forcey | forcez, n floats each, and it must write out = posx' \z
-    | posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: the force rows must not be written); or those \z
-    of eulerAoS (__global const float *in, __global float *out, float dt, float k), the array of structs: particle i is in[9i .. 9i+8] = \z
-    pos.xyz, vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] (the force fields) \z
-    untouched. Launched as the recipe's kernels are: n work-items, one per particle (i = get_global_id(0)), in groups of --local L (default \z
-    256); n (--size, about 1M, 64K with --quick) is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, \z
-    nothing outside out may be written. Every element of out is checked against a CPU step (tolerance 1e-6; untouched fields must still hold \z
-    the poison) before any figure; ranked by kernel time among the layouts.",
+    structure of arrays: in = posx | posy | posz | velx | vely | velz | forcex | forcey | forcez, n floats each, and it must write out = posx' | \z
+    posy' | posz' | velx' | vely' | velz' (the first 6 n floats of out, which holds 9 n as in: the force rows must not be written); or those of \z
+    eulerAoS (__global const float *in, __global float *out, float dt, float k), the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, \z
+    vel.xyz, force.xyz, and it must write out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] (the force fields) untouched. Launched \z
+    as the recipe's kernels are: n work-items, one per particle (i = get_global_id(0)), in groups of --local L (default 256); n (--size, about 1M, \z
+    64K with --quick) is rounded down to a multiple of L, so no work-item is past the end. in must stay unchanged, nothing outside out may be \z
+    written. Every element of out is checked against a CPU step (tolerance 1e-6; untouched fields must still hold the poison) before any figure; \z
+    ranked by kernel time among the layouts.",
   student_name = "euler",
   options = function(p)
     p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
@@ -49,8 +49,8 @@ R:main(function(R, dev)
     for i = 0, N - 1 do ref6[po + i], ref6[vo + i] = soa9[po + i] + soa9[vo + i] * dt, soa9[vo + i] + soa9[fo + i] * kk end
   end
 
-  -- Layouts from rows: `parts` lists row sources (lists of arrays of N floats, or a number to fill one row with), grouped `per` rows to a
-  -- record; the result interleaves each group's rows (a transpose), groups one after another.
+  -- Layouts from rows: `parts` lists row sources (lists of arrays of N floats, or a number to fill one row with), grouped `per` rows to a record;
+  -- the result interleaves each group's rows (a transpose), groups one after another.
   local function layout(parts, per)
     local rows = {}
     for _, x in ipairs(parts) do for _, r in ipairs(type(x) == "table" and x or { x }) do rows[#rows + 1] = r end end
@@ -80,19 +80,18 @@ R:main(function(R, dev)
       input = layout({ P, 0, V, 0, F, 0 }, 4), expect = layout({ P1, 0, V1, 0 }, 4) },
   }
 
-  -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA float arrays, as eulerSoA; 4: AoS
-  -- float3, as eulerAoS).
+  -- Assignment mode (--kernel FILE): the student's step, last, in the layout its arguments pick (5: SoA float arrays, as eulerSoA; 4: AoS float3,
+  -- as eulerAoS).
   local student = R:student_kernel()
   if student and student.nargs ~= 4 and student.nargs ~= 5 then
     error(("%s: %d arguments; the contract has 5 (in, out, n, dt, k: SoA) or 4 (in, out, dt, k: AoS)"):format(R.student_label, student.nargs))
   end
   layouts = R:with_student(layouts, nil, student and layouts[student.nargs == 5 and 3 or 1])
 
-  -- Each layout: its input written (host -> device), the step, its results read back (device -> host), each checked. out is a state of the
-  -- same layout as in (so that the two could swap from step to step); the step owns pos' and vel': the rows before force in the SoA layouts
-  -- (the force rows past them must keep the poison), the whole of an AoS buffer (its force fields checked still poison); in is read and
-  -- unchanged. A transfer's contract: a write's destination must hold the host array after it, a read's host array the results (it is
-  -- zeroed first).
+  -- Each layout: its input written (host -> device), the step, its results read back (device -> host), each checked. out is a state of the same
+  -- layout as in (so that the two could swap from step to step); the step owns pos' and vel': the rows before force in the SoA layouts (the force
+  -- rows past them must keep the poison), the whole of an AoS buffer (its force fields checked still poison); in is read and unchanged. A
+  -- transfer's contract: a write's destination must hold the host array after it, a read's host array the results (it is zeroed first).
   local function write(label, buf, src)
     return R:measure{ label = label, bound = "pcie", bytes = #src * 4, outputs = { { buf, expect = src, exact = true } },
       run = function() return q:write(buf, src, { blocking = false }) end }
@@ -145,8 +144,7 @@ R:main(function(R, dev)
     written); actual = the bytes the layout moves (padding included)"):format(DT, MASS, USEFUL))
   t:note(("kernel: median of %d (event timing), local size %d; H2D in / D2H out: pageable host arrays, the layout's input / output \z
     buffer"):format(R.reps, L))
-  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; every transfer's destination checked \z
-    too")
+  t:note("every output element checked against a CPU step (tolerance 1e-6), untouched fields still poison; every transfer's destination checked too")
   if student then
     t:note(("%s: %s (the arguments of %s)"):format(R.student_label, student.nargs == 5 and "the structure of float arrays (posx[], posy[], \z
       ...)" or "the array of structs (3 float3, 36 B)", student.nargs == 5 and "eulerSoA" or "eulerAoS"))

@@ -1,10 +1,9 @@
 -- rect: pitched 2-D arrays. OpenCL optimisation slides, "Padding 2D arrays to avoid unaligned accesses": a 7x7 host block written with
--- clEnqueueWriteBufferRect into an 8x8 device array; then large pitched transfers and copies (write_rect / read_rect / copy_rect against a
--- plain contiguous transfer of the same bytes), and a kernel over the rows of an array whose row pitch is, or is not, padded to an aligned
--- multiple (width 1000 floats: pitch 1000 vs 1024). Every figure is one R:measure (clua.harness): a transfer or kernel owns the rows it
--- writes (the device padding between them, and after the last, must still hold the harness's poison), a read checks its host destination
--- and that its source is unchanged; transfers between host and device are held against the PCIe bound, device copies and kernels against
--- the memory bandwidth.
+-- clEnqueueWriteBufferRect into an 8x8 device array; then large pitched transfers and copies (write_rect / read_rect / copy_rect against a plain
+-- contiguous transfer of the same bytes), and a kernel over the rows of an array whose row pitch is, or is not, padded to an aligned multiple
+-- (width 1000 floats: pitch 1000 vs 1024). Every figure is one R:measure (clua.harness): a transfer or kernel owns the rows it writes (the device
+-- padding between them, and after the last, must still hold the harness's poison), a read checks its host destination and that its source is
+-- unchanged; transfers between host and device are held against the PCIe bound, device copies and kernels against the memory bandwidth.
 local cl, recipe, harness = require "cl", require "clua.recipe", require "clua.harness"
 
 local R = recipe.new{
@@ -127,8 +126,8 @@ R:main(function(R, dev)
     if c[1] == W and c[2] == P then srcW, expP = src, exp end
   end
   tt:note("host arrays are contiguous (host row pitch = width); device rows are `pitch` floats apart")
-  tt:note("bytes: the region's for write/read (held against the PCIe bound), twice that for copies (read + write, against the memory \z
-    bandwidth); vs contiguous: the plain write/read/copy of the same bytes, as % of its speed")
+  tt:note("bytes: the region's for write/read (held against the PCIe bound), twice that for copies (read + write, against the memory bandwidth); vs \z
+    contiguous: the plain write/read/copy of the same bytes, as % of its speed")
   tt:note("every result checked element by element, device padding included (still poison); a read's source checked unchanged")
 
   -- 3. A kernel over the rows: unpadded vs padded row pitch.

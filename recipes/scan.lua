@@ -1,23 +1,23 @@
 -- scan: the work-efficient (Blelloch) exclusive prefix sum, without and with the padding that removes local-memory bank conflicts, within a
--- work-group and across a large array (scan the blocks, scan their totals, add back). GPU course, lecture "Example of bank conflicts
--- removal in Scan" (Harris, Sengupta, Owens, GPU Gems 3 ch. 39), the padding macro CONFLICT_FREE_OFFSET.
+-- work-group and across a large array (scan the blocks, scan their totals, add back). GPU course, lecture "Example of bank conflicts removal in
+-- Scan" (Harris, Sengupta, Owens, GPU Gems 3 ch. 39), the padding macro CONFLICT_FREE_OFFSET.
 local cl, recipe, units = require "cl", require "clua.recipe", require "clua.units"
 
 local R = recipe.new{
   name = "scan",
-  description = "Work-efficient exclusive prefix sum of uints: one work-group's block and a large array, without padding, with \z
-    CONFLICT_FREE_OFFSET and with the zero-bank-conflicts offset.",
+  description = "Work-efficient exclusive prefix sum of uints: one work-group's block and a large array, without padding, with CONFLICT_FREE_OFFSET \z
+    and with the zero-bank-conflicts offset.",
   seed = "GPU course lecture \"Example of bank conflicts removal in Scan\", CONFLICT_FREE_OFFSET",
   quick_size = "1MiB", quick_reps = 3,
-  student = "the work-group scan of each block: a kernel with the arguments of scan_plain (__global const uint *in, __global uint *out, \z
-    __global uint *sums, uint n, __local uint *temp), built with -DLOG_NUM_BANKS=L (L = log2 --banks) and launched like scan_plain: ceil(n / \z
-    2B) x B work-items in 1-D groups of B = --local (n / 2 rounded up to whole groups: one group per block of 2B elements), temp of 2B + ((2B - \z
-    1) >> L) + ((2B - 1) >> 2L) + 1 uints (room for either padding). Group g must write the exclusive prefix sum of its block in[2Bg .. 2B(g + \z
-    1)) (elements at or past n count as 0) to out[2Bg + j] for every index below n (out[2Bg] = 0; uint arithmetic, mod 2^32) and the block's \z
-    total to sums[g]; nothing else (out holds whole blocks: its tail past n must keep the poison it is filled with). in and out may be the same \z
-    buffer (read your block before writing it): the large-array scan scans the block totals in place. Timed alone (every block, one launch) and \z
-    as the recipe's large-array scan (its levels and uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes \z
-    outside out[0 .. n) and sums caught; ranked against the recipe's kernels within each.",
+  student = "the work-group scan of each block: a kernel with the arguments of scan_plain (__global const uint *in, __global uint *out, __global \z
+    uint *sums, uint n, __local uint *temp), built with -DLOG_NUM_BANKS=L (L = log2 --banks) and launched like scan_plain: ceil(n / 2B) x B \z
+    work-items in 1-D groups of B = --local (n / 2 rounded up to whole groups: one group per block of 2B elements), temp of 2B + ((2B - 1) >> L) + \z
+    ((2B - 1) >> 2L) + 1 uints (room for either padding). Group g must write the exclusive prefix sum of its block in[2Bg .. 2B(g + 1)) (elements \z
+    at or past n count as 0) to out[2Bg + j] for every index below n (out[2Bg] = 0; uint arithmetic, mod 2^32) and the block's total to sums[g]; \z
+    nothing else (out holds whole blocks: its tail past n must keep the poison it is filled with). in and out may be the same buffer (read your \z
+    block before writing it): the large-array scan scans the block totals in place. Timed alone (every block, one launch) and as the recipe's \z
+    large-array scan (its levels and uniform_add around your kernel); checked exactly against the CPU's prefix sums, writes outside out[0 .. n) and \z
+    sums caught; ranked against the recipe's kernels within each.",
   student_name = "scan",
   options = function(p)
     p:option("--local", "Work-group size B, a power of two (a block is 2B elements).", "256"):argname("N"):convert(math.tointeger)
@@ -39,11 +39,10 @@ R:main(function(R, dev)
   local n = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 * 2^20 or 16 * 2^20)), info.max_mem_alloc_size,
     info.global_mem_size // 4) // 4
   if n < 1 then error("--size is too small: at least 4 bytes") end
-  local bytes = n * 4
+  local bytes, prog = n * 4, R:program("scan.cl", { LOG_NUM_BANKS = logb })
   if B > info.max_work_group_size then
     error(("--local %d exceeds the device's maximum work-group size %d"):format(B, info.max_work_group_size))
   end
-  local prog = R:program("scan.cl", { LOG_NUM_BANKS = logb })
   local add = prog:kernel("uniform_add")
   local function temp_bytes(pad) -- TEMP_WORDS(m, pad) of scan.cl
     return (m + (pad == 0 and 0 or pad == 1 and (m - 1) >> logb or ((m - 1) >> logb) + ((m - 1) >> (2 * logb))) + 1) * 4
@@ -52,8 +51,8 @@ R:main(function(R, dev)
     error(("--local %d needs %d bytes of local memory, the device has %d"):format(B, temp_bytes(2), info.local_mem_size))
   end
 
-  -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic, mod 2^32): the exclusive scan of the whole array, of each
-  -- block, and each block's total.
+  -- Input: uints in [0, 15]; the references, in one Lua loop (uint arithmetic, mod 2^32): the exclusive scan of the whole array, of each block, and
+  -- each block's total.
   local host, nblocks, sum = cl.array("uint", n):random(11, 0, 15), (n + m - 1) // m, 0
   local full, blk, totals = cl.array("uint", n), cl.array("uint", n), cl.array("uint", nblocks)
   for b = 0, nblocks - 1 do
@@ -65,9 +64,9 @@ R:main(function(R, dev)
     totals[b], sum = t, sum + t
   end
 
-  -- Buffers: input, output, and the block totals of every level of the large-array scan (level k has ceil(size(k-1) / m) elements, down to
-  -- one block), plus one word for the last level's total. out holds whole blocks; a scan owns its first n elements: past them, the last
-  -- block's tail must keep its poison.
+  -- Buffers: input, output, and the block totals of every level of the large-array scan (level k has ceil(size(k-1) / m) elements, down to one
+  -- block), plus one word for the last level's total. out holds whole blocks; a scan owns its first n elements: past them, the last block's tail
+  -- must keep its poison.
   local din, dout, sizes, sumbufs = R:input("in", host), R:output("out", "uint", nblocks * m), { n }, {}
   repeat
     sizes[#sizes + 1] = (sizes[#sizes] + m - 1) // m
@@ -78,10 +77,9 @@ R:main(function(R, dev)
     return q:launch(k, (count + m - 1) // m * B, B)
   end
 
-  -- Each kernel tried once in groups of B (the first block; the outputs are poisoned again before timing). The kernel's reported
-  -- work_group_size is no guide (NVIDIA's driver reports 256 and runs 1024): a variant the driver refuses is left out with a note.
-  -- Assignment mode (--kernel FILE): the student's kernel, a variant after the recipe's three, given the local memory of the largest
-  -- padding; a refusal ends the recipe.
+  -- Each kernel tried once in groups of B (the first block; the outputs are poisoned again before timing). The kernel's reported work_group_size is
+  -- no guide (NVIDIA's driver reports 256 and runs 1024): a variant the driver refuses is left out with a note. Assignment mode (--kernel FILE):
+  -- the student's kernel, a variant after the recipe's three, given the local memory of the largest padding; a refusal ends the recipe.
   local pads, scopes, refused = {}, { "block", "whole" }, {}
   for _, p in ipairs(R:with_student(PADS, { LOG_NUM_BANKS = logb }, PADS[3])) do
     local k = p.student and p.kernel or prog:kernel(p.k)
@@ -101,8 +99,8 @@ R:main(function(R, dev)
     end
   end
 
-  -- The large-array scan: scan the blocks, scan the totals level by level (in place), then add each level's scanned totals back to the
-  -- level below; out[0 .. n) the scan, every level's totals owned as well.
+  -- The large-array scan: scan the blocks, scan the totals level by level (in place), then add each level's scanned totals back to the level below;
+  -- out[0 .. n) the scan, every level's totals owned as well.
   local function whole(p)
     local evs = { scan(p.k, p.pad, din, dout, sumbufs[1], n) }
     for lv = 2, #sizes - 1 do evs[#evs + 1] = scan(p.k, p.pad, sumbufs[lv - 1], sumbufs[lv - 1], sumbufs[lv], sizes[lv]) end
@@ -113,8 +111,7 @@ R:main(function(R, dev)
     return evs
   end
 
-  -- The work-group scan: one work-group per block of m elements, each scanned on its own: out[0 .. n) the blocks' scans, sums the blocks'
-  -- totals.
+  -- The work-group scan: one work-group per block of m elements, each scanned on its own: out[0 .. n) the blocks' scans, sums the blocks' totals.
   local results, what = {}, { block = "work-group scan", whole = "large-array scan" }
   for _, scope in ipairs(scopes) do
     for _, p in ipairs(pads) do
@@ -146,16 +143,16 @@ R:main(function(R, dev)
     about twice that: the add-back reads and writes the output again)")
   t:note(("padding for %d banks: CONFLICT_FREE_OFFSET(i) = i >> %d; zero-conflicts offset (i >> %d) + (i >> %d); padding speed-up: the unpadded \z
     variant's time / this one's"):format(banks, logb, logb, 2 * logb))
-  t:note("every output checked exactly against a CPU prefix sum of the same uints in [0, 15] (seed 11)" .. (info.type ~= "GPU" and "; a CPU \z
-    device has no local-memory banks: a difference here is not a bank conflict (padding adds a shift and an add per index and changes the cache \z
+  t:note("every output checked exactly against a CPU prefix sum of the same uints in [0, 15] (seed 11)" .. (info.type ~= "GPU" and "; a CPU device \z
+    has no local-memory banks: a difference here is not a bank conflict (padding adds a shift and an add per index and changes the cache \z
     footprint)" or ""))
   for _, why in ipairs(refused) do t:note(why) end
   local student_label = R.student_label
   if student_label then
-    t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels and uniform_add around it; its \z
-      local memory that of the zero-conflicts offset"):format(student_label))
-    -- Ranked within each scope. R:rank notes the place of the row whose value is R.student_label exactly; here the rows name the scope
-    -- first, so the label is set to the student's row of each scope in turn.
+    t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels and uniform_add around it; its local \z
+      memory that of the zero-conflicts offset"):format(student_label))
+    -- Ranked within each scope. R:rank notes the place of the row whose value is R.student_label exactly; here the rows name the scope first, so
+    -- the label is set to the student's row of each scope in turn.
     for _, scope in ipairs(scopes) do
       R.student_label = ("%s, %s"):format(what[scope], student_label)
       R:rank(t, "time", function(row) return row.variant:sub(1, #what[scope]) == what[scope] end)

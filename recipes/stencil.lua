@@ -1,27 +1,27 @@
--- stencil: 2D Poisson relaxation with a 5-point stencil (Jacobi sweeps). "Advanced CUDA - optimizing to get 20x performance", Finite
--- Differences: keep the grid in device memory, buffer u in shared (local) memory in 16x16 blocks with ghost cells, put the stencil {4, -1,
--- -1, -1, -1} in constant memory; "512x512 grid ... executes in 0.23 ms on GTX280". Here: one sweep from global memory (coefficients in
--- __global, then in __constant), and from local-memory tiles (16x16 computed from an 18x18 tile with a halo; the seed's 16x16 tile of which
--- 14x14 is computed), by grid size, in float and double (kernels/stencil.cl).
+-- stencil: 2D Poisson relaxation with a 5-point stencil (Jacobi sweeps). "Advanced CUDA - optimizing to get 20x performance", Finite Differences:
+-- keep the grid in device memory, buffer u in shared (local) memory in 16x16 blocks with ghost cells, put the stencil {4, -1, -1, -1, -1} in
+-- constant memory; "512x512 grid ... executes in 0.23 ms on GTX280". Here: one sweep from global memory (coefficients in __global, then in
+-- __constant), and from local-memory tiles (16x16 computed from an 18x18 tile with a halo; the seed's 16x16 tile of which 14x14 is computed), by
+-- grid size, in float and double (kernels/stencil.cl).
 local cl, recipe, plot, units, commalist = require "cl", require "clua.recipe", require "clua.plot", require "clua.units", require "clua.commalist"
 
 local R = recipe.new{
   name = "stencil",
-  description = "Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo, coefficients in __constant; time \z
-    per sweep and GB/s by grid size.",
+  description = "Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo, coefficients in __constant; time per \z
+    sweep and GB/s by grid size.",
   seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
   quick_reps = 3,
-  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, __global const real *f, __global \z
-    real *out, int N), where real is float, or double when the file is built with -DUSE_DOUBLE (--type double or both: the kernel must then \z
-    define real as double and enable cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's kernels are, for each grid N \z
-    (--grids) and type: on {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of 16, so the work-items with x >= N or y >= N \z
-    (x = get_global_id(0), y = get_global_id(1)) must write nothing. One Jacobi sweep of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} \z
-    (s0 .. s4 = centre, west, east, north, south; h2); it must write every point of out, i = y * N + x: out[i] = u[i] on the boundary (x or y 0 \z
-    or N - 1), else out[i] = (-c[5] * f[i] - (c[1] * u[i - 1] + c[2] * u[i + 1] + c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must \z
-    stay unchanged. out holds G x G points, of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and \z
-    out are two such buffers that swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against the CPU (double; \z
-    tolerance 1e-5 for float, 1e-12 for double) and against the global-memory sweep, --batch sweeps against the global-memory sweep's; ranked \z
-    by time among the variants of its grid and type.",
+  student = "a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u, __global const real *f, __global real \z
+    *out, int N), where real is float, or double when the file is built with -DUSE_DOUBLE (--type double or both: the kernel must then define real \z
+    as double and enable cl_khr_fp64; -DTILE=16 is defined too). It is launched as the recipe's kernels are, for each grid N (--grids) and type: on \z
+    {G, G} work-items in {16, 16} groups, G = N rounded up to a multiple of 16, so the work-items with x >= N or y >= N (x = get_global_id(0), y = \z
+    get_global_id(1)) must write nothing. One Jacobi sweep of the N x N row-major grid u: c = {4, -1, -1, -1, -1, 1} (s0 .. s4 = centre, west, \z
+    east, north, south; h2); it must write every point of out, i = y * N + x: out[i] = u[i] on the boundary (x or y 0 or N - 1), else out[i] = \z
+    (-c[5] * f[i] - (c[1] * u[i - 1] + c[2] * u[i + 1] + c[3] * u[i - N] + c[4] * u[i + N])) / c[0]; u, f and c must stay unchanged. out holds G x \z
+    G points, of which the kernel owns the N x N grid: the padding past out[N * N - 1] must not be written; u and out are two such buffers that \z
+    swap at every sweep. Checked before any figure: --sweeps sweeps from the same start against the CPU (double; tolerance 1e-5 for float, 1e-12 \z
+    for double) and against the global-memory sweep, --batch sweeps against the global-memory sweep's; ranked by time among the variants of its \z
+    grid and type.",
   student_name = "jacobi",
   options = function(p)
     p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, 128..1024 on a CPU; 64,100 with \z
@@ -48,21 +48,19 @@ local VARIANTS = {
 
 local function roundup(a, b) return (a + b - 1) // b * b end
 
--- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from those rows of u and f (Lua lists, row-major, 1-based). Rows lo
--- and hi, when not the grid's boundary, lack a neighbour and are carried unchanged, so after K sweeps the rows farther than K from them are
--- exact; the caller picks lo = r - K, hi = r + K for row r (or the whole grid).
+-- K Jacobi sweeps on the CPU of rows lo..hi (0-based) of an N x N grid, from those rows of u and f (Lua lists, row-major, 1-based). Rows lo and hi,
+-- when not the grid's boundary, lack a neighbour and are carried unchanged, so after K sweeps the rows farther than K from them are exact; the
+-- caller picks lo = r - K, hi = r + K for row r (or the whole grid).
 local function cpu_sweeps(u, f, N, lo, hi, K)
   local s0, s1, s2, s3, s4 = table.unpack(STENCIL)
-  local rows = hi - lo + 1
-  local cur, nxt = u, {}
+  local rows, cur, nxt = hi - lo + 1, u, {}
   for _ = 1, K do
     for r = 0, rows - 1 do
       local y, base = lo + r, r * N
       nxt[base + 1], nxt[base + N] = cur[base + 1], cur[base + N] -- the boundary columns
       local carried = y == 0 or y == N - 1 or r == 0 or r == rows - 1 -- a boundary row, or an end of the band
       for i = base + 2, base + N - 1 do
-        nxt[i] = carried and cur[i]
-          or (-H2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
+        nxt[i] = carried and cur[i] or (-H2 * f[i] - (s1 * cur[i - 1] + s2 * cur[i + 1] + s3 * cur[i - N] + s4 * cur[i + N])) / s0
       end
     end
     cur, nxt = nxt, (cur == u and {} or cur)
@@ -103,9 +101,8 @@ R:main(function(R, dev)
         skipped[#skipped + 1] = ("%s %dx%d (%s per array: too large for the device)"):format(ty, N, N, units.format_size(bytes))
       else
         local u0, f, G = cl.array(ty, N * N):random(100 + gi, 0, 1), cl.array(ty, N * N):random(200 + gi, -1, 1), roundup(N, TILE)
-        -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up to the work-group), owns its N x N
-        -- points: the padding past them must keep its poison, so a work-item past the grid that writes is named. The sweeps from u run u ->
-        -- 1 -> 2 -> 1 ...
+        -- The contract of a sweep: u, f and c read and unchanged; out, G x G elements (G = N rounded up to the work-group), owns its N x N points:
+        -- the padding past them must keep its poison, so a work-item past the grid that writes is named. The sweeps from u run u -> 1 -> 2 -> 1 ...
         local du0, df, dcoef = R:input("u", u0), R:input("f", f), R:input("c", coef)
         local du = { R:output("u/out 1", ty, G * G), R:output("u/out 2", ty, G * G) }
 
@@ -130,8 +127,8 @@ R:main(function(R, dev)
             return q:launch(k, { gsize, gsize }, { TILE, TILE })
           end
           local label = ("%s %dx%d"):format(v.label, N, N)
-          -- The outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked (`name` in messages) against
-          -- the CPU's `rows` if given, and against the global-memory kernel's.
+          -- The outputs of n sweeps from u: u/out 1 and 2 own their grids when written, the last is checked (`name` in messages) against the CPU's
+          -- `rows` if given, and against the global-memory kernel's.
           local function outs(n, name, rows)
             local o = { { du[1], owns = { 0, N * N } }, { du[2], owns = { 0, n > 1 and N * N or 0 } } }
             o[(n - 1) % 2 + 1].check = function(got)
@@ -146,8 +143,8 @@ R:main(function(R, dev)
             end
             return o
           end
-          -- Each repetition sweeps K times from u; the time is the last sweep's kernel. The result must be K Jacobi sweeps of u (the
-          -- CPU's), and the global-memory sweep's.
+          -- Each repetition sweeps K times from u; the time is the last sweep's kernel. The result must be K Jacobi sweeps of u (the CPU's), and
+          -- the global-memory sweep's.
           local t = R:measure{ label = label, reads = { du0, df, dcoef }, bytes = 3 * bytes, type = ty,
             outputs = outs(K, ("u after %d sweeps (%s, %dx%d, %s)"):format(K, ty, N, N, v.label), check_rows),
             -- per interior point: h2 f (1), s1 w + s2 e + s3 n + s4 s (a multiply and 3 multiply-adds: 7), a subtraction and a division: 10
@@ -183,12 +180,12 @@ R:main(function(R, dev)
       ["back to back"] = r.tb.median / B, ["vs global"] = global_t[r.type .. r.N] / r.t.median, checked = r.check })
     if r.type == types[1] then p:add(r.v.label, r.N, r.t.bw) end
   end
-  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same start), median; back to back: \z
-    the span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
+  t:note(("time: one sweep's kernel (event start to end; the last of each repetition's %d sweeps from the same start), median; back to back: the \z
+    span of %d sweeps launched in a row from the same start / %d"):format(K, B, B))
   t:note("bandwidth: 3 N^2 elements per sweep (u and f read, u' written, each once) / time; small grids fit the caches")
-  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): every point up to N = %d, \z
-    else 16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point against the global-memory sweep; the %d back-to-back \z
-    sweeps against the global-memory kernel's; u/out hold G x G points (G = N rounded up to %d), the padding past N x N still \z
+  t:note(("checked: %d sweeps from the same start, outputs poisoned, against Jacobi sweeps on the CPU (in double): every point up to N = %d, else \z
+    16 rows (the CPU sweeping a band of 2x%d+1 rows around each) and every point against the global-memory sweep; the %d back-to-back sweeps \z
+    against the global-memory kernel's; u/out hold G x G points (G = N rounded up to %d), the padding past N x N still \z
     poisoned"):format(K, full_check, K, B, TILE))
   t:note("stencil {4, -1, -1, -1, -1} and h^2 = 1 in __constant (in __global for the first variant); work-groups of " .. TILE .. "x" .. TILE)
   for _, s in ipairs(skipped) do t:note("skipped: " .. s) end
