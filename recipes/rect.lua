@@ -26,20 +26,17 @@ R:main(function(R, dev)
   local info, q = dev.info, R.queue
 
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.
-  local host, back, dsmall = cl.array("float", 49):random(1, -1, 1), cl.array("float", 49), R:output("8x8", "float", 64)
+  local host, back, dsmall = cl.array("float", 49):random(1, -1, 1), cl.array("float", 49):fill(POISON), R:output("8x8", "float", 64)
   local region7 = { region = { 7 * 4, 7, 1 }, buffer_row_pitch = 8 * 4, blocking = false }
   -- write_rect owns the 7 rows of 7 (elements 0 .. 55 of the 8x8 array, the padding between them still poison); the rest must be poison too
   local function slide(i) return i % 8 < 7 and host[i // 8 * 7 + i % 8] or POISON end
   local small
-  local tw = R:measure{ label = "7x7 write_rect", bytes = 49 * 4, bound = "pcie",
-    run = function() return q:write_rect(dsmall, host, region7) end,
+  local tw = R:measure{ label = "7x7 write_rect", bytes = 49 * 4, bound = "pcie", run = function() return q:write_rect(dsmall, host, region7) end,
     outputs = { { dsmall, owns = { 0, 55 }, check = function(got)
       R:verify("8x8 device array after write_rect of the 7x7 block", got, slide, { exact = true })
       small = got
     end } } }
-  back:fill(POISON)
-  local tr = R:measure{ label = "7x7 read_rect", bytes = 49 * 4, bound = "pcie",
-    run = function() return q:read_rect(dsmall, back, region7) end,
+  local tr = R:measure{ label = "7x7 read_rect", bytes = 49 * 4, bound = "pcie", run = function() return q:read_rect(dsmall, back, region7) end,
     outputs = { { dsmall, owns = { 0, 55 }, poison = false, check = function(got)
       R:verify("8x8 device array unchanged by read_rect", got, slide, { exact = true })
       R:verify("7x7 host block read back with read_rect", back, host, { exact = true })
