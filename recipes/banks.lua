@@ -22,8 +22,7 @@ local R = recipe.new{
   options = function(p)
     p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, 32 with --quick).")
       :argname("N"):convert(math.tointeger)
-    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick)."):argname("N")
-      :convert(math.tointeger)
+    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick)."):argname("N"):convert(math.tointeger)
     p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N"):convert(math.tointeger)
     p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items (16 for the guide's compute capability \z
       1.x).", "32"):argname("B"):convert(math.tointeger)
@@ -144,10 +143,7 @@ R:main(function(R, dev)
   local p = plot.new{ title = "Bank conflicts: slowdown against stride 1", x = { name = "stride", unit = "words", log2 = true },
     y = { name = "slowdown", unit = "x" } }
   for _, pt in ipairs(patterns) do
-    if pt.stride and pt.stride & (pt.stride - 1) == 0 then
-      p:add("measured", pt.stride, pt.t.median / base)
-      p:add("model", pt.stride, pt.model)
-    end
+    if pt.stride and pt.stride & (pt.stride - 1) == 0 then p:add("measured", pt.stride, pt.t.median / base); p:add("model", pt.stride, pt.model) end
   end
   R:emit(t)
   if student then

@@ -154,8 +154,7 @@ R:main(function(R, dev)
   end
   t:note("GOP/s: evaluations of the variant's expression per second (10^9); each also costs an argument step and a sum (the identity row)")
   t:note("speedup: time of the function's reference row (full precision, default build; i / n for 5.1.1) / this row's time")
-  t:note(("errors: against Lua's double-precision math on every output (%d inputs per function); ulp of the float nearest the reference")
-    :format(n))
+  t:note(("errors: against Lua's double-precision math on every output (%d inputs per function); ulp of the float nearest the reference"):format(n))
   t:note("bound: OpenCL's single-precision ulp limits for full-precision functions; loose = |error| <= 2^-10 x (|reference| + 1 for sin, cos, log, \z
     + 0 otherwise), for native_*, -cl-fast-relaxed-math and -cl-mad-enable, whose accuracy is implementation-defined; exact for integers")
   t:note(("inputs: sin, cos in [-100, 100]; exp [-20, 20]; log [1e-3, 1e3]; pow x in [0.01, 10], p = %.7g; sqrt, rsqrt [1e-3, 1e4]; cubic [0, 2]; \z

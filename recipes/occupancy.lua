@@ -17,8 +17,7 @@ local R = recipe.new{
     p:option("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, 512 on a CPU, 32 with --quick).")
       :argname("N"):convert(math.tointeger)
     p:option("--local-group", "Work-group size of the local-memory sweep (default 64)."):argname("N"):convert(math.tointeger)
-    p:option("--registers", "Registers per work-item for the calculator where the build log does not tell."):argname("N")
-      :convert(math.tointeger)
+    p:option("--registers", "Registers per work-item for the calculator where the build log does not tell."):argname("N"):convert(math.tointeger)
     p:option("--cc", "Compute capability whose limits the calculator uses (default: the device's)."):argname("X.Y")
   end,
 }

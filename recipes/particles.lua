@@ -72,8 +72,7 @@ R:main(function(R, dev)
       input = layout({ P, V, F }, 9), expect = layout({ P1, V1, X }, 9) },
     { label = "SoA float3 arrays (pos[], vel[], force[])", id = "eulerSoA3", stored = 36, written = 24, n = true,
       input = layout({ P, V, F }, 3), expect = layout({ P1, V1 }, 3) },
-    { label = "SoA float arrays (posx[], posy[], ...)", id = "eulerSoA", stored = 36, written = 24, n = true,
-      input = soa9, expect = ref6 },
+    { label = "SoA float arrays (posx[], posy[], ...)", id = "eulerSoA", stored = 36, written = 24, n = true, input = soa9, expect = ref6 },
     { label = "AoS float4-padded (struct of 3 float4, 48 B)", id = "eulerAoS4", stored = 48, written = 32,
       input = layout({ P, 0, V, 0, F, 0 }, 12), expect = layout({ P1, 0, V1, 0, X, POISON }, 12) },
     { label = "SoA float4 arrays (pos4[], vel4[], force4[])", id = "eulerSoA4", stored = 48, written = 32, n = true,
@@ -129,10 +128,9 @@ R:main(function(R, dev)
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
   local t = R:table{ title = ("One Euler step of %d particles, by memory layout"):format(N), id = "layouts",
     columns = { { name = "layout", key = true }, { name = "stored", unit = "B/particle" }, { name = "moved", unit = "B/particle" },
-      R:time_columns("µs", { name = "kernel", compare = false }), R:bw_column("effective"),
-      { name = "actual", unit = R.bw_unit, format = "%.1f" }, { name = "vs AoS", unit = "x", format = "%.2f" },
-      { name = "H2D in", unit = "ms", format = ms, ns = true }, { name = "D2H out", unit = "ms", format = ms, ns = true },
-      { name = "transfer/kernel", unit = "x", format = "%.1f" } } }
+      R:time_columns("µs", { name = "kernel", compare = false }), R:bw_column("effective"), { name = "actual", unit = R.bw_unit, format = "%.1f" },
+      { name = "vs AoS", unit = "x", format = "%.2f" }, { name = "H2D in", unit = "ms", format = ms, ns = true },
+      { name = "D2H out", unit = "ms", format = ms, ns = true }, { name = "transfer/kernel", unit = "x", format = "%.1f" } } }
   local best = layouts[1]
   for _, l in ipairs(layouts) do
     if l.t.median < best.t.median and not l.student then best = l end

@@ -15,8 +15,7 @@ local R = recipe.new{
     p:option("--width", "Row width of the large arrays, in floats.", "1000"):argname("N"):convert(math.tointeger)
     p:option("--align", "Alignment of a padded row, in bytes.", "128"):argname("BYTES"):convert(math.tointeger)
     p:option("--pitch", "Padded row pitch, in floats (default: the width rounded up to --align)."):argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group width of the row kernels (capped by the device's maximum).", "256"):argname("N")
-      :convert(math.tointeger)
+    p:option("--local", "Work-group width of the row kernels (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
   end,
 }
 
