@@ -125,14 +125,13 @@ R:main(function(R, dev)
   -- Everything verified: the figures.
   local best = {}
   for _, list in ipairs({ by_wg, by_local }) do for _, row in ipairs(list) do best[row.kernel] = math.max(best[row.kernel] or 0, row.rate) end end
-  local times = R:time_columns("ms", { compare = false })
+  local times, u = R:time_columns("ms", { compare = false }), occupancy.usage(kernels.copy[0], dev)
   for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
   local columns = { { name = "kernel", key = true }, { name = "work-group", key = true }, { name = "local", unit = "bytes", key = true },
     { name = "registers" }, { name = "groups/CU" }, { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" }, times,
     -- a bandwidth of a working set within the caches reads "123.4 c" (R:add_row's note)
     { name = "rate", format = function(v, row) return ("%.1f"):format(v) .. (row and row.cache_figure and " c" or "") end, compare = true },
     { name = "unit" }, { name = "of best", unit = "%", format = "%.0f" } }
-  local u = occupancy.usage(kernels.copy[0], dev)
   local function table_of(title, id, rows, refused)
     local t = R:table{ title = title, id = id, columns = columns }
     for _, row in ipairs(rows) do

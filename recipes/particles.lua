@@ -27,8 +27,7 @@ local R = recipe.new{
   end,
 }
 
--- what the harness fills an output with: the fields a kernel must leave untouched still hold it
-local POISON = require("clua.harness").POISON_FLOAT
+local POISON = require("clua.harness").POISON_FLOAT -- what the harness fills an output with: the fields a kernel leaves untouched hold it
 local DT, MASS = 0.01, 2.0
 local USEFUL = 60 -- bytes per particle the step needs: pos, vel, force read (36), pos, vel written (24)
 local SEED = { h2d = 15.3e6, kernel = 1.32e6 } -- ns, GTX 280, 1M particles ("Measured Performance")

@@ -115,9 +115,8 @@ R:main(function(R, dev)
     for _, b in ipairs({ dp, dp2, dc, dc2 }) do b:release() end
     return src, exp
   end
-  local srcW, expP
+  local srcW, expP -- each config measures its own contiguous transfers (its ratios use them); they are shown once per width
   for _, c in ipairs(configs) do
-    -- each config measures its own contiguous transfers (its ratios use them); they are shown once per width
     local src, exp = measure_transfers(c[1], c[2])
     if c[1] == W and c[2] == P then srcW, expP = src, exp end
   end

@@ -25,11 +25,8 @@ local R = recipe.new{
   end,
 }
 
-local PADS = {
-  { k = "scan_plain", name = "no padding", pad = 0 },
-  { k = "scan_padded", name = "CONFLICT_FREE_OFFSET", pad = 1 },
-  { k = "scan_zero_conflicts", name = "zero-conflicts offset", pad = 2 },
-}
+local PADS = { { k = "scan_plain", name = "no padding", pad = 0 }, { k = "scan_padded", name = "CONFLICT_FREE_OFFSET", pad = 1 },
+  { k = "scan_zero_conflicts", name = "zero-conflicts offset", pad = 2 } }
 
 R:main(function(R, dev)
   local info, q, B, banks = dev.info, R.queue, R.args["local"], R.args.banks
@@ -119,11 +116,9 @@ R:main(function(R, dev)
         { sumbufs[1], expect = scope == "block" and totals or nil, name = "block totals" } }
       for lv = 2, scope == "block" and 0 or #sumbufs do outs[#outs + 1] = { sumbufs[lv] } end
       local r = R:measure{ label = ("%s, %s"):format(what[scope], p.name), reads = { din }, outputs = outs, bytes = 2 * bytes,
-        -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
-        ops = not p.student and 2 * (n - 1) or nil,
+        ops = not p.student and 2 * (n - 1) or nil, -- the work-efficient scan: 2 (n - 1) additions (up-sweep and down-sweep)
         run = function() return scope == "block" and { scan(p.k, p.pad, din, dout, sumbufs[1], n) } or whole(p) end }
-      r.launches = scope == "block" and 1 or 2 * #sizes - 3
-      results[#results + 1] = { scope = scope, p = p, r = r }
+      results[#results + 1] = { scope = scope, p = p, r = r, launches = scope == "block" and 1 or 2 * #sizes - 3 }
     end
   end
 
@@ -134,7 +129,7 @@ R:main(function(R, dev)
   local plain = {}
   for _, x in ipairs(results) do
     if x.p.pad == 0 then plain[x.scope] = x.r.median end
-    R:add_row(t, x.r, { variant = x.r.label, launches = x.r.launches,
+    R:add_row(t, x.r, { variant = x.r.label, launches = x.launches,
       ["padding speed-up"] = x.p.pad > 0 and not x.p.student and plain[x.scope] and plain[x.scope] / x.r.median or nil })
   end
   t:note(("work-group scan: every block of %d elements (%d work-items) scanned on its own, one launch; large-array scan: the blocks, then their \z
