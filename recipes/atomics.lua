@@ -28,15 +28,12 @@ R:main(function(R, dev)
   local info = dev.info
   local L = math.min(R.args["local"], info.max_work_group_size)
   local W = math.min(info.warp_size or 32, L)
-  local n = R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)
-  n = math.tointeger(n // L * L)
-  local K = R.args.per or (R.quick and 4 or 16)
+  local n = math.tointeger((R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)) // L * L)
+  local K, q = R.args.per or (R.quick and 4 or 16), R.queue
   if n < L or K < 1 then error(("--items must be at least --local (%d), --per at least 1"):format(L), 0) end
-  local q = R.queue
 
-  local types = { { "int", "int" }, { "uint", "uint" } }
   local has64 = (" " .. table.concat(info.extensions, " ") .. " "):find(" cl_khr_int64_base_atomics ", 1, true) ~= nil
-  if has64 then types[#types + 1] = { "long", "long" } end
+  local types = { { "int", "int" }, { "uint", "uint" }, has64 and { "long", "long" } or nil }
   types[#types + 1] = { "float", "float", "float (compare-exchange)" }
   local prog = R:program("atomics.cl")
   -- C11 atomics: the device's OpenCL C 3.0 (else 2.0) compiler, if it takes them.
@@ -57,12 +54,10 @@ R:main(function(R, dev)
     { ("one per warp (%d)"):format(W), div = W },
     { "all distinct", div = 1 },
   }
-  local t = R:table{
-    title = ("Atomic adds: %d work-items x %d adds, work-groups of %d"):format(n, K, L), id = "atomics",
+  local t = R:table{ title = ("Atomic adds: %d work-items x %d adds, work-groups of %d"):format(n, K, L), id = "atomics",
     columns = { { name = "memory", key = true }, { name = "contention", key = true }, { name = "type", key = true },
       { name = "work-items" }, { name = "per address" }, R:time_columns("µs"),
-      { name = "rate", unit = "Gatomic/s", format = "%.2f", compare = true } },
-  }
+      { name = "rate", unit = "Gatomic/s", format = "%.2f", compare = true } } }
   for _, space in ipairs({ "global", "local" }) do
     for _, lv in ipairs(LEVELS) do
       if space == "global" or not lv.global then
@@ -70,9 +65,7 @@ R:main(function(R, dev)
           local items = (ty[1] == "float" and lv.cas_items) or lv.items or n
           local div = lv.div or items
           local k = (ty[1] == "c11_int" and c11 or prog):kernel(space .. "_" .. ty[1])
-          local m = items // div
-          local out = R:output("counters", ty[2], m)
-          local zero = cl.array(ty[2], 1)
+          local out, zero = R:output("counters", ty[2], items // div), cl.array(ty[2], 1)
           if space == "global" then k:args(out, cl.uint(div), cl.uint(K))
           else k:args(out, cl.uint(div), cl.uint(K), cl["local"](L // div * zero.size)) end
           local label = ("%s, %s, %s"):format(space, lv[1], ty[3] or ty[1])
