@@ -173,31 +173,17 @@ R:main(function(R, dev)
     local b = s - first
     while b ~= 0 do tick, b = b, tick % b end
   end
-  local function durations(evs)
-    local d, zeros, nonzero = {}, 0, math.huge
+  local function durations(evs) -- the durations, their summary, how many lasted 0 ns, the shortest that did not
+    local d, nonzero = {}, {}
     for i, e in ipairs(evs) do
       d[i] = e.duration
-      if d[i] == 0 then zeros = zeros + 1 elseif d[i] < nonzero then nonzero = d[i] end
+      if d[i] > 0 then nonzero[#nonzero + 1] = d[i] end
     end
-    return stats.summary(d), zeros, nonzero < math.huge and nonzero or nil
+    return d, stats.summary(d), #d - #nonzero, stats.min(nonzero)
   end
-  local empty_s, empty_zero, empty_min = durations(empty_evs)
-  local write_s, write_zero, write_min = durations(write_evs)
-  local spin_d, step = {}, math.huge
-  for i, e in ipairs(spin_evs) do spin_d[i] = e.duration end
-  local sorted = table.move(spin_d, 1, #spin_d, 1, {})
-  table.sort(sorted)
-  for i = 2, #sorted do
-    if sorted[i] > sorted[i - 1] then step = math.min(step, sorted[i] - sorted[i - 1]) end
-  end
-  -- least-squares slope of duration against iterations
-  local mx, my = stats.mean(spin_iters), stats.mean(spin_d)
-  local sxy, sxx = 0, 0
-  for i = 1, #spin_d do
-    sxy = sxy + (spin_iters[i] - mx) * (spin_d[i] - my)
-    sxx = sxx + (spin_iters[i] - mx) ^ 2
-  end
-  local slope = sxx > 0 and sxy / sxx or nil
+  local _, empty_s, empty_zero, empty_min = durations(empty_evs)
+  local _, write_s, write_zero, write_min = durations(write_evs)
+  local spin_d, spin_s = durations(spin_evs)
 
   -- Everything verified: the figures.
   local ftime = units.format_time
@@ -227,10 +213,10 @@ R:main(function(R, dev)
   for _, r in ipairs({ -- quantity, value, how, spread
     { "stated profiling timer resolution", info.timer_resolution_ns, "CL_DEVICE_PROFILING_TIMER_RESOLUTION" },
     { "event clock tick", tick, ("GCD of the differences of %d START/END timestamps"):format(#stamps) },
-    { "smallest step between spin durations", step < math.huge and step or nil,
-      ("%d spin launches, 0..%d iterations, durations %s..%s"):format(probes, max_iters, units.format_time(sorted[1]),
-        units.format_time(sorted[#sorted])) },
-    { "spin kernel, per iteration", slope, "least-squares slope" },
+    { "smallest step between spin durations", stats.min_step(spin_d),
+      ("%d spin launches, 0..%d iterations, durations %s..%s"):format(probes, max_iters, units.format_time(spin_s.min),
+        units.format_time(spin_s.max)) },
+    { "spin kernel, per iteration", stats.slope(spin_iters, spin_d), "least-squares slope" },
     { "empty kernel, smallest non-zero duration", empty_min, ("%d launches, %d of zero duration"):format(probes, empty_zero) },
     { "empty kernel, median duration", empty_s.median, "END - START", noise.spread(empty_s) },
     { "4-byte write, smallest non-zero duration", write_min, ("%d writes, %d of zero duration"):format(probes, write_zero) },
