@@ -69,7 +69,7 @@ R:main(function(R, dev)
           if space == "global" then k:args(out, cl.uint(div), cl.uint(K))
           else k:args(out, cl.uint(div), cl.uint(K), cl["local"](L // div * zero.size)) end
           local label = ("%s, %s, %s"):format(space, lv[1], ty[3] or ty[1])
-          -- Contract: each of the m counters ends at div * K, exactly.
+          -- Contract: each of the items // div counters ends at div * K, exactly.
           local res = R:measure{ label = label, ops = items * K, roofline = false, bound = false,
             outputs = { { out, expect = function() return div * K end, exact = true } },
             run = function()

@@ -59,15 +59,16 @@ R:main(function(R, dev)
   -- One context and queue per device (the alone and all-at-once runs), each
   -- with its pinned host memory, its device buffers and a copy kernel: da
   -- holds src (H2D's destination, then read by D2H and the copy), db is
-  -- written by both's H2D and by the copy.
-  local rigs = {}
+  -- written by both's H2D and by the copy; two pinned chunks for the staged
+  -- device-to-device path.
+  local rigs, chunk = {}, (n + CHUNKS - 1) // CHUNKS * 4
   for i, d in ipairs(devices) do
     local ctx = cl.context(d)
     local q = ctx:queue(d, { profiling = true })
-    local function pinned() return q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" }) end
-    local r = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, hin = pinned():copy(src),
+    local function pinned(b) return q:map(ctx:buffer(b, "alloc_host_ptr"), { type = "float" }) end
+    local r = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, hin = pinned(bytes):copy(src),
       q2 = ctx:queue(d, { profiling = true }), -- the second direction of "both"
-      hout = pinned(), facts = d == dev and R.facts or devicemod.facts(d) }
+      hout = pinned(bytes), pins = { pinned(chunk), pinned(chunk) }, facts = d == dev and R.facts or devicemod.facts(d) }
     on(r, function() r.da, r.db = R:input("a", src, "read_write"), R:output("b", "float", n) end)
     r.k = ctx:program_file("copy.cl"):build():kernel("copy"):args(r.db, r.da)
     rigs[i] = r
@@ -239,12 +240,6 @@ R:main(function(R, dev)
     local lo, hi = k * n // CHUNKS, (k + 1) * n // CHUNKS
     return { offset = lo * 4, size = (hi - lo) * 4, blocking = false }
   end
-  local function pins(r) -- two pinned chunks in the source's context
-    local c = (n + CHUNKS - 1) // CHUNKS * 4
-    r.pins = r.pins or { r.q:map(r.ctx:buffer(c, "alloc_host_ptr"), { type = "float" }),
-      r.q:map(r.ctx:buffer(c, "alloc_host_ptr"), { type = "float" }) }
-    return r.pins
-  end
   local function staged(host) -- read into host memory from the source, then write from it to the destination
     return function(i, j)
       rigs[i].q:read(rigs[i].db, host or rigs[i].hout)
@@ -263,7 +258,7 @@ R:main(function(R, dev)
     { name = "staged x" .. CHUNKS, note = ("the same in %d chunks through two pinned buffers, chunk k+1 read while "
       .. "chunk k is written"):format(CHUNKS),
       go = function(i, j)
-        local ri, rj, p = rigs[i], rigs[j], pins(rigs[i])
+        local ri, rj, p = rigs[i], rigs[j], rigs[i].pins
         local rd, wr = ri.q:read(ri.db, p[1], part(0)), nil
         for k = 0, CHUNKS - 1 do
           rd:wait()

@@ -143,10 +143,7 @@ R:main(function(R, dev)
     local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = n * 4, ops = n - 1,
       run = function()
         local evs = {}
-        for i, s in ipairs(seq) do
-          s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4))
-          evs[i] = q:launch(s.k, s.groups * L, L)
-        end
+        for i, s in ipairs(seq) do evs[i] = q:launch(s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4)), s.groups * L, L) end
         return evs
       end }
     r.bound, r.launches = bound, #seq
@@ -203,13 +200,13 @@ R:main(function(R, dev)
   -- the n elements it is given, its input holds 1e30 for a whole span: a
   -- group that reads beyond n is wrong, and named.
   local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
-  local kper = R.args.kernel_per
-  local checked = {}
+  local kper, checked = R.args.kernel_per, {}
   if student then
     if not kper or kper < 1 then error("--kernel-per must be at least 1") end
     local span = kper * L
-    local function first_launch(m, why)
-      local g = (m + span - 1) // span
+    local function first_launch(m)
+      local g, r = (m + span - 1) // span, m % span
+      local why = r == 0 and "" or (" (%d groups, the last one %d of %d elements)"):format(g, r, span)
       local data = cl.array("float", m + span):fill(1e30)
       data:slice(0, m):copy(host:slice(0, m))
       local want = cl.array("double", g)
@@ -218,21 +215,14 @@ R:main(function(R, dev)
       local dout_m = R:output("out", "float", (m + L - 1) // L)
       R:measure{ label = ("%s, first launch, n = %d%s"):format(student_label, m, why), reps = 1, warmup = 0,
         reads = { din_m }, outputs = { { dout_m, owns = { 0, g }, expect = want, tol = gamma(span) } },
-        run = function()
-          student:args(din_m, dout_m, cl.uint(m), cl["local"](L * 4))
-          return q:launch(student, g * L, L)
-        end }
+        run = function() return q:launch(student:args(din_m, dout_m, cl.uint(m), cl["local"](L * 4)), g * L, L) end }
       checked[#checked + 1] = m
     end
-    local function ragged(m)
-      local r = m % span
-      return r == 0 and "" or (" (%d groups, the last one %d of %d elements)"):format((m + span - 1) // span, r, span)
-    end
-    first_launch(n, ragged(n))
+    first_launch(n)
     local m2 = n % span ~= 0 and nil or n - span // 2 - 1
-    if m2 and m2 > 0 then first_launch(m2, ragged(m2)) end
+    if m2 and m2 > 0 then first_launch(m2) end
     local m3 = math.min(n, span // 2 + 3)
-    if m3 ~= n and m3 ~= m2 then first_launch(m3, ragged(m3)) end
+    if m3 ~= n and m3 ~= m2 then first_launch(m3) end
     rows[#rows + 1] = { label = student_label, r = measure(student_label, plan(student, kper, "any")) }
   end
 
