@@ -14,7 +14,6 @@ local R = recipe.new{
   description = "Histogram of 16-bit keys into 16..65536 bins, uniform and skewed: global atomics, "
     .. "local-memory privatised bins merged at the end, and sort-based; verified exactly against the CPU.",
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
-  quick_reps = 3,
   student = "a kernel with the arguments of hist_global (__global const uint *keys, uint n, uint shift, "
     .. "__global uint *hist, __local uint *lhist, uint lbins), launched like it: a grid-stride loop's "
     .. "work-groups of --local over n 16-bit keys; it must add to hist[b] the number of keys k with "
