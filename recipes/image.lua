@@ -16,20 +16,17 @@ local recipe = require "clua.recipe"
 local units = require "clua.units"
 local verify = require "clua.verify"
 
-local R = recipe.new{
-  name = "image",
+local R = recipe.new{ name = "image", quick_size = "256KiB", quick_reps = 3,
   description = "Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered "
     .. "patterns, and linear filtering by the sampler vs by hand.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.4, Table 3.4; OpenCL slides \"Texture Memory\"",
-  quick_size = "256KiB", quick_reps = 3,
   options = function(p)
     p:option("--stride", "Pixels between the reads of consecutive work-items in the scattered pattern "
       .. "(taken modulo the image).", "7919"):argname("P"):convert(math.tointeger)
     p:option("--full-check", "Largest image side checked in full on the CPU for the 3x3 average and the "
       .. "bilinear kernels; larger images are checked on 16 rows (on the CPU) and everywhere against the "
       .. "global-memory kernel.", "512"):argname("N"):convert(math.tointeger)
-  end,
-}
+  end }
 
 local LX, LY = 32, 8  -- work-groups: one warp-wide row of pixels, 8 rows
 local DX, DY = 0.3, 0.7 -- the bilinear sample point, in pixels from each output pixel

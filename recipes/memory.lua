@@ -45,23 +45,19 @@ local function knee_factor(s)
   return x
 end
 
-local R = recipe.new{
-  name = "memory",
+local R = recipe.new{ name = "memory", reps = 5, quick_reps = 3,
   description = "The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level "
     .. "that differs beyond noise, each cache's capacity as measured), local memory bandwidth by vector width "
     .. "(clpeak's method), and the TLB's reach (the chase at page-sized strides). --size is the largest working set "
     .. "(default: 4 GiB for the chase, 1 GiB for bandwidth, 16 GiB for the TLB on a GPU; 1 GiB, 256 MiB and 1 GiB "
     .. "elsewhere; 4 MiB with --quick, the TLB 256 pages).",
   seed = "clpeak's local memory bandwidth and the pointer-chase latency microbenchmarks (the issue's memory recipe)",
-  reps = 5, quick_reps = 3,
   options = function(p)
     p:option("--parts", "The parts to run, comma-separated: chase, bandwidth, local, tlb.", "chase,bandwidth,local,tlb")
       :argname("LIST"):convert(parse_parts)
     p:option("--knee", "The smallest ratio between two neighbouring levels (they must also differ beyond the noise "
-      .. "of their repetitions).", tostring(levels.STEP))
-      :argname("X"):convert(knee_factor)
-  end,
-}
+      .. "of their repetitions).", tostring(levels.STEP)):argname("X"):convert(knee_factor)
+  end }
 
 local LINE = 128            -- bytes: one chase index per line at least
 local LINE_UINTS = LINE // 4

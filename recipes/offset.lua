@@ -11,11 +11,9 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{
-  name = "offset",
+local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", quick_reps = 3,
   description = "Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.3, Listing 3.5, Figure 3.7",
-  size = "256MiB", quick_size = "4MiB", quick_reps = 3,
   student = "a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, "
     .. "int offset), run once per offset 0..--max-offset like offsetCopy: n work-items in 1-D groups of "
     .. "--local (n = SIZE/4 rounded down to a multiple of --local, so no work-item is past the end; with "
@@ -27,8 +25,7 @@ local R = recipe.new{
   options = function(p)
     p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(math.tointeger)
     sweeptable.local_option(p)
-  end,
-}
+  end }
 
 R:main(function(R, dev)
   local info = dev.info

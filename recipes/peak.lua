@@ -10,19 +10,14 @@ local plot = require "clua.plot"
 local commalist = require "clua.commalist"
 local peakmod = require "clua.peak"
 
-local R = recipe.new{
-  name = "peak",
+local R = recipe.new{ name = "peak", quick_size = "1MiB", quick_reps = 3,
   description = "Compute peak (multiply-add chains) for float, double and int, by vector width.",
   seed = "clpeak's compute tests (float, double, int, half)",
-  quick_size = "1MiB", quick_reps = 3,
   options = function(p)
-    p:option("--types", "Types, comma-separated: float, double, int, half (default: every one the device has).")
-      :argname("LIST")
+    p:option("--types", "Types, comma-separated: float, double, int, half (default: every one the device has)."):argname("LIST")
     p:option("--widths", "Vector widths, comma-separated (default 1,2,4,8,16).", "1,2,4,8,16"):argname("LIST")
-    p:option("--target-ms", "Time each run is calibrated to fill (default 20 on a GPU, 5 elsewhere; 2 with --quick).")
-      :argname("MS"):convert(tonumber)
-  end,
-}
+    p:option("--target-ms", "Time each run is calibrated to fill (default 20 on a GPU, 5 elsewhere; 2 with --quick)."):argname("MS"):convert(tonumber)
+  end }
 
 R:main(function(R, dev)
   local info = dev.info

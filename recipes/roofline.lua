@@ -14,16 +14,12 @@ local units = require "clua.units"
 local peakmod = require "clua.peak"
 local commalist = require "clua.commalist"
 
-local R = recipe.new{
-  name = "roofline",
+local R = recipe.new{ name = "roofline", quick_size = "1MiB", quick_reps = 3,
   description = "Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.",
   seed = "mixbench (Konstantinidis and Cotronis): the roofline of a device, measured",
-  quick_size = "1MiB", quick_reps = 3,
   options = function(p)
-    p:option("--types", "Types, comma-separated: float, double, int (default: all the device has).")
-      :argname("LIST")
-  end,
-}
+    p:option("--types", "Types, comma-separated: float, double, int (default: all the device has)."):argname("LIST")
+  end }
 
 local SIZE = { float = 4, double = 8, int = 4 }
 local BLOCK = 1 << 20 -- the input repeats 0 .. BLOCK-1: every value + K stays exact in float

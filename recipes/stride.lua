@@ -11,11 +11,9 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{
-  name = "stride",
+local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB", quick_reps = 3,
   description = "Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective bandwidth.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.4, Listing 3.6, Figure 3.9",
-  size = "256MiB", quick_size = "4MiB", quick_reps = 3,
   student = "a kernel with the arguments of strideCopy (__global float *odata, __global float *idata, "
     .. "int stride), run once per stride of the sweep like strideCopy: n work-items in 1-D groups of --local, "
     .. "n = m / stride rounded down to a multiple of --local (so no work-item is past the end; with --local 0 "
@@ -30,8 +28,7 @@ local R = recipe.new{
     p:option("--sector", "Bytes the memory system fetches at least per access, for the model column "
       .. "(default: 32 on a GPU, the cache line or 64 on a CPU).") :argname("BYTES"):convert(math.tointeger)
     sweeptable.local_option(p)
-  end,
-}
+  end }
 
 local POISON = require("clua.harness").POISON_FLOAT
 

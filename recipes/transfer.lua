@@ -18,13 +18,11 @@ local units = require "clua.units"
 local stats = require "clua.stats"
 local noise = require "clua.noise"
 
-local R = recipe.new{
-  name = "transfer",
+local R = recipe.new{ name = "transfer", quick_size = "1MiB", quick_reps = 3,
   description = "Host<->device and device<->device bandwidth by size: pageable vs pinned vs mapped, "
     .. "blocking vs non-blocking, many small vs one batched transfer.",
   seed = "NVIDIA OpenCL Best Practices Guide 3.1, 3.1.1, 3.1.2; lecture \"Using host page-locked memory\"; "
     .. "slides \"Page-locked vs. Page-able memory\"",
-  quick_size = "1MiB", quick_reps = 3,
   options = function(p)
     p:option("--mode", "Sizes of the sweep, as bandwidthTest: quick (the large size only), range "
       .. "(--start to --end by --increment), shmoo (powers of 2 from --start to --end).", "shmoo")
@@ -35,8 +33,7 @@ local R = recipe.new{
     p:option("--batch", "Bytes of the many-small vs one-batched test (default 16MiB on a GPU, 4MiB "
       .. "on other devices, 256KiB with --quick)."):argname("SIZE"):convert(units.parse_size)
     p:option("--chunks", "Largest number of small transfers (default 4096, 256 with --quick)."):argname("N"):convert(math.tointeger)
-  end,
-}
+  end }
 
 local POISON = -7 -- host destinations' poison (device ones: R:measure's)
 
