@@ -96,11 +96,9 @@ local function c_reference(id, src, W, H, P)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local info, q, ctx = dev.info, R.queue, R.ctx
   local P, full_check = R.args.stride, R.args.full_check
-  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 4) * 2 ^ 20), info.max_mem_alloc_size,
-    info.global_mem_size // 4)
+  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 4) * 2 ^ 20), info.max_mem_alloc_size, info.global_mem_size // 4)
   local side = math.floor(math.sqrt(bytes / 4))
   side = math.min(side, info.image2d_max_width or side, info.image2d_max_height or side) // LX * LX
   if side < LX then error(("--size %d is too small: at least %d bytes"):format(bytes, LX * LX * 4)) end

@@ -125,8 +125,7 @@ local function refine(lv)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local info, q, ctx = dev.info, R.queue, R.ctx
   local gpu = info.type == "GPU"
   -- (argparse may hand the defaults over unconverted)
   local parts = type(R.args.parts) == "table" and R.args.parts or assert(parse_parts(R.args.parts))
@@ -169,8 +168,7 @@ R:main(function(R, dev)
     local function head(i, slot, lines)
       return i * slot + (((i * 2654435761) & 0xffffffff) >> 8) % lines * LINE_UINTS
     end
-    local build = R:kernel("memory.cl", "chase_build", DEFINES)
-    local chase = R:kernel("memory.cl", "chase", DEFINES)
+    local build, chase = R:kernel("memory.cl", "chase_build", DEFINES), R:kernel("memory.cl", "chase", DEFINES)
     -- the chase's state, {index reached, steps taken}: read and written by
     -- every launch (a recurrence), so not poisoned
     local dstate = R:output("state", "uint", 2)
@@ -182,9 +180,7 @@ R:main(function(R, dev)
       local dnext = ctx:buffer(nxt, "read_only")
       build:args(p, dnext, cl.uint(n), cl.uint(slot), cl.uint(lines))
       q:launch(build, (n + 63) // 64 * 64)
-      local state = cl.array("uint", 2)
-      state[0] = head(0, slot, lines)
-      q:write(dstate, state)
+      q:fill(dstate, 0, { type = "uint" }) -- at slot 0's index (head(0) is 0), no steps taken
       -- a probe decides the steps: about target_ns a launch
       chase:args(p, cl.uint(probe_steps), dstate)
       local probe = q:launch(chase, 1, 1).duration

@@ -34,10 +34,8 @@ local function pattern(ty, n, add)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q = R.queue
+  local info, q = dev.info, R.queue
   local gpu = info.type == "GPU"
-
   local types, skipped = {}, nil
   for _, t in ipairs(commalist.words(R.args.types or "float,double,int", "--types", { "float", "double", "int" }, "type")) do
     if peakmod.missing(info, t) then skipped = "double: not measured: the device has no cl_khr_fp64"

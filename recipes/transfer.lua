@@ -55,8 +55,7 @@ local function sweep_sizes(mode, start, stop, inc)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local info, q, ctx = dev.info, R.queue, R.ctx
   local gpu = info.type == "GPU"
   local cap = math.min(info.max_mem_alloc_size, info.global_mem_size // 8)
   local large = math.min(math.tointeger(R.size or (gpu and 256 or 64) * 2^20), cap) // 4 * 4
