@@ -50,17 +50,17 @@ function sweeptable.local_option(p)
     :argname("N"):convert(math.tointeger)
 end
 
---- The work-group size `--local` asks for, capped by the device's maximum,
--- or nil when it is 0 (the driver chooses).
+--- The work-group size the option asks for, capped by the device's
+-- maximum, or nil when it is 0 (the driver chooses).
 -- @tab R the recipe, its device chosen
--- @treturn int|nil
+-- @treturn int|nil the size, or nil
 function sweeptable.local_size(R)
   local l = R.args["local"] or 0
   return l > 0 and math.min(l, R.device.info.max_work_group_size) or nil
 end
 
---- The sweep's table: `R:table(spec)` and, in assignment mode (--kernel),
--- the student's columns after the others (`sweeptable.student_columns`).
+--- The sweep's table: `R:table(spec)` and, in assignment mode, the
+-- student's columns after the others (`sweeptable.student_columns`).
 -- @tab R the recipe
 -- @tab spec as for R:table
 -- @treturn clua.report the table
