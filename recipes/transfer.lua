@@ -201,10 +201,8 @@ R:main(function(R, dev)
       .. "D2D: clEnqueueCopyBuffer, bytes read + written")
     t:note("spread: the largest of the row's series")
     if t.cache_note then t:note(t.cache_note .. " (D2D)") end
-    local noted = {} -- the harness's notes (a host clock where events read 0 ns), once each
-    for _, r in ipairs(all) do
-      for _, x in ipairs(r.notes) do if not noted[x] then noted[x] = true; t:note(x) end end
-    end
+    -- the harness's notes (a host clock where events read 0 ns), once each
+    for _, r in ipairs(all) do for _, x in ipairs(r.notes) do t:note_once(x) end end
     R:emit(t)
 
     local lat = R:table{ title = "Latency and asymptotic bandwidth", id = "latency",
