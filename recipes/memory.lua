@@ -79,26 +79,20 @@ local fs = units.format_size
 local function span(l) return l.from == l.to and "at " .. fs(l.from) or fs(l.from) .. " to " .. fs(l.to) end
 
 -- On NVIDIA the levels have names (a guess from their order, said so): the
--- first L1, the last DRAM, the one before it L2; a level between L1 and L2
--- (an H100's read sweep has one: sets that fit the L1s of all the SMs
--- together) is named as such.
-local function level_name(info, i, n)
-  if not (info.vendor or ""):upper():find("NVIDIA") or n < 3 then return nil end
-  if i == 1 then return "L1" elseif i == n then return "HBM/DRAM" elseif i == n - 1 then return "L2" end
-  return "between L1 and L2"
-end
-
--- The chase's levels on NVIDIA (a guess from their order and NVIDIA's L2
--- size, said so): the first L1, the last HBM/DRAM, the second the L2; a level
--- after it that starts within the L2's size is its far partition (on an H100
--- the chase reads 143 ns up to 8 MiB, 240-270 ns from 16 to 64 MiB), one past
--- the L2's size a level of the TLB's reach, likely.
-local function chase_names(info, lv, l2)
+-- first L1, the last HBM/DRAM. In the read sweep the one before the last is
+-- the L2, a level between L1 and L2 (an H100's read sweep has one: sets that
+-- fit the L1s of all the SMs together) is named as such. In the chase (`l2`:
+-- NVIDIA's L2 size) the second is the L2; a level after it that starts within
+-- the L2's size is its far partition (on an H100 the chase reads 143 ns up to
+-- 8 MiB, 240-270 ns from 16 to 64 MiB), one past the L2's size a level of the
+-- TLB's reach, likely.
+local function level_names(info, lv, chase, l2)
   local names = {}
   if not (info.vendor or ""):upper():find("NVIDIA") or #lv < 3 then return names end
   names[1], names[#lv] = "L1", "HBM/DRAM"
   for i = 2, #lv - 1 do
-    if i == 2 then names[i] = "L2"
+    if not chase then names[i] = i == #lv - 1 and "L2" or "between L1 and L2"
+    elseif i == 2 then names[i] = "L2"
     elseif l2 and lv[i].from <= l2 then names[i], names[2] = "L2, far partition", "L2, near partition"
     else names[i] = "beyond the L2: TLB reach" end
   end
@@ -133,12 +127,11 @@ R:main(function(R, dev)
   if R.reps < 1 then error("--reps must be at least 1", 0) end
   local cfmt = function(f) return function(v, row) return f:format(v) .. (row and row.cache_figure and " c" or "") end end
 
-  local chase_max = R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 4 * 2 ^ 30) or 2 ^ 30
-  local bw_max = R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 2 ^ 30) or 256 * 2 ^ 20
-  chase_max = pow2_floor(math.min(chase_max, info.max_mem_alloc_size, info.global_mem_size // 2, 8 * 2 ^ 30))
-  bw_max = pow2_floor(math.min(bw_max, info.max_mem_alloc_size, info.global_mem_size // 4))
-  local tlb_max = pow2_floor(math.min(R.size or (gpu and 16 * 2 ^ 30) or 2 ^ 30, info.max_mem_alloc_size,
-    info.global_mem_size // 2))
+  -- the largest working sets: a power of two within the allocation limit and a share of the memory
+  local function cap(x, share) return pow2_floor(math.min(x, info.max_mem_alloc_size, info.global_mem_size // share)) end
+  local chase_max = cap(math.min(R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 4 * 2 ^ 30) or 2 ^ 30, 8 * 2 ^ 30), 2)
+  local bw_max = cap(R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 2 ^ 30) or 256 * 2 ^ 20, 4)
+  local tlb_max = cap(R.size or (gpu and 16 * 2 ^ 30) or 2 ^ 30, 2)
   local target_ns = (R.quick and 1 or 5) * 1e6
   local min_steps, max_steps, probe_steps = R.quick and 1 << 12 or 1 << 14, 1 << 20, 1 << 12
   local clock = (info.max_clock_mhz or 0) > 0 and info.max_clock_mhz or nil
@@ -259,7 +252,7 @@ R:main(function(R, dev)
     end
     local l2, l2_from = bounds.cache_bytes(R.facts)
     l2 = l2_from:find("NVIDIA", 1, true) and l2 or nil
-    local names = chase_names(info, lv, l2)
+    local names = level_names(info, lv, true, l2)
     local k -- the last level named L2
     for i, l in ipairs(lv) do
       local cap, used, nx = nil, {}, lv[i + 1]
@@ -356,6 +349,7 @@ R:main(function(R, dev)
     da:release()
 
     local lv = levels.find(pts, { step = factor })
+    local names = level_names(info, lv)
     local t = R:table{ title = "Read bandwidth by working set", id = "bandwidth",
       columns = { ws_column(), R:time_columns("µs", { compare = false }), R:bw_column("bandwidth") } }
     local pl = chart("Read bandwidth by working set", "bandwidth", R.bw_unit)
@@ -364,8 +358,8 @@ R:main(function(R, dev)
       pl:add("read", r.ws, r.bw)
     end
     for i, l in ipairs(lv) do
-      local name, nx = level_name(info, i, #lv), lv[i + 1]
-      t:note(("level %d%s: median %.1f %s, %s%s"):format(i, name and (" (" .. name .. ", likely)") or "",
+      local nx = lv[i + 1]
+      t:note(("level %d%s: median %.1f %s, %s%s"):format(i, names[i] and (" (" .. names[i] .. ", likely)") or "",
         l.value, R.bw_unit, span(l), nx and ("; %.1fx the next level's"):format(l.value / nx.value) or ""))
       if nx then pl:add("level ends", l.to, l.value) end
     end
