@@ -128,10 +128,10 @@ R:main(function(R, dev)
   local cfmt = function(f) return function(v, row) return f:format(v) .. (row and row.cache_figure and " c" or "") end end
 
   -- the largest working sets: a power of two within the allocation limit and a share of the memory
-  local function cap(x, share) return pow2_floor(math.min(x, info.max_mem_alloc_size, info.global_mem_size // share)) end
-  local chase_max = cap(math.min(R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 4 * 2 ^ 30) or 2 ^ 30, 8 * 2 ^ 30), 2)
-  local bw_max = cap(R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 2 ^ 30) or 256 * 2 ^ 20, 4)
-  local tlb_max = cap(R.size or (gpu and 16 * 2 ^ 30) or 2 ^ 30, 2)
+  local function set_max(x, share) return pow2_floor(math.min(x, info.max_mem_alloc_size, info.global_mem_size // share)) end
+  local chase_max = set_max(math.min(R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 4 * 2 ^ 30) or 2 ^ 30, 8 * 2 ^ 30), 2)
+  local bw_max = set_max(R.size or (R.quick and 4 * 2 ^ 20) or (gpu and 2 ^ 30) or 256 * 2 ^ 20, 4)
+  local tlb_max = set_max(R.size or (gpu and 16 * 2 ^ 30) or 2 ^ 30, 2)
   local target_ns = (R.quick and 1 or 5) * 1e6
   local min_steps, max_steps, probe_steps = R.quick and 1 << 12 or 1 << 14, 1 << 20, 1 << 12
   local clock = (info.max_clock_mhz or 0) > 0 and info.max_clock_mhz or nil
