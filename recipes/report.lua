@@ -379,9 +379,11 @@ if all then
   add("")
   local with = {}
   for _, w in ipairs(args.with) do with[#with + 1] = (" --with '%s'"):format(w) end
-  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s%s%s` on %s with clua %s: each rank ran the "
+  -- srun starts the ranks itself under Slurm (contrib/slurm/clua-cluster.sbatch); mpirun's ranks know their size
+  local launcher = os.getenv("SLURM_STEP_ID") and not os.getenv("OMPI_COMM_WORLD_SIZE") and "srun" or "mpirun"
+  add(("Made by `%s -n %d clua recipes/report.lua --cluster%s%s%s%s%s` on %s with clua %s: each rank ran the "
     .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
-    :format(#gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
+    :format(launcher, #gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
       args.reps and (" --reps " .. args.reps) or "", args.recipes and (" --recipes " .. args.recipes) or "",
       table.concat(with), os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
       args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
