@@ -32,9 +32,7 @@ local R = recipe.new{
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "
       .. "rows always use 16).") :argname("T"):convert(math.tointeger)
-    p:option("--banks", "Local-memory banks of the conflict model (32-bit words), each request serving as "
-      .. "many work-items (16 for the guide's compute capability 1.x).", "32")
-      :argname("B"):convert(math.tointeger)
+    bankconflict.option(p)
   end,
 }
 
@@ -95,8 +93,7 @@ R:main(function(R)
 
   -- Everything verified: the figures.
   t:note("effective bandwidth: (M*T + M*M) * 4 bytes (A read once, C written once) / time")
-  t:note(("tile write: the bank conflict of transposedTile[x][y] by the model: %d banks of 32-bit words serving "
-    .. "requests of %d work-items (--banks 16: the guide's half-warps)"):format(banks, banks))
+  t:note(bankconflict.note("tile write: the bank conflict of transposedTile[x][y]", banks))
   t:note("GTX 280: the guide's Table 3.3 with TILE_DIM 16 (GTX 8800: 0.5, 13.2, 15.6 GB/s); speedup against "
     .. "simpleMultiply of the same tile")
   t:note("Listing 3.11's index get_group_id(0) * get_num_groups(0) is corrected to get_group_id(0) * get_local_size(0)")

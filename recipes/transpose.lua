@@ -29,9 +29,7 @@ local R = recipe.new{
     p:option("--tile", "Side of the square work-group and tile (default: the warp width on NVIDIA, else 16).")
       :argname("T"):convert(math.tointeger)
     p:option("--aspect", "Width / height of the matrix.", "1"):argname("K"):convert(math.tointeger)
-    p:option("--banks", "Local-memory banks of the conflict model (32-bit words), each request serving as "
-      .. "many work-items (16 for the guide's compute capability 1.x).", "32")
-      :argname("B"):convert(math.tointeger)
+    bankconflict.option(p)
   end,
 }
 
@@ -105,8 +103,7 @@ R:main(function(R)
 
   -- Everything verified: the figures.
   t:note(("bandwidth: 2 x %d bytes (the matrix read once, written once) / time"):format(bytes))
-  t:note(("tile read: the bank conflict of the tile's column read by the model: %d banks of 32-bit words serving "
-    .. "requests of %d work-items (--banks 16: the guide's half-warps)"):format(banks, banks))
+  t:note(bankconflict.note("tile read: the bank conflict of the tile's column read", banks))
   t:note("verified: every element, exactly, against array:transpose on the CPU (the copy against the input)")
   if shrunk then t:note(shrunk) end
   if R.args.kernel then R:rank(t, "time", function(row) return row.variant ~= "copy" end) end
