@@ -38,12 +38,10 @@ local function c_figure(us, note)
 end
 
 R:main(function(R, dev)
-  local q = R.queue
+  local q, batches, empty = R.queue, R.reps, R:kernel("copy.cl", "empty")
   local nlaunch = R.args.n or (R.quick and 1000 or 10000)
-  local batches = R.reps
   local launches = R.args.launches or (R.quick and 20 or 100)
   local warm = R.quick and R.warmup or math.max(R.warmup, 10)
-  local empty = R:kernel("copy.cl", "empty")
 
   -- 1. Host side: N enqueues timed by the host clock, the queue finished after
   -- (outside the interval); one warm-up batch, then --reps batches.

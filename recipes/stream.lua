@@ -97,10 +97,9 @@ R:main(function(R, dev)
       -- hold its start values); the dot's partial sums are its output.
       local da, db, dc, dsum = R:output("a", T, n), R:output("b", T, n), R:output("c", T, n), R:output("sum", T, groups)
       for _, x in ipairs({ { da, START_A }, { db, START_B }, { dc, START_C } }) do q:fill(x[1], round(x[2]), { type = T }) end
-      k.copy:args(da, dc)
-      k.mul:args(db, dc)
-      k.add:args(da, db, dc)
-      k.triad:args(da, db, dc)
+      for name, b in pairs({ copy = { da, dc }, mul = { db, dc }, add = { da, db, dc }, triad = { da, db, dc } }) do
+        k[name]:args(table.unpack(b))
+      end
       -- dot tried once (it reads a and b, and its partial sums are written
       -- again by every timed iteration); halved while the driver refuses it.
       local ok, why = R:try_launch(k.dot:args(da, db, dsum, cl["local"](wg * esize), n), groups * wg, wg)
