@@ -13,21 +13,20 @@ local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "aat",
-  description = "C = AA^T: the guide's Table 3.3 (strided global reads; a transposed local tile; the tile "
-    .. "padded to TILE_DIM+1 columns).",
+  description = [[C = AA^T: the guide's Table 3.3 (strided global reads; a transposed local tile; the tile padded
+    to TILE_DIM+1 columns).]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.3, Listings 3.10-3.11, Table 3.3",
   quick_size = "256KiB", quick_reps = 3,
-  student = "a kernel with the arguments of the guide's kernels (__global const float *a, __global float *c, "
-    .. "int M), built with -DTILE_DIM=T and launched as they are, once for each tile T of the guide's table (16, "
-    .. "and the warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T "
-    .. "(no rounding: every work-item is inside C). A is M x T, C = A A^T is M x M (about --size bytes), both "
-    .. "row-major floats; work-item (x, y) = (get_global_id(0), get_global_id(1)) must write c[y * M + x] = sum "
-    .. "over i < T of a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged); then launched "
-    .. "once more on {M, M - T} work-items (a tile row short), where it owns c[0 .. (M - T) M) and must write "
-    .. "no other element of c. Checked "
-    .. "against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every "
-    .. "element up to 2^24 multiply-adds, else sampled rows and every row and column sum; ranked by time among "
-    .. "the kernels of its tile.",
+  student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global float *c,
+    int M), built with -DTILE_DIM=T and launched as they are, once for each tile T of the guide's table (16, and the
+    warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T (no rounding:
+    every work-item is inside C). A is M x T, C = A A^T is M x M (about --size bytes), both row-major floats;
+    work-item (x, y) = (get_global_id(0), get_global_id(1)) must write c[y * M + x] = sum over i < T of
+    a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged); then launched once more on {M, M - T}
+    work-items (a tile row short), where it owns c[0 .. (M - T) M) and must write no other element of c. Checked
+    against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every element up to
+    2^24 multiply-adds, else sampled rows and every row and column sum; ranked by time among the kernels of its
+    tile.]],
   student_name = "aat",
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "

@@ -13,8 +13,8 @@ local plot = require "clua.plot"
 
 local R = recipe.new{
   name = "constant",
-  description = "Constant memory: one address per warp (broadcast) vs 2..32 addresses (serialised), "
-    .. "__constant vs __global reads of the same table.",
+  description = [[Constant memory: one address per warp (broadcast) vs 2..32 addresses (serialised), __constant vs
+    __global reads of the same table.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
   quick_reps = 3,
   options = function(p)

@@ -11,8 +11,8 @@ local units = require "clua.units"
 
 local R = recipe.new{
   name = "divergence",
-  description = "Divergent branches: get_local_id(0) % 2 vs (get_local_id(0) / warp) % 2 vs a predicated "
-    .. "(select) form, with long and short branches.",
+  description = [[Divergent branches: get_local_id(0) % 2 vs (get_local_id(0) / warp) % 2 vs a predicated (select)
+    form, with long and short branches.]],
   seed = "NVIDIA OpenCL Best Practices Guide 6.1-6.2; OpenCL slides \"Conditionals\"",
   quick_size = "64KiB", quick_reps = 3,
   options = function(p)

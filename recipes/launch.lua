@@ -16,8 +16,8 @@ local units = require "clua.units"
 
 local R = recipe.new{
   name = "launch",
-  description = "Kernel launch cost: host-side enqueue in a stream of empty kernels, dispatch (QUEUED -> START) "
-    .. "and round trip (enqueue + clFinish), beside the plain C program build/bench/launch.",
+  description = [[Kernel launch cost: host-side enqueue in a stream of empty kernels, dispatch (QUEUED -> START)
+    and round trip (enqueue + clFinish), beside the plain C program build/bench/launch.]],
   seed = "clpeak \"kernel launch latency\"; bench/launch.c (plain C OpenCL); guide 2.1.1 (enqueue calls return early)",
   reps = 5, quick_reps = 3,
   options = function(p)

@@ -12,21 +12,21 @@ local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "matmul",
-  description = "C = AB: the guide's Table 3.2 (A M x TILE_DIM, B TILE_DIM x N; global, A tile, A and B tiles "
-    .. "in local memory) and the slides' N x N multiply, naive and tiled.",
-  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002), "
-    .. "\"Multiplication of Matrices\"",
+  description = [[C = AB: the guide's Table 3.2 (A M x TILE_DIM, B TILE_DIM x N; global, A tile, A and B tiles in
+    local memory) and the slides' N x N multiply, naive and tiled.]],
+  seed = [[NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002),
+    "Multiplication of Matrices"]],
   quick_size = "256KiB", quick_reps = 3,
-  student = "a kernel with the arguments of the guide's kernels (__global const float *a, __global const float "
-    .. "*b, __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of "
-    .. "the guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} "
-    .. "groups, M and N multiples of T (no rounding: every work-item is inside C). A is M x T, B is T x N, C is "
-    .. "M x N (M = N, about --size bytes), all row-major floats; work-item (x, y) = (get_global_id(0), "
-    .. "get_global_id(1)) must write c[y * N + x] = sum over i < T of a[y * T + i] * b[i * N + x], and nothing "
-    .. "outside c (a and b must stay unchanged); then launched once more on {N, M - T} work-items (a tile row "
-    .. "short), where it owns c[0 .. (M - T) N) and must write no other element of c. Checked against the CPU product (double, tolerance "
-    .. "max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every element up to 2^24 multiply-adds, else sampled "
-    .. "rows and every row and column sum; ranked by time among the kernels of its tile.",
+  student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global const float *b,
+    __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of the
+    guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} groups, M and
+    N multiples of T (no rounding: every work-item is inside C). A is M x T, B is T x N, C is M x N (M = N, about
+    --size bytes), all row-major floats; work-item (x, y) = (get_global_id(0), get_global_id(1)) must write
+    c[y * N + x] = sum over i < T of a[y * T + i] * b[i * N + x], and nothing outside c (a and b must stay unchanged); then
+    launched once more on {N, M - T} work-items (a tile row short), where it owns c[0 .. (M - T) N) and must write
+    no other element of c. Checked against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before
+    any figure: every element up to 2^24 multiply-adds, else sampled rows and every row and column sum; ranked by
+    time among the kernels of its tile.]],
   student_name = "matmul",
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "

@@ -20,8 +20,8 @@ local bounds = require "clua.bounds"
 
 local R = recipe.new{
   name = "stream",
-  description = "BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of "
-    .. "elements per array (BabelStream's --arraysize).",
+  description = [[BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of
+    elements per array (BabelStream's --arraysize).]],
   seed = "BabelStream 5.0 (OpenCL): the issue's peer-tool recipe",
   size = "32M", quick_size = "64K", reps = 100, quick_reps = 5,
   options = function(p)

@@ -23,11 +23,11 @@ local R = recipe.new{
   description = "c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.",
   seed = "STREAM and BabelStream's triad; a template for new recipes",
   quick_size = "1MiB", quick_reps = 3,
-  student = "a kernel with the arguments of triad (__global float *c, __global const float *a, "
-    .. "__global const float *b, float scalar, uint n), launched with one work-item per element "
-    .. "(the global size rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] "
-    .. "for every i < n and nothing else of c (a and b must stay unchanged); each is checked once more on "
-    .. "n - 1 elements, where it owns c[0 .. n - 1). Checked element by element against the CPU.",
+  student = [[a kernel with the arguments of triad (__global float *c, __global const float *a,
+    __global const float *b, float scalar, uint n), launched with one work-item per element (the global size rounded up to the
+    work-group size); it must write c[i] = a[i] + scalar * b[i] for every i < n and nothing else of c (a and b must
+    stay unchanged); each is checked once more on n - 1 elements, where it owns c[0 .. n - 1). Checked element by
+    element against the CPU.]],
   student_name = "triad",
   options = function(p)
     p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(tonumber)

@@ -12,18 +12,17 @@ local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "transpose",
-  description = "Matrix transpose: naive, through a local tile, through a padded local tile; each against a "
-    .. "plain copy of the same matrix.",
-  seed = "OpenCL slides (seed 002), \"Using local memory to optimize global memory performance\", "
-    .. "\"Local memory banks\"",
+  description = [[Matrix transpose: naive, through a local tile, through a padded local tile; each against a plain
+    copy of the same matrix.]],
+  seed = [[OpenCL slides (seed 002), "Using local memory to optimize global memory performance", "Local memory
+    banks"]],
   quick_size = "256KiB", quick_reps = 3,
-  student = "a kernel with the arguments of transposeNaive (__global float *c, __global const float *a, "
-    .. "int width, int height), or of transposeLocal with a fifth (__local float *tile, TILE * (TILE + 1) "
-    .. "floats); built with -DTILE=T and launched on {width, height} work-items in {T, T} groups, it must "
-    .. "write the width x height transpose of the height x width matrix a: c[y + x * height] = "
-    .. "a[x + y * width], and nothing else of c (a must stay unchanged); then launched once more on "
-    .. "{width - T, height} work-items (a tile column short), where it owns c[0 .. (width - T) height) and must "
-    .. "write no other element of c. Checked exactly, element by element.",
+  student = [[a kernel with the arguments of transposeNaive (__global float *c, __global const float *a, int width,
+    int height), or of transposeLocal with a fifth (__local float *tile, TILE * (TILE + 1) floats); built with
+    -DTILE=T and launched on {width, height} work-items in {T, T} groups, it must write the width x height
+    transpose of the height x width matrix a: c[y + x * height] = a[x + y * width], and nothing else of c (a must
+    stay unchanged); then launched once more on {width - T, height} work-items (a tile column short), where it owns
+    c[0 .. (width - T) height) and must write no other element of c. Checked exactly, element by element.]],
   student_name = "transpose",
   options = function(p)
     p:option("--tile", "Side of the square work-group and tile (default: the warp width on NVIDIA, else 16).")
