@@ -18,16 +18,17 @@ local commalist = require "clua.commalist"
 -- 1. Options: the shared ones (--device, --quick, --reps, --size, --csv,
 -- --json, --svg, --compare, --md, --gib, --help) come with recipe.new; add
 -- the experiment's own in `options` (lua-argparse) and read them as R.args.NAME.
+-- description, seed and student are prose: a long string's white space folds.
 local R = recipe.new{
   name = "template",
   description = "c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.",
   seed = "STREAM and BabelStream's triad; a template for new recipes",
   quick_size = "1MiB", quick_reps = 3,
   student = [[a kernel with the arguments of triad (__global float *c, __global const float *a,
-    __global const float *b, float scalar, uint n), launched with one work-item per element (the global size rounded up to the
-    work-group size); it must write c[i] = a[i] + scalar * b[i] for every i < n and nothing else of c (a and b must
-    stay unchanged); each is checked once more on n - 1 elements, where it owns c[0 .. n - 1). Checked element by
-    element against the CPU.]],
+    __global const float *b, float scalar, uint n), launched with one work-item per element (the global size
+    rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] for every i < n and nothing else
+    of c (a and b must stay unchanged); each is checked once more on n - 1 elements, where it owns c[0 .. n - 1).
+    Checked element by element against the CPU.]],
   student_name = "triad",
   options = function(p)
     p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(tonumber)
