@@ -72,11 +72,10 @@ R:main(function(R, dev)
   -- The queue ran them all: a copy kernel enqueued behind the stream on the
   -- same in-order queue, its output poisoned first and checked after, its
   -- input unchanged (R:measure: not a figure, the check).
-  local copy = R:kernel("copy.cl", "copy")
   local m = 1024
   local input = cl.array("float", m):random(7, -1, 1)
   local din, dout = R:input("in", input), R:output("out", "float", m)
-  copy:args(dout, din)
+  local copy = R:kernel("copy.cl", "copy"):args(dout, din)
   R:measure{ label = "copy kernel behind the stream of empty kernels", reps = 1, warmup = 0, bound = false,
     reads = { din }, outputs = { { dout, expect = input, exact = true } }, run = function()
       for _ = 1, 100 do q:launch(empty, 1) end
