@@ -33,20 +33,6 @@ local MEMORIES = {
   { id = "global", label = "__global arg" },
 }
 
--- An n-element uint array repeating `period` (a Lua list), filled by doubling copies in C.
-local function tiled(period, n)
-  local a = cl.array("uint", n)
-  local p = math.min(#period, n)
-  for i = 1, p do a[i - 1] = period[i] end
-  local len = p
-  while len < n do
-    local c = math.min(len, n - len)
-    a:slice(len, c):copy(a:slice(0, c))
-    len = len + c
-  end
-  return a
-end
-
 R:main(function(R, dev)
   local info, q = dev.info, R.queue
   local gpu = info.type == "GPU"
@@ -74,15 +60,21 @@ R:main(function(R, dev)
     end
   end
 
-  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread = i % spread only.
+  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread = i % spread only, so the
+  -- first `spread` sums, repeated by doubling copies in C.
   local function reference(spread)
-    local period = {}
-    for r = 0, (spread or 1) - 1 do
+    local ref, len = cl.array("uint", n), spread or 1
+    for r = 0, len - 1 do
       local sum = 0
       for j = 0, iters - 1 do sum = sum + tab[((j + r) & (tsize - 1)) + 1] end
-      period[r + 1] = sum & 0xFFFFFFFF
+      ref[r] = sum & 0xFFFFFFFF
     end
-    return tiled(period, n)
+    while len < n do
+      local c = math.min(len, n - len)
+      ref:slice(len, c):copy(ref:slice(0, c))
+      len = len + c
+    end
+    return ref
   end
 
   -- Each kernel writes out[0 .. n), checked exactly against the CPU's sums;
