@@ -70,22 +70,22 @@ R:main(function(R, dev)
   local input = cl.array("uint", n):random(21, 0, 255)
   local dIn, dOut = R:input("in", input), R:output("out", "uint", n, "write_only")
 
-  -- Which path work-item i takes: A when the condition is odd.
-  local cond = {
-    divergent = function(lid) return lid % 2 == 1 end,
-    aligned = function(lid) return (lid // warp) % 2 == 1 end,
-    predicated = function(lid) return lid % 2 == 1 end,
+  -- The variants: which path work-item i takes (A when `a(lid)`), the
+  -- condition as the kernel writes it, and the fraction of warps that hold
+  -- both paths (lsz is a multiple of warps; the predicated form splits none).
+  local variants = {
+    { name = "divergent", a = function(lid) return lid % 2 == 1 end, text = "lid % 2" },
+    { name = "aligned", a = function(lid) return (lid // warp) % 2 == 1 end, text = ("(lid / %d) %% 2"):format(warp) },
+    { name = "predicated", a = function(lid) return lid % 2 == 1 end, text = "select(B, A, lid % 2)", split = 0 },
   }
-  -- The fraction of warps that hold both paths (lsz is a multiple of warps).
-  local function divergent_warps(v)
-    if warp < 2 or v == "predicated" then return 0 end
+  for _, v in ipairs(variants) do
     local split = 0
     for w0 = 0, lsz - 1, warp do
       for l = w0 + 1, w0 + warp - 1 do
-        if cond[v](l) ~= cond[v](w0) then split = split + 1; break end
+        if v.a(l) ~= v.a(w0) then split = split + 1; break end
       end
     end
-    return split / (lsz // warp)
+    v.split = v.split or split / (lsz // warp)
   end
 
   -- Each variant writes out[0 .. n), checked exactly against the lookup
@@ -94,15 +94,15 @@ R:main(function(R, dev)
   -- bound nothing: thousands of steps a word make the kernels compute-bound.
   local results, base = {}, {}
   for _, b in ipairs(branches) do
-    for _, v in ipairs({ "divergent", "aligned", "predicated" }) do
-      local k = R:kernel("divergence.cl", v, { STEPS = b.steps, WARP = warp }):args(dIn, dOut)
-      local la, lb, c = b.lut_a, b.lut_b, cond[v]
-      local res = R:measure{ label = ("%s (%s branch, %d steps)"):format(v, b.name, b.steps), reads = { dIn },
+    for _, v in ipairs(variants) do
+      local k = R:kernel("divergence.cl", v.name, { STEPS = b.steps, WARP = warp }):args(dIn, dOut)
+      local la, lb, c = b.lut_a, b.lut_b, v.a
+      local res = R:measure{ label = ("%s (%s branch, %d steps)"):format(v.name, b.name, b.steps), reads = { dIn },
         run = function() return q:launch(k, n, lsz) end, ops = n * b.steps, roofline = false,
         bytes = 8 * n, bound = false,
         outputs = { { dOut, expect = function(i) return c(i % lsz) and la[input[i]] or lb[input[i]] end } } }
       results[#results + 1] = { branch = b, variant = v, t = res }
-      if v == "aligned" then base[b] = res.median end
+      if v.name == "aligned" then base[b] = res.median end
     end
   end
 
@@ -117,12 +117,10 @@ R:main(function(R, dev)
       { name = "divergent warps", unit = "%", format = "%.0f" },
       times, { name = "slowdown", unit = "x", format = "%.2f" }, { name = "steps/s", unit = "G", format = "%.1f" } },
   }
-  local condition = { divergent = "lid % 2", aligned = ("(lid / %d) %% 2"):format(warp),
-    predicated = "select(B, A, lid % 2)" }
   for _, r in ipairs(results) do
-    local b = r.branch
+    local b, v = r.branch, r.variant
     R:add_row(t, r.t, { branch = ("%s (%d step%s)"):format(b.name, b.steps, b.steps == 1 and "" or "s"),
-      variant = r.variant, condition = condition[r.variant], ["divergent warps"] = 100 * divergent_warps(r.variant),
+      variant = v.name, condition = v.text, ["divergent warps"] = 100 * v.split,
       slowdown = r.t.median / base[b], ["steps/s"] = r.t.rate / 1e9 })
   end
   t:note(("warp width %d from %s"):format(warp, warp_from))
