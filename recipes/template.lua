@@ -82,22 +82,23 @@ R:main(function(R, dev)
   -- past m must stay poisoned, so each kernel is checked once more on n - 1
   -- elements (a tail past them, as the global size is rounded up). A wrong
   -- result raises: the recipe exits non-zero, no figure printed.
-  local function launch(v, L, m) -- sets the arguments for m elements; the launch's global size
+  local function set_args(v, L, m) -- for m elements: returns the global size and the elements owned
     local count = m // v.width
     v.kernel:args(dc, da, db, cl.float(scalar), cl.uint(count))
     return (count + L - 1) // L * L, count * v.width
   end
   local function measure(v, L, m, once)
-    local global, owned = launch(v, L, m)
+    local global, owned = set_args(v, L, m)
     return R:measure{ label = ("%s, local size %d%s"):format(v.label, L, once and ", n - 1 elements" or ""),
       run = function() return q:launch(v.kernel, global, L) end, reads = { da, db },
       outputs = { { dc, owns = { 0, owned }, expect = ref:slice(0, owned) } },
       bytes = 3 * 4 * m, ops = 2 * m, roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil }
   end
 
-  -- 6. Report: everything is verified; the table (text, --md, --csv, --json,
-  -- --compare) and the plot (terminal, --svg). Median, min and max time of
-  -- the repetitions: R:emit adds their spread, and flags a noisy row.
+  -- 6. Measure and report: each variant at each work-group size the driver
+  -- accepts, verified, is a row of the table (text, --md, --csv, --json,
+  -- --compare) and a point of the plot (terminal, --svg). Median, min and max
+  -- time of the repetitions: R:emit adds their spread, and flags a noisy row.
   local t = R:table{
     title = ("Triad c = a + %g b on %d floats (%s per array)"):format(scalar, n, units.format_size(bytes)),
     id = "triad",
@@ -109,7 +110,7 @@ R:main(function(R, dev)
   local refused = {}
   for _, v in ipairs(variants) do
     for _, L in ipairs(sizes) do
-      local ok, why = R:try_launch(v.kernel, launch(v, L, n), L)
+      local ok, why = R:try_launch(v.kernel, (set_args(v, L, n)), L)
       if not ok then refused[#refused + 1] = ("%s, local size %d: left out, the driver refused it: %s"):format(v.label, L, why)
       else
         local r = measure(v, L, n)
