@@ -60,15 +60,16 @@ R:main(function(R, dev)
     end
   end
 
-  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread = i % spread only, so the
-  -- first `spread` sums, repeated by doubling copies in C.
+  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread only (lid = i % L), so one
+  -- work-group's sums, repeated by doubling copies in C (n is a multiple of L).
   local function reference(spread)
-    local ref, len = cl.array("uint", n), spread or 1
-    for r = 0, len - 1 do
+    local ref, sums, len = cl.array("uint", n), {}, L
+    for r = 0, (spread or 1) - 1 do
       local sum = 0
       for j = 0, iters - 1 do sum = sum + tab[((j + r) & (tsize - 1)) + 1] end
-      ref[r] = sum & 0xFFFFFFFF
+      sums[r] = sum & 0xFFFFFFFF
     end
+    for i = 0, L - 1 do ref[i] = sums[i % (spread or 1)] end
     while len < n do
       local c = math.min(len, n - len)
       ref:slice(len, c):copy(ref:slice(0, c))
