@@ -11,8 +11,8 @@ local recipe = require "clua.recipe"
 
 local R = recipe.new{
   name = "atomics",
-  description = "Atomic add throughput on global and local memory by contention (one address, one per "
-    .. "work-group, one per warp, all distinct) for int, uint, long, float (compare-exchange) and C11 atomics.",
+  description = [[Atomic add throughput on global and local memory by contention (one address, one per
+    work-group, one per warp, all distinct) for int, uint, long, float (compare-exchange) and C11 atomics.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
   options = function(p)
     p:option("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")

@@ -11,15 +11,15 @@ local units = require "clua.units"
 local MAXB = 65536
 local R = recipe.new{
   name = "histogram",
-  description = "Histogram of 16-bit keys into 16..65536 bins, uniform and skewed: global atomics, "
-    .. "local-memory privatised bins merged at the end, and sort-based; verified exactly against the CPU.",
+  description = [[Histogram of 16-bit keys into 16..65536 bins, uniform and skewed: global atomics,
+    local-memory privatised bins merged at the end, and sort-based; verified exactly against the CPU.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
-  student = "a kernel with the arguments of hist_global (__global const uint *keys, uint n, uint shift, "
-    .. "__global uint *hist, __local uint *lhist, uint lbins), launched like it: a grid-stride loop's "
-    .. "work-groups of --local over n 16-bit keys; it must add to hist[b] the number of keys k with "
-    .. "k >> shift == b, for the B = 65536 >> shift bins, which the recipe zeroes before each launch "
-    .. "(hist holds 65536 uints: the rest must stay untouched); lhist holds lbins uints of local memory "
-    .. "(B when they fit, else 0). Verified exactly at every bin count and input.",
+  student = [[a kernel with the arguments of hist_global (__global const uint *keys, uint n, uint shift,
+    __global uint *hist, __local uint *lhist, uint lbins), launched like it: a grid-stride loop's work-groups
+    of --local over n 16-bit keys; it must add to hist[b] the number of keys k with k >> shift == b, for the B
+    = 65536 >> shift bins, which the recipe zeroes before each launch (hist holds 65536 uints: the rest must
+    stay untouched); lhist holds lbins uints of local memory (B when they fit, else 0). Verified exactly at
+    every bin count and input.]],
   student_name = "histogram",
   options = function(p)
     p:option("--keys", "Keys (default 2^24 on a GPU, 2^20 on a CPU, 2^14 with --quick).")

@@ -17,8 +17,8 @@ local units = require "clua.units"
 local verify = require "clua.verify"
 
 local R = recipe.new{ name = "image", quick_size = "256KiB", quick_reps = 3,
-  description = "Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered "
-    .. "patterns, and linear filtering by the sampler vs by hand.",
+  description = [[Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered
+    patterns, and linear filtering by the sampler vs by hand.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.4, Table 3.4; OpenCL slides \"Texture Memory\"",
   options = function(p)
     p:option("--stride", "Pixels between the reads of consecutive work-items in the scattered pattern "

@@ -46,11 +46,11 @@ local function knee_factor(s)
 end
 
 local R = recipe.new{ name = "memory", reps = 5, quick_reps = 3,
-  description = "The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level "
-    .. "that differs beyond noise, each cache's capacity as measured), local memory bandwidth by vector width "
-    .. "(clpeak's method), and the TLB's reach (the chase at page-sized strides). --size is the largest working set "
-    .. "(default: 4 GiB for the chase, 1 GiB for bandwidth, 16 GiB for the TLB on a GPU; 1 GiB, 256 MiB and 1 GiB "
-    .. "elsewhere; 4 MiB with --quick, the TLB 256 pages).",
+  description = [[The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level
+    that differs beyond noise, each cache's capacity as measured), local memory bandwidth by vector width
+    (clpeak's method), and the TLB's reach (the chase at page-sized strides). --size is the largest working
+    set (default: 4 GiB for the chase, 1 GiB for bandwidth, 16 GiB for the TLB on a GPU; 1 GiB, 256 MiB and 1
+    GiB elsewhere; 4 MiB with --quick, the TLB 256 pages).]],
   seed = "clpeak's local memory bandwidth and the pointer-chase latency microbenchmarks (the issue's memory recipe)",
   options = function(p)
     p:option("--parts", "The parts to run, comma-separated: chase, bandwidth, local, tlb.", "chase,bandwidth,local,tlb")

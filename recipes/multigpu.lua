@@ -20,7 +20,8 @@ local proc = require "clua.proc"
 
 local R = recipe.new{
   name = "multigpu",
-  description = "Each device alone and all at once (H2D, D2H, both, device copy), and the device-to-device matrix.",
+  description = [[Each device alone and all at once (H2D, D2H, both, device copy), and the device-to-device
+    matrix.]],
   seed = "nvbandwidth's host and device-to-device matrices; the guide's 3.1 on host transfers",
   size = "256MiB", quick_size = "1MiB",
 }

@@ -12,15 +12,15 @@ local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
 local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", quick_reps = 3,
-  description = "Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.",
+  description = [[Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.3, Listing 3.5, Figure 3.7",
-  student = "a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, "
-    .. "int offset), run once per offset 0..--max-offset like offsetCopy: n work-items in 1-D groups of "
-    .. "--local (n = SIZE/4 rounded down to a multiple of --local, so no work-item is past the end; with "
-    .. "--local 0 n = SIZE/4 and the driver picks the groups), on buffers of n + E floats, E = max(32, "
-    .. "--max-offset) (n is get_global_size(0)); it must write odata[i] = idata[i] for offset <= i < offset + n "
-    .. "and leave every other element of odata untouched (idata is read only). Checked bit for bit at every "
-    .. "offset, writes outside odata caught; ranked against offsetCopy by the mean of the offsets' median times.",
+  student = [[a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, int
+    offset), run once per offset 0..--max-offset like offsetCopy: n work-items in 1-D groups of --local (n =
+    SIZE/4 rounded down to a multiple of --local, so no work-item is past the end; with --local 0 n = SIZE/4
+    and the driver picks the groups), on buffers of n + E floats, E = max(32, --max-offset) (n is
+    get_global_size(0)); it must write odata[i] = idata[i] for offset <= i < offset + n and leave every other
+    element of odata untouched (idata is read only). Checked bit for bit at every offset, writes outside odata
+    caught; ranked against offsetCopy by the mean of the offsets' median times.]],
   student_name = "offsetCopy",
   options = function(p)
     p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(math.tointeger)

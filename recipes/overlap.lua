@@ -12,7 +12,7 @@ local noise = require "clua.noise"
 
 local R = recipe.new{
   name = "overlap",
-  description = "Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.",
+  description = [[Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
   quick_size = "1MiB",
   options = function(p)

@@ -11,7 +11,7 @@ local commalist = require "clua.commalist"
 local peakmod = require "clua.peak"
 
 local R = recipe.new{ name = "peak", quick_size = "1MiB", quick_reps = 3,
-  description = "Compute peak (multiply-add chains) for float, double and int, by vector width.",
+  description = [[Compute peak (multiply-add chains) for float, double and int, by vector width.]],
   seed = "clpeak's compute tests (float, double, int, half)",
   options = function(p)
     p:option("--types", "Types, comma-separated: float, double, int, half (default: every one the device has)."):argname("LIST")

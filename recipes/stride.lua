@@ -12,15 +12,16 @@ local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
 local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB", quick_reps = 3,
-  description = "Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective bandwidth.",
+  description = [[Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective
+    bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.4, Listing 3.6, Figure 3.9",
-  student = "a kernel with the arguments of strideCopy (__global float *odata, __global float *idata, "
-    .. "int stride), run once per stride of the sweep like strideCopy: n work-items in 1-D groups of --local, "
-    .. "n = m / stride rounded down to a multiple of --local (so no work-item is past the end; with --local 0 "
-    .. "n = m / stride and the driver picks the groups; n is get_global_size(0)), on buffers of m = SIZE/4 "
-    .. "floats; it must write odata[i * stride] = idata[i * stride] for 0 <= i < n and leave every other element "
-    .. "of odata untouched (idata is read only). Checked bit for bit at every stride, writes outside odata "
-    .. "caught; ranked against strideCopy by the sum of the strides' median times.",
+  student = [[a kernel with the arguments of strideCopy (__global float *odata, __global float *idata, int
+    stride), run once per stride of the sweep like strideCopy: n work-items in 1-D groups of --local, n = m /
+    stride rounded down to a multiple of --local (so no work-item is past the end; with --local 0 n = m /
+    stride and the driver picks the groups; n is get_global_size(0)), on buffers of m = SIZE/4 floats; it must
+    write odata[i * stride] = idata[i * stride] for 0 <= i < n and leave every other element of odata
+    untouched (idata is read only). Checked bit for bit at every stride, writes outside odata caught; ranked
+    against strideCopy by the sum of the strides' median times.]],
   student_name = "strideCopy",
   options = function(p)
     p:option("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",

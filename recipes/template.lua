@@ -21,7 +21,7 @@ local commalist = require "clua.commalist"
 -- description, seed and student are prose: a long string's white space folds.
 local R = recipe.new{
   name = "template",
-  description = "c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.",
+  description = [[c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.]],
   seed = "STREAM and BabelStream's triad; a template for new recipes",
   quick_size = "1MiB", quick_reps = 3,
   student = [[a kernel with the arguments of triad (__global float *c, __global const float *a,

@@ -17,8 +17,8 @@ local harness = require "clua.harness"
 
 local R = recipe.new{
   name = "timing",
-  description = "One copy timed by host clock (blocking, non-blocking without a finish) and by events; "
-    .. "the timers' resolution.",
+  description = [[One copy timed by host clock (blocking, non-blocking without a finish) and by events; the
+    timers' resolution.]],
   seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
   quick_size = "1MiB",
   options = function(p)
