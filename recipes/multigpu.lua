@@ -32,25 +32,6 @@ local CHUNKS = 8 -- the double-buffered staged path's chunks
 -- 12 pairs x 5 paths of 256 MiB at ~1-10 GB/s on four GPUs, each checked.
 local PAIR_REPS = 3
 
--- Runs f with R's device, context, queue and facts those of `r` (a rig, or
--- a device in another context), so that R:input, R:output and R:measure's
--- bounds are that device's; R's own are back afterwards.
-local function on(r, f)
-  local keep = { rawget(R, "device"), rawget(R, "ctx"), rawget(R, "queue"), rawget(R, "facts") }
-  rawset(R, "device", r.device); rawset(R, "ctx", r.ctx); rawset(R, "queue", r.q); rawset(R, "facts", r.facts)
-  local res = table.pack(pcall(f))
-  rawset(R, "device", keep[1]); rawset(R, "ctx", keep[2]); rawset(R, "queue", keep[3]); rawset(R, "facts", keep[4])
-  if not res[1] then error(res[2], 0) end
-  return table.unpack(res, 2, res.n)
-end
-
--- A table's notes from measurements (a host clock, a cache figure), once each.
-local function add_notes(t, res)
-  t.seen = t.seen or {}
-  for _, n in ipairs(res.notes) do if not t.seen[n] then t.seen[n] = true; t:note(n) end end
-  if res.cache and not t.seen.cache then t.seen.cache = true; t:note(res.cache_note) end
-end
-
 R:main(function(R, dev)
   local devices = devicemod.platform_devices(dev)
   local bytes = math.tointeger(R.size) // 4 * 4
@@ -70,7 +51,7 @@ R:main(function(R, dev)
     local r = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, hin = pinned(bytes):copy(src),
       q2 = ctx:queue(d, { profiling = true }), -- the second direction of "both"
       hout = pinned(bytes), pins = { pinned(chunk), pinned(chunk) }, facts = d == dev and R.facts or devicemod.facts(d) }
-    on(r, function() r.da, r.db = R:input("a", src, "read_write"), R:output("b", "float", n) end)
+    R:on(r, function() r.da, r.db = R:input("a", src, "read_write"), R:output("b", "float", n) end)
     r.k = ctx:program_file("copy.cl"):build():kernel("copy"):args(r.db, r.da)
     rigs[i] = r
   end
@@ -104,7 +85,7 @@ R:main(function(R, dev)
   local sum = {} -- of the alones by the host clock, as the all-at-once aggregate is taken
   for _, r in ipairs(rigs) do
     local row = { device = r.device.name, index = r.index }
-    on(r, function()
+    R:on(r, function()
       for _, op in ipairs(OPS) do
         if op.host then r.hout:fill(0 / 0) end
         local d = r[op.dest]
@@ -116,7 +97,7 @@ R:main(function(R, dev)
         row[op.name], row[op.name .. " spread"] = res.bw, res.spread
         row.copy_cache = row.copy_cache or (op.memory and res.cache)
         sum[op.name] = (sum[op.name] or 0) + R:bw(op.k * bytes, res.t.host and res.t.host.median or res.median)
-        add_notes(alone, res)
+        R:add_notes(alone, res)
       end
     end)
     alone:add(row)
@@ -232,7 +213,7 @@ R:main(function(R, dev)
   local ctx = cl.context(devices)
   local qs = {}
   for i, d in ipairs(devices) do qs[i] = ctx:queue(d, { profiling = true }) end
-  local sbuf, abuf, bbuf = on({ device = devices[1], ctx = ctx, q = qs[1], facts = R.facts }, function()
+  local sbuf, abuf, bbuf = R:on({ device = devices[1], ctx = ctx, q = qs[1], facts = R.facts }, function()
     return R:input("src", src), R:output("a", "float", n), R:output("b", "float", n)
   end)
   local write = ctx:program_file("copy.cl"):build():kernel("copy"):args(abuf, sbuf)
@@ -303,7 +284,7 @@ R:main(function(R, dev)
           local bound = bounds.link(ri.facts, rj.facts, lk.nvlinks, not p.shared)
           local ev, host = {}, {}
           local label = ("%s -> %s %s"):format(ri.index, rj.index, p.name)
-          local res = on({ device = rj.device, ctx = p.shared and ctx or rj.ctx, q = q, facts = rj.facts }, function()
+          local res = R:on({ device = rj.device, ctx = p.shared and ctx or rj.ctx, q = q, facts = rj.facts }, function()
             return R:measure{ label = label, queue = q, bytes = bytes, bound = bound, reps = PAIR_REPS, warmup = 1,
               reads = p.shared and { sbuf } or nil, outputs = { { dst, expect = src, exact = true } },
               run = function(rep)

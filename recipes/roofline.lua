@@ -96,8 +96,7 @@ R:main(function(R, dev)
         outputs = { { dout, device = function(first, buf, lo, hi) return chk:args(buf, cl.uint(hi - lo), first), hi - lo end,
           check = function(got, what) return R:verify(what, got, pattern(ty, n, K), { exact = true }).max_rel end } } }
       -- the harness's notes (a cache figure, a host clock), once each
-      if res.cache then t:note_once(res.cache_note) end
-      for _, note in ipairs(res.notes) do t:note_once(note) end
+      R:add_notes(t, res)
       return res
     end
     local bw, peak_g = 2 * n * size / point(0).min, best / 1e9 -- bytes per ns = GB/s
