@@ -34,7 +34,8 @@ local harness = {}
 
 --- The byte every output is filled with before a measurement (0xA5: a float
 -- of -2.9e-16, no small integer): what a kernel does not write keeps it.
-harness.POISON = 0xA5
+-- The guard zones' byte (clua.guard.PATTERN): one poison inside and outside.
+harness.POISON = require("clua.guard").PATTERN
 
 --- The poison as a float (four POISON bytes): what an unwritten float holds.
 harness.POISON_FLOAT = string.unpack("<f", string.char(harness.POISON):rep(4))
