@@ -107,8 +107,7 @@ R:main(function(R, dev)
   end
 
   -- Everything verified: the figures.
-  local times = R:time_columns("ms")
-  for _, c in ipairs(times) do c.format = function(v) return ("%.4f"):format(v / 1e6) end end
+  local times = R:time_columns("ms", { format = "%.4f" })
   local t = R:table{
     title = ("Divergent branches (%d work-items, work-groups of %d, warp %d)"):format(n, lsz, warp),
     id = "divergence",

@@ -431,16 +431,18 @@ end
 
 --- Columns for a measurement's time: `time` (the median), `min` and `max`
 -- in `unit` ("µs" by default, or "ms", "ns"); R:emit adds the spread after
--- them. `opts.compare` (default true) marks the time for --compare. A list
--- of three columns, which `R:table` takes among the others.
+-- them. `opts.compare` (default true) marks the time for --compare;
+-- `opts.format` is the values' format in `unit` (default "%.3f" for ms,
+-- else "%.1f"). A list of three columns, which `R:table` takes among the
+-- others.
 -- @string[opt="µs"] unit
--- @tab[opt] opts `name` (default "time"), `compare`
+-- @tab[opt] opts `name` (default "time"), `compare`, `format`
 -- @treturn tab the list of the three column specs
 function Recipe:time_columns(unit, opts) -- luacheck: ignore self
   opts = opts or {}
   unit = unit or "µs"
   local div = ({ ns = 1, ["µs"] = 1e3, us = 1e3, ms = 1e6, s = 1e9 })[unit]
-  local digits = unit == "ms" and "%.3f" or "%.1f"
+  local digits = opts.format or unit == "ms" and "%.3f" or "%.1f"
   local fmt = function(v) return digits:format(v / div) end
   return { { name = opts.name or "time", unit = unit, format = fmt, ns = true, compare = opts.compare ~= false },
     { name = "min", unit = unit, format = fmt, ns = true },
