@@ -16,7 +16,6 @@ local R = recipe.new{
   description = [[Constant memory: one address per warp (broadcast) vs 2..32 addresses (serialised), __constant vs
     __global reads of the same table.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
-  quick_reps = 3,
   options = function(p)
     p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU).")
       :argname("N"):convert(math.tointeger)

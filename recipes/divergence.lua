@@ -14,7 +14,7 @@ local R = recipe.new{
   description = [[Divergent branches: get_local_id(0) % 2 vs (get_local_id(0) / warp) % 2 vs a predicated (select)
     form, with long and short branches.]],
   seed = "NVIDIA OpenCL Best Practices Guide 6.1-6.2; OpenCL slides \"Conditionals\"",
-  quick_size = "64KiB", quick_reps = 3,
+  quick_size = "64KiB",
   options = function(p)
     p:option("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick).")
       :argname("N"):convert(math.tointeger)

@@ -16,7 +16,7 @@ local recipe = require "clua.recipe"
 local units = require "clua.units"
 local verify = require "clua.verify"
 
-local R = recipe.new{ name = "image", quick_size = "256KiB", quick_reps = 3,
+local R = recipe.new{ name = "image", quick_size = "256KiB",
   description = [[Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered
     patterns, and linear filtering by the sampler vs by hand.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.4, Table 3.4; OpenCL slides \"Texture Memory\"",

@@ -19,7 +19,7 @@ local R = recipe.new{
   description = [[Kernel launch cost: host-side enqueue in a stream of empty kernels, dispatch (QUEUED -> START)
     and round trip (enqueue + clFinish), beside the plain C program build/bench/launch.]],
   seed = "clpeak \"kernel launch latency\"; bench/launch.c (plain C OpenCL); guide 2.1.1 (enqueue calls return early)",
-  reps = 5, quick_reps = 3,
+  reps = 5,
   options = function(p)
     p:option("--n", "Empty kernels enqueued per batch (default 10000, 1000 with --quick); --reps batches.")
       :argname("N"):convert(math.tointeger)

@@ -16,7 +16,7 @@ local R = recipe.new{
     local memory) and the slides' N x N multiply, naive and tiled.]],
   seed = [[NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002),
     "Multiplication of Matrices"]],
-  quick_size = "256KiB", quick_reps = 3,
+  quick_size = "256KiB",
   student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global const float *b,
     __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of the
     guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} groups, M and

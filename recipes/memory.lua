@@ -45,7 +45,7 @@ local function knee_factor(s)
   return x
 end
 
-local R = recipe.new{ name = "memory", reps = 5, quick_reps = 3,
+local R = recipe.new{ name = "memory", reps = 5,
   description = [[The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level
     that differs beyond noise, each cache's capacity as measured), local memory bandwidth by vector width
     (clpeak's method), and the TLB's reach (the chase at page-sized strides). --size is the largest working

@@ -10,7 +10,7 @@ local plot = require "clua.plot"
 local commalist = require "clua.commalist"
 local peakmod = require "clua.peak"
 
-local R = recipe.new{ name = "peak", quick_size = "1MiB", quick_reps = 3,
+local R = recipe.new{ name = "peak", quick_size = "1MiB",
   description = [[Compute peak (multiply-add chains) for float, double and int, by vector width.]],
   seed = "clpeak's compute tests (float, double, int, half)",
   options = function(p)

@@ -14,7 +14,7 @@ local units = require "clua.units"
 local peakmod = require "clua.peak"
 local commalist = require "clua.commalist"
 
-local R = recipe.new{ name = "roofline", quick_size = "1MiB", quick_reps = 3,
+local R = recipe.new{ name = "roofline", quick_size = "1MiB",
   description = [[Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.]],
   seed = "mixbench (Konstantinidis and Cotronis): the roofline of a device, measured",
   options = function(p)
