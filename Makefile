@@ -6,8 +6,11 @@
 #   make test               set-up, build both, every spec under busted with each binary;
 #                           ends with one line "N passed, N failed"
 #   make install PREFIX=…   PREFIX/bin/clua, PREFIX/share/clua/{lua,kernels,recipes},
+#                           the Slurm job script of the cluster card
+#                           PREFIX/share/clua/slurm/clua-cluster.sbatch (contrib/slurm/),
 #                           the man page PREFIX/share/man/man1/clua.1 and the bash
 #                           completion PREFIX/share/bash-completion/completions/clua
+#                           (make MPI=1 install: the same, PREFIX/bin/clua with MPI)
 #   make deb                build/deb/clua_VERSION_ARCH.deb (debian/, debhelper; lintian-clean)
 #   make MPI=1              build/mpi/clua: clua with the mpi module built in (host/mpi.c,
 #                           Debian's OpenMPI: libopenmpi-dev), for mpirun -n N build/mpi/clua
@@ -189,6 +192,8 @@ install: $(BUILD)/clua
 	rm -rf $(DESTDIR)$(PREFIX)/share/clua/lua $(DESTDIR)$(PREFIX)/share/clua/kernels \
 	       $(DESTDIR)$(PREFIX)/share/clua/recipes
 	cp -R lua kernels recipes $(DESTDIR)$(PREFIX)/share/clua/
+	install -d $(DESTDIR)$(PREFIX)/share/clua/slurm
+	install -m 755 contrib/slurm/clua-cluster.sbatch $(DESTDIR)$(PREFIX)/share/clua/slurm/clua-cluster.sbatch
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/clua.1 $(DESTDIR)$(PREFIX)/share/man/man1/clua.1
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions

@@ -13,81 +13,42 @@ local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "aat",
-  description = "C = AA^T: the guide's Table 3.3 (strided global reads; a transposed local tile; the tile "
-    .. "padded to TILE_DIM+1 columns).",
+  description = [[C = AA^T: the guide's Table 3.3 (strided global reads; a transposed local tile; the tile padded
+    to TILE_DIM+1 columns).]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.3, Listings 3.10-3.11, Table 3.3",
-  quick_size = "256KiB", quick_reps = 3,
-  student = "a kernel with the arguments of the guide's kernels (__global const float *a, __global float *c, "
-    .. "int M), built with -DTILE_DIM=T and launched as they are, once for each tile T of the guide's table (16, "
-    .. "and the warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T "
-    .. "(no rounding: every work-item is inside C). A is M x T, C = A A^T is M x M (about --size bytes), both "
-    .. "row-major floats; work-item (x, y) = (get_global_id(0), get_global_id(1)) must write c[y * M + x] = sum "
-    .. "over i < T of a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged); then launched "
-    .. "once more on {M, M - T} work-items (a tile row short), where it owns c[0 .. (M - T) M) and must write "
-    .. "no other element of c. Checked "
-    .. "against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every "
-    .. "element up to 2^24 multiply-adds, else sampled rows and every row and column sum; ranked by time among "
-    .. "the kernels of its tile.",
+  quick_size = "256KiB",
+  student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global float *c,
+    int M), built with -DTILE_DIM=T and launched as they are, once for each tile T of the guide's table (16, and the
+    warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T (no rounding:
+    every work-item is inside C). A is M x T, C = A A^T is M x M (about --size bytes), both row-major floats;
+    work-item (x, y) = (get_global_id(0), get_global_id(1)) must write c[y * M + x] = sum over i < T of
+    a[y * T + i] * a[x * T + i], and nothing outside c (a must stay unchanged); then launched once more on {M, M - T}
+    work-items (a tile row short), where it owns c[0 .. (M - T) M) and must write no other element of c. Checked
+    against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every element up to
+    2^24 multiply-adds, else sampled rows and every row and column sum; ranked by time among the kernels of its
+    tile.]],
   student_name = "aat",
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "
       .. "rows always use 16).") :argname("T"):convert(math.tointeger)
-    p:option("--banks", "Local-memory banks of the conflict model (32-bit words), each request serving as "
-      .. "many work-items (16 for the guide's compute capability 1.x).", "32")
-      :argname("B"):convert(math.tointeger)
+    bankconflict.option(p)
   end,
 }
 
--- Table 3.3, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
-local GUIDE = { simpleMultiply = { 1.1, 0.5 }, coalescedMultiply = { 24.8, 13.2 },
-  coalescedMultiplyPadded = { 30.3, 15.6 } }
+-- Table 3.3, effective bandwidth in GB/s on a GeForce GTX 280 (the GTX 8800's in a note).
+local GUIDE = { simpleMultiply = 1.1, coalescedMultiply = 24.8, coalescedMultiplyPadded = 30.3 }
 -- each kernel, and the padding of its local tile's rows (none: no tile)
-local KERNELS = { { "simpleMultiply" }, { "coalescedMultiply", 0 }, { "coalescedMultiplyPadded", 1 } }
+local KERNELS = { "simpleMultiply", "coalescedMultiply", "coalescedMultiplyPadded" }
+local PAD = { coalescedMultiply = 0, coalescedMultiplyPadded = 1 }
 
 R:main(function(R)
-  local q = R.queue
-  local banks = R.args.banks
+  local q, banks = R.queue, R.args.banks
 
   -- Tiles: the guide's 16, and the device's warp width (or --tile) when the
   -- driver runs every kernel built for it in tile x tile groups, tried once
   -- on a T x T product.
-  local names = {}
-  for i, kv in ipairs(KERNELS) do names[i] = kv[1] end
-  local tl, skipped, _, align = tiles.choose(R, "aat.cl", names, function(k, _, b, T) k:args(b[1], b[3], T) end)
+  local tl, skipped, _, align = tiles.choose(R, "aat.cl", KERNELS, function(k, _, b, T) k:args(b[1], b[3], T) end)
   local M = tiles.side(R, align) -- C is M x M (--size: C's bytes)
-
-  -- One measurement per kernel: it owns the whole of C (the student's second
-  -- launch, a tile row short, its first M - T rows), A unchanged; bytes and
-  -- operations (M^2 dot products of length T, a multiply-add each step).
-  local rows, how = {}, {}
-  for ti, T in ipairs(tl) do
-    local prog = R:program("aat.cl", { TILE_DIM = T })
-    local A = cl.array("float", M * T):random(10 + ti)
-    local At = cl.array("float", T * M):transpose(A, M, T)
-    local dA, dC = R:input("a", A), R:output("c", "float", M * M, "write_only")
-    local ref = matrix.product_reference(A, At, M, T, M, 30 + ti) -- C = A B with B = A^T
-    how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    local function measure(label, k, rows_, r, once)
-      return R:measure{ label = label, reads = { dA }, bytes = 4 * (M * T + M * M), ops = 2 * M * M * T,
-        roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil,
-        outputs = { { dC, owns = { 0, rows_ * M }, check = function(C) matrix.check_product(R, label, C, r) end } },
-        run = function() return q:launch(k, { M, rows_ }, { T, T }) end }
-    end
-    local variants = {}
-    for _, kv in ipairs(KERNELS) do variants[#variants + 1] = { label = kv[1], pad = kv[2], kernel = prog:kernel(kv[1]) } end
-    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
-    for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
-      local k = v.kernel:args(dA, dC, M)
-      rows[#rows + 1] = { tile = T, kernel = v.label, r = measure(("%s (tile %d)"):format(v.label, T), k, M, ref),
-        conflict = v.pad and bankconflict.tile(T, T + v.pad, banks) }
-      if v.student and M > T then
-        local short = matrix.product_reference(A:slice(0, (M - T) * T), At, M - T, T, M, 50 + ti)
-        measure(("%s, tile %d, a tile row short"):format(v.label, T), k, M - T, short, true)
-      end
-    end
-  end
-
-  -- Everything verified: the figures.
   local t = R:table{
     title = ("C = AA^T, A %d x T (the guide's Table 3.3)"):format(M),
     id = "table_3_3",
@@ -96,16 +57,42 @@ R:main(function(R)
       R:bw_column("effective"), { name = "speedup", unit = "x", format = "%.2f" },
       { name = "tile write", unit = "n-way", format = "%d" }, { name = "GTX 280", unit = "GB/s", format = "%.1f" } },
   }
-  local base
-  for _, row in ipairs(rows) do
-    if row.kernel == "simpleMultiply" then base = row.r.median end
-    local g = row.tile == tiles.GUIDE and GUIDE[row.kernel]
-    R:add_row(t, row.r, { tile = row.tile, kernel = row.kernel, effective = row.r.bw, speedup = base / row.r.median,
-      ["tile write"] = row.conflict, ["GTX 280"] = g and g[1] or nil })
+
+  -- One measurement per kernel: it owns the whole of C (the student's second
+  -- launch, a tile row short, its first M - T rows), A unchanged; A read
+  -- once, C written once. Speedup against simpleMultiply of the same tile.
+  local how = {}
+  for ti, T in ipairs(tl) do
+    local prog = R:program("aat.cl", { TILE_DIM = T })
+    local A = cl.array("float", M * T):random(10 + ti)
+    local At = cl.array("float", T * M):transpose(A, M, T)
+    local dA, dC = R:input("a", A), R:output("c", "float", M * M, "write_only")
+    local ref = matrix.product_reference(A, At, M, T, M, 30 + ti) -- C = A B with B = A^T
+    how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
+    local function measure(label, k, r, once)
+      return matrix.measure(R, { label = label, reads = { dA }, out = dC, ref = r, once = once,
+        bytes = 4 * (M * T + M * M), run = function() return q:launch(k, { M, r.m }, { T, T }) end })
+    end
+    local variants, base = {}, nil
+    for _, name in ipairs(KERNELS) do variants[#variants + 1] = { label = name, kernel = prog:kernel(name) } end
+    -- Assignment mode (--kernel FILE): the student's kernel, built for this tile, last.
+    for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
+      local k = v.kernel:args(dA, dC, M)
+      local r = measure(("%s (tile %d)"):format(v.label, T), k, ref)
+      base = base or r.median
+      R:add_row(t, r, { tile = T, kernel = v.label, effective = r.bw, speedup = base / r.median,
+        ["tile write"] = PAD[v.label] and bankconflict.tile(T, T + PAD[v.label], banks),
+        ["GTX 280"] = T == tiles.GUIDE and GUIDE[v.label] or nil })
+      if v.student and M > T then
+        measure(("%s, tile %d, a tile row short"):format(v.label, T), k,
+          matrix.product_reference(A:slice(0, (M - T) * T), At, M - T, T, M, 50 + ti), true)
+      end
+    end
   end
+
+  -- Everything verified: the figures.
   t:note("effective bandwidth: (M*T + M*M) * 4 bytes (A read once, C written once) / time")
-  t:note(("tile write: the bank conflict of transposedTile[x][y] by the model: %d banks of 32-bit words serving "
-    .. "requests of %d work-items (--banks 16: the guide's half-warps)"):format(banks, banks))
+  t:note(bankconflict.note("tile write: the bank conflict of transposedTile[x][y]", banks))
   t:note("GTX 280: the guide's Table 3.3 with TILE_DIM 16 (GTX 8800: 0.5, 13.2, 15.6 GB/s); speedup against "
     .. "simpleMultiply of the same tile")
   t:note("Listing 3.11's index get_group_id(0) * get_num_groups(0) is corrected to get_group_id(0) * get_local_size(0)")

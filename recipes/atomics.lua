@@ -11,10 +11,9 @@ local recipe = require "clua.recipe"
 
 local R = recipe.new{
   name = "atomics",
-  description = "Atomic add throughput on global and local memory by contention (one address, one per "
-    .. "work-group, one per warp, all distinct) for int, uint, long, float (compare-exchange) and C11 atomics.",
+  description = [[Atomic add throughput on global and local memory by contention (one address, one per
+    work-group, one per warp, all distinct) for int, uint, long, float (compare-exchange) and C11 atomics.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
-  quick_reps = 3,
   options = function(p)
     p:option("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
       :argname("N"):convert(math.tointeger)
@@ -28,15 +27,12 @@ R:main(function(R, dev)
   local info = dev.info
   local L = math.min(R.args["local"], info.max_work_group_size)
   local W = math.min(info.warp_size or 32, L)
-  local n = R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)
-  n = math.tointeger(n // L * L)
-  local K = R.args.per or (R.quick and 4 or 16)
+  local n = math.tointeger((R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)) // L * L)
+  local K, q = R.args.per or (R.quick and 4 or 16), R.queue
   if n < L or K < 1 then error(("--items must be at least --local (%d), --per at least 1"):format(L), 0) end
-  local q = R.queue
 
-  local types = { { "int", "int" }, { "uint", "uint" } }
   local has64 = (" " .. table.concat(info.extensions, " ") .. " "):find(" cl_khr_int64_base_atomics ", 1, true) ~= nil
-  if has64 then types[#types + 1] = { "long", "long" } end
+  local types = { { "int", "int" }, { "uint", "uint" }, has64 and { "long", "long" } or nil }
   types[#types + 1] = { "float", "float", "float (compare-exchange)" }
   local prog = R:program("atomics.cl")
   -- C11 atomics: the device's OpenCL C 3.0 (else 2.0) compiler, if it takes them.
@@ -57,12 +53,10 @@ R:main(function(R, dev)
     { ("one per warp (%d)"):format(W), div = W },
     { "all distinct", div = 1 },
   }
-  local t = R:table{
-    title = ("Atomic adds: %d work-items x %d adds, work-groups of %d"):format(n, K, L), id = "atomics",
+  local t = R:table{ title = ("Atomic adds: %d work-items x %d adds, work-groups of %d"):format(n, K, L), id = "atomics",
     columns = { { name = "memory", key = true }, { name = "contention", key = true }, { name = "type", key = true },
       { name = "work-items" }, { name = "per address" }, R:time_columns("µs"),
-      { name = "rate", unit = "Gatomic/s", format = "%.2f", compare = true } },
-  }
+      { name = "rate", unit = "Gatomic/s", format = "%.2f", compare = true } } }
   for _, space in ipairs({ "global", "local" }) do
     for _, lv in ipairs(LEVELS) do
       if space == "global" or not lv.global then
@@ -70,13 +64,11 @@ R:main(function(R, dev)
           local items = (ty[1] == "float" and lv.cas_items) or lv.items or n
           local div = lv.div or items
           local k = (ty[1] == "c11_int" and c11 or prog):kernel(space .. "_" .. ty[1])
-          local m = items // div
-          local out = R:output("counters", ty[2], m)
-          local zero = cl.array(ty[2], 1)
+          local out, zero = R:output("counters", ty[2], items // div), cl.array(ty[2], 1)
           if space == "global" then k:args(out, cl.uint(div), cl.uint(K))
           else k:args(out, cl.uint(div), cl.uint(K), cl["local"](L // div * zero.size)) end
           local label = ("%s, %s, %s"):format(space, lv[1], ty[3] or ty[1])
-          -- Contract: each of the m counters ends at div * K, exactly.
+          -- Contract: each of the items // div counters ends at div * K, exactly.
           local res = R:measure{ label = label, ops = items * K, roofline = false, bound = false,
             outputs = { { out, expect = function() return div * K end, exact = true } },
             run = function()

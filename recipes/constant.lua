@@ -13,10 +13,9 @@ local plot = require "clua.plot"
 
 local R = recipe.new{
   name = "constant",
-  description = "Constant memory: one address per warp (broadcast) vs 2..32 addresses (serialised), "
-    .. "__constant vs __global reads of the same table.",
+  description = [[Constant memory: one address per warp (broadcast) vs 2..32 addresses (serialised), __constant vs
+    __global reads of the same table.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
-  quick_reps = 3,
   options = function(p)
     p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU).")
       :argname("N"):convert(math.tointeger)
@@ -33,22 +32,8 @@ local MEMORIES = {
   { id = "global", label = "__global arg" },
 }
 
--- An n-element uint array repeating `period` (a Lua list), filled by doubling copies in C.
-local function tiled(period, n)
-  local a = cl.array("uint", n)
-  local p = math.min(#period, n)
-  for i = 1, p do a[i - 1] = period[i] end
-  local len = p
-  while len < n do
-    local c = math.min(len, n - len)
-    a:slice(len, c):copy(a:slice(0, c))
-    len = len + c
-  end
-  return a
-end
-
 R:main(function(R, dev)
-  local info = dev.info
+  local info, q = dev.info, R.queue
   local gpu = info.type == "GPU"
   local tsize = R.args.table
   assert(tsize >= 32 and tsize & (tsize - 1) == 0, "--table must be a power of two, at least 32")
@@ -63,47 +48,50 @@ R:main(function(R, dev)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local n = R.args.work_items or (R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
   n = math.max(L, n // L * L)
-
-  local q = R.queue
   local dtable, dout = R:input("table", tbl), R:output("out", "uint", n, "write_only")
 
   -- The index patterns: the loop counter, then j + lid % spread.
-  local patterns = { { label = "j (loop counter)", spread = nil, addresses = 1 } }
-  local spreads = { 1, 2, 4, 8, 16, 32 }
-  if L > 32 then spreads[#spreads + 1] = L end
-  for _, s in ipairs(spreads) do
+  local patterns = { { label = "j (loop counter)", addresses = 1 } }
+  for _, s in ipairs({ 1, 2, 4, 8, 16, 32, L > 32 and L or nil }) do
     if s <= L then
       patterns[#patterns + 1] = { label = s == L and "j + lid" or ("j + lid %% %d"):format(s), spread = s,
         addresses = math.min(s, warp) }
     end
   end
 
-  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread = i % spread only.
+  -- The CPU reference of one pattern: work-item i's sum depends on lid % spread only (lid = i % L), so one
+  -- work-group's sums, repeated by doubling copies in C (n is a multiple of L).
   local function reference(spread)
-    local period = {}
+    local ref, sums, len = cl.array("uint", n), {}, L
     for r = 0, (spread or 1) - 1 do
       local sum = 0
       for j = 0, iters - 1 do sum = sum + tab[((j + r) & (tsize - 1)) + 1] end
-      period[r + 1] = sum & 0xFFFFFFFF
+      sums[r] = sum & 0xFFFFFFFF
     end
-    return tiled(period, n)
+    for i = 0, L - 1 do ref[i] = sums[i % (spread or 1)] end
+    while len < n do
+      local c = math.min(len, n - len)
+      ref:slice(len, c):copy(ref:slice(0, c))
+      len = len + c
+    end
+    return ref
   end
 
   -- Each kernel writes out[0 .. n), checked exactly against the CPU's sums;
   -- bytes: the 4-byte reads the caches serve (held against the cache cap),
   -- ops: one addition a read.
-  local results = {}
+  local results, base, global_t = {}, {}, {}
   for _, pat in ipairs(patterns) do
     local ref = reference(pat.spread)
     for _, mem in ipairs(MEMORIES) do
       local k = R:kernel("constant.cl", mem.id .. (pat.spread and "_spread" or "_uniform"), defines)
-      local args = { dout, iters, pat.spread }
-      if mem.id ~= "program" then table.insert(args, 1, dtable) end
-      k:args(table.unpack(args))
+      k:args(table.unpack(mem.id == "program" and { dout, iters, pat.spread } or { dtable, dout, iters, pat.spread }))
       local res = R:measure{ label = ("%s %s"):format(mem.label, pat.label), run = function() return q:launch(k, n, L) end,
         reads = { mem.id ~= "program" and dtable or nil }, outputs = { { dout, expect = ref, exact = true } },
         bytes = 4 * n * iters, bound = "cache", ops = n * iters, type = "int", roofline = false }
       results[#results + 1] = { mem = mem, pat = pat, t = res }
+      if not pat.spread then base[mem.id] = res.median end
+      if mem.id == "global" then global_t[pat.label] = res.median end
     end
   end
 
@@ -118,11 +106,6 @@ R:main(function(R, dev)
       R:bw_column("delivered", { theoretical = false, compare = false }),
       { name = "slowdown", unit = "x", format = "%.2f" }, { name = "vs global", unit = "x", format = "%.2f" } },
   }
-  local base, global_t = {}, {}
-  for _, r in ipairs(results) do
-    if not r.pat.spread then base[r.mem.id] = r.t.median end
-    if r.mem.id == "global" then global_t[r.pat.label] = r.t.median end
-  end
   local p = plot.new{ title = "Constant vs global reads by addresses per warp",
     x = { name = "distinct addresses per warp", log2 = true }, y = { name = "reads", unit = "G/s" } }
   for _, r in ipairs(results) do

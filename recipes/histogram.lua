@@ -11,16 +11,15 @@ local units = require "clua.units"
 local MAXB = 65536
 local R = recipe.new{
   name = "histogram",
-  description = "Histogram of 16-bit keys into 16..65536 bins, uniform and skewed: global atomics, "
-    .. "local-memory privatised bins merged at the end, and sort-based; verified exactly against the CPU.",
+  description = [[Histogram of 16-bit keys into 16..65536 bins, uniform and skewed: global atomics,
+    local-memory privatised bins merged at the end, and sort-based; verified exactly against the CPU.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
-  quick_reps = 3,
-  student = "a kernel with the arguments of hist_global (__global const uint *keys, uint n, uint shift, "
-    .. "__global uint *hist, __local uint *lhist, uint lbins), launched like it: a grid-stride loop's "
-    .. "work-groups of --local over n 16-bit keys; it must add to hist[b] the number of keys k with "
-    .. "k >> shift == b, for the B = 65536 >> shift bins, which the recipe zeroes before each launch "
-    .. "(hist holds 65536 uints: the rest must stay untouched); lhist holds lbins uints of local memory "
-    .. "(B when they fit, else 0). Verified exactly at every bin count and input.",
+  student = [[a kernel with the arguments of hist_global (__global const uint *keys, uint n, uint shift,
+    __global uint *hist, __local uint *lhist, uint lbins), launched like it: a grid-stride loop's work-groups
+    of --local over n 16-bit keys; it must add to hist[b] the number of keys k with k >> shift == b, for the B
+    = 65536 >> shift bins, which the recipe zeroes before each launch (hist holds 65536 uints: the rest must
+    stay untouched); lhist holds lbins uints of local memory (B when they fit, else 0). Verified exactly at
+    every bin count and input.]],
   student_name = "histogram",
   options = function(p)
     p:option("--keys", "Keys (default 2^24 on a GPU, 2^20 on a CPU, 2^14 with --quick).")
@@ -36,12 +35,12 @@ R:main(function(R, dev)
   local n = R.args.keys or (R.quick and 2^14 or info.type == "GPU" and 2^24 or 2^20)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local G = math.max(1, R.args.groups_per_cu * info.compute_units)
-  local N2, steps = 1, 0 -- the sort's power of two, and its launches
-  while N2 < n do N2 = N2 * 2; steps = steps + 1 end
-  steps = steps * (steps + 1) // 2
-  local BINS = R.quick and { 16, MAXB } or { 16, 256, 4096, MAXB }
-  local q = R.queue
-  local prog = R:program("histogram.cl")
+  local N2, passes = 1, {} -- the sort's power of two, and its launches' (k, j)
+  while N2 < n do
+    N2 = N2 * 2
+    for e = math.log(N2, 2) - 1, 0, -1 do passes[#passes + 1] = { N2, 1 << e } end
+  end
+  local BINS, q, prog = R.quick and { 16, MAXB } or { 16, 256, 4096, MAXB }, R.queue, R:program("histogram.cl")
   local step, counts = prog:kernel("bitonic_step"), prog:kernel("hist_sorted")
   local VARIANTS = { { id = "global", label = "global atomics", kernel = prog:kernel("hist_global") },
     { id = "local", label = "privatised in local memory", kernel = prog:kernel("hist_local") },
@@ -61,18 +60,15 @@ R:main(function(R, dev)
       local u = cl.array("float", n):random(12)
       for i = 0, n - 1 do k[i] = math.min(MAXB - 1, math.floor(MAXB * u[i] ^ 4)) end -- u may round to 1
     end
-    local h = {}
-    for i = 1, MAXB do h[i] = 0 end
-    for i = 0, n - 1 do h[k[i] + 1] = h[k[i] + 1] + 1 end
+    local h = cl.array("uint", MAXB):fill(0)
+    for i = 0, n - 1 do h[k[i]] = h[k[i]] + 1 end
     return k, h
   end
 
-  local t = R:table{
-    title = ("Histogram of %d keys (%s), work-groups of %d"):format(n, units.format_size(4 * n), L), id = "histogram",
-    columns = { { name = "input", key = true }, { name = "bins", key = true }, { name = "variant", key = true },
-      R:time_columns("µs"), { name = "rate", unit = "Gkey/s", format = "%.3f", compare = true },
-      { name = "vs global", unit = "x", format = "%.2f" } },
-  }
+  local t = R:table{ title = ("Histogram of %d keys (%s), work-groups of %d"):format(n, units.format_size(4 * n), L),
+    id = "histogram", columns = { { name = "input", key = true }, { name = "bins", key = true },
+      { name = "variant", key = true }, R:time_columns("µs"), { name = "rate", unit = "Gkey/s", format = "%.3f", compare = true },
+      { name = "vs global", unit = "x", format = "%.2f" } } }
   local skipped = {}
   for _, dist in ipairs({ "uniform", "skewed" }) do
     local host, h = keys_of(dist)
@@ -80,7 +76,7 @@ R:main(function(R, dev)
     for _, B in ipairs(BINS) do
       local shift, want = 0, cl.array("uint", B):fill(0)
       while MAXB >> shift > B do shift = shift + 1 end
-      for j = 0, MAXB - 1 do want[j >> shift] = want[j >> shift] + h[j + 1] end
+      for j = 0, MAXB - 1 do want[j >> shift] = want[j >> shift] + h[j] end
       local lbins = B <= lfit and B or 0
       local base
       for _, v in ipairs(variants) do
@@ -90,15 +86,8 @@ R:main(function(R, dev)
           run = function()
             local evs = { q:copy(keys, scratch, { size = 4 * n }) }
             if N2 > n then evs[#evs + 1] = q:fill(scratch, pad, { offset = 4 * n, size = 4 * (N2 - n) }) end
-            local k = 2
-            while k <= N2 do
-              local j = k // 2
-              while j > 0 do
-                step:args(scratch, cl.uint(k), cl.uint(j))
-                evs[#evs + 1] = q:launch(step, N2, math.min(L, N2))
-                j = j // 2
-              end
-              k = k * 2
+            for _, p in ipairs(passes) do
+              evs[#evs + 1] = q:launch(step:args(scratch, cl.uint(p[1]), cl.uint(p[2])), N2, math.min(L, N2))
             end
             evs[#evs + 1] = q:launch(counts, (B + L - 1) // L * L, L)
             return evs
@@ -127,7 +116,7 @@ R:main(function(R, dev)
   t:note("rate: keys / time; every bin verified exactly against the CPU's count, the bins past B untouched")
   t:note(("global and privatised: %d work-groups (%d per compute unit) in a grid-stride loop, hist zeroed before "
     .. "each launch (not timed); sort-based: the keys copied, padded to %d, bitonic-sorted (%d launches) and "
-    .. "counted, all timed"):format(G, R.args.groups_per_cu, N2, steps))
+    .. "counted, all timed"):format(G, R.args.groups_per_cu, N2, #passes))
   t:note("skewed: key = floor(65536 u^4), u uniform: bin 0 of B bins takes B^(-1/4) of the keys (half at 16 bins)")
   if #skipped > 0 then
     t:note(("privatised: no row at %s bins: they do not fit the work-group's %s of local memory")

@@ -16,20 +16,17 @@ local recipe = require "clua.recipe"
 local units = require "clua.units"
 local verify = require "clua.verify"
 
-local R = recipe.new{
-  name = "image",
-  description = "Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered "
-    .. "patterns, and linear filtering by the sampler vs by hand.",
+local R = recipe.new{ name = "image", quick_size = "256KiB",
+  description = [[Image (texture) reads vs global reads: 2D locality, misaligned, transposed and scattered
+    patterns, and linear filtering by the sampler vs by hand.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.4, Table 3.4; OpenCL slides \"Texture Memory\"",
-  quick_size = "256KiB", quick_reps = 3,
   options = function(p)
     p:option("--stride", "Pixels between the reads of consecutive work-items in the scattered pattern "
       .. "(taken modulo the image).", "7919"):argname("P"):convert(math.tointeger)
     p:option("--full-check", "Largest image side checked in full on the CPU for the 3x3 average and the "
       .. "bilinear kernels; larger images are checked on 16 rows (on the CPU) and everywhere against the "
       .. "global-memory kernel.", "512"):argname("N"):convert(math.tointeger)
-  end,
-}
+  end }
 
 local LX, LY = 32, 8  -- work-groups: one warp-wide row of pixels, 8 rows
 local DX, DY = 0.3, 0.7 -- the bilinear sample point, in pixels from each output pixel
@@ -99,17 +96,15 @@ local function c_reference(id, src, W, H, P)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local info, q, ctx = dev.info, R.queue, R.ctx
   local P, full_check = R.args.stride, R.args.full_check
-  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 4) * 2 ^ 20), info.max_mem_alloc_size,
-    info.global_mem_size // 4)
+  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 4) * 2 ^ 20), info.max_mem_alloc_size, info.global_mem_size // 4)
   local side = math.floor(math.sqrt(bytes / 4))
   side = math.min(side, info.image2d_max_width or side, info.image2d_max_height or side) // LX * LX
   if side < LX then error(("--size %d is too small: at least %d bytes"):format(bytes, LX * LX * 4)) end
 
-  local nearest = ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = "nearest" }
-  local linear = ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = "linear" }
+  local function sampler(filter) return ctx:sampler{ normalized = false, address = "clamp_to_edge", filter = filter } end
+  local nearest, linear = sampler("nearest"), sampler("linear")
 
   -- One input of W x H: the host array, a buffer and an image of it, an output buffer.
   local function setup(W, H, seed)
@@ -131,11 +126,9 @@ R:main(function(R, dev)
   local function measure(s, name, label, extra, out, moved)
     local k = R:kernel("image.cl", name)
     local input = name:match("_global$") and s.buf or s.img
-    local args = { input }
-    if input == s.img then args[#args + 1] = name:match("linear$") and linear or nearest end
-    for _, v in ipairs({ s.out, s.W, s.H }) do args[#args + 1] = v end
-    for _, v in ipairs(extra or {}) do args[#args + 1] = v end
-    k:args(table.unpack(args))
+    local args = { s.out, s.W, s.H, table.unpack(extra or {}) }
+    if input == s.img then table.insert(args, 1, name:match("linear$") and linear or nearest) end
+    k:args(input, table.unpack(args))
     local g, l
     if name:match("^scatter") then g, l = roundup(s.n, LX * LY), LX * LY
     elseif name:match("^column") then g, l = { roundup(s.H, LX), roundup(s.W, LY) }, { LX, LY }
@@ -149,27 +142,16 @@ R:main(function(R, dev)
   -- rows. Returns the largest absolute error seen and what was checked.
   local function check_cpu(s, got, kind, name, tol, full)
     local W, H = s.W, s.H
-    local rows = {}
-    if full then
-      for y = 0, H - 1 do rows[#rows + 1] = y end
-    else
-      local seen, rng = {}, 4242 + W
-      for _, y in ipairs({ 0, 1, H // 2, H - 2, H - 1 }) do
-        if not seen[y] then seen[y] = true; rows[#rows + 1] = y end
-      end
-      while #rows < math.min(16, H) do
-        rng = (rng * 1103515245 + 12345) % 2147483648
-        local y = rng % H
-        if not seen[y] then seen[y] = true; rows[#rows + 1] = y end
-      end
-    end
-    local worst = 0
-    local whole = full and pixel_fn(kind, s.src:totable(), W, H, 0) or nil
+    local rows, seen, rng = {}, {}, 4242 + W
+    local function add(y) if not seen[y] then seen[y] = true; rows[#rows + 1] = y end end
+    for y = 0, full and H - 1 or -1 do add(y) end -- every row, or 16: the edges, the middle, a seeded few
+    for _, y in ipairs(full and {} or { 0, 1, H // 2, H - 2, H - 1 }) do add(y) end
+    while #rows < math.min(16, H) do rng = (rng * 1103515245 + 12345) % 2147483648; add(rng % H) end
+    local worst, whole = 0, full and pixel_fn(kind, s.src:totable(), W, H, 0) or nil
     for _, y in ipairs(rows) do
       local lo, hi = math.max(0, y - 1), math.min(H - 1, y + 1) -- the rows pixel row y reads
       local f = whole or pixel_fn(kind, s.src:slice(lo * W, (hi - lo + 1) * W):totable(), W, H, lo)
-      local r = verify.arrays(("%s, row %d"):format(name, y), got:slice(y * W, W), function(x) return f(x, y) end,
-        { tol = tol })
+      local r = verify.arrays(("%s, row %d"):format(name, y), got:slice(y * W, W), function(x) return f(x, y) end, { tol = tol })
       worst = math.max(worst, r.max_abs or 0)
     end
     return worst, full and "full" or (#rows .. " rows + all vs global")
@@ -211,6 +193,8 @@ R:main(function(R, dev)
       if not ref then os, om = against_cpu("avg3", 1e-5, what, r, first) end
       measure(small, name, what .. small_label, extra, os)
       r.res = measure(measured, name, what, extra, om, moved)
+      -- image speed-up: the global kernel of the pattern ran just before
+      r.speedup = mem == "image" and results[#results].res.median / r.res.median or nil
       results[#results + 1] = r
     end
   end
@@ -226,21 +210,12 @@ R:main(function(R, dev)
   end
 
   -- Everything verified: the figures.
-  local t = R:table{
-    title = ("Image vs global reads, %dx%d floats (%s)"):format(side, side, units.format_size(4 * measured.n)),
-    id = "image",
-    columns = {
-      { name = "pattern", key = true }, { name = "memory", key = true }, R:time_columns("µs"),
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "image speed-up", unit = "x", format = "%.2f" },
-      { name = "checked" },
-    },
-  }
-  local gt = {}
-  for _, r in ipairs(results) do if r.mem == "global" then gt[r.pat.id] = r.res.median end end
+  local t = R:table{ title = ("Image vs global reads, %dx%d floats (%s)"):format(side, side, units.format_size(4 * measured.n)),
+    id = "image", columns = { { name = "pattern", key = true }, { name = "memory", key = true }, R:time_columns("µs"),
+      R:bw_column("bandwidth", { compare = false }), { name = "image speed-up", unit = "x", format = "%.2f" }, { name = "checked" } } }
   for _, r in ipairs(results) do
     R:add_row(t, r.res, { pattern = r.pat.label, memory = r.mem == "global" and "__global" or "image2d_t",
-      ["image speed-up"] = r.mem == "image" and gt[r.pat.id] / r.res.median or nil, checked = r.checked })
+      ["image speed-up"] = r.speedup, checked = r.checked })
   end
   t:note("bandwidth: one read and one write of every pixel (2 x 4 bytes x W x H) / time")
   t:note("image speed-up: __global time / image2d_t time for the same pattern")
@@ -252,17 +227,10 @@ R:main(function(R, dev)
     VERIFY_H, full_check))
   R:emit(t)
 
-  local ft = R:table{
-    title = ("Bilinear interpolation at (x + %.1f, y + %.1f), %dx%d floats"):format(DX, DY, side, side),
-    id = "filter",
-    columns = {
-      { name = "variant", key = true }, R:time_columns("µs"),
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "speed-up", unit = "x", format = "%.2f" },
-      { name = "max error", format = "%.2e" }, { name = "tolerance", format = "%.0e" },
-      { name = "checked" },
-    },
-  }
+  local ft = R:table{ title = ("Bilinear interpolation at (x + %.1f, y + %.1f), %dx%d floats"):format(DX, DY, side, side),
+    id = "filter", columns = { { name = "variant", key = true }, R:time_columns("µs"), R:bw_column("bandwidth", { compare = false }),
+      { name = "speed-up", unit = "x", format = "%.2f" }, { name = "max error", format = "%.2e" },
+      { name = "tolerance", format = "%.0e" }, { name = "checked" } } }
   for _, r in ipairs(filters) do
     R:add_row(ft, r.res, { variant = r.f.label, ["speed-up"] = filters[1].res.median / r.res.median,
       ["max error"] = r.worst, tolerance = r.f.tol, checked = r.checked })

@@ -16,10 +16,10 @@ local units = require "clua.units"
 
 local R = recipe.new{
   name = "launch",
-  description = "Kernel launch cost: host-side enqueue in a stream of empty kernels, dispatch (QUEUED -> START) "
-    .. "and round trip (enqueue + clFinish), beside the plain C program build/bench/launch.",
+  description = [[Kernel launch cost: host-side enqueue in a stream of empty kernels, dispatch (QUEUED -> START)
+    and round trip (enqueue + clFinish), beside the plain C program build/bench/launch.]],
   seed = "clpeak \"kernel launch latency\"; bench/launch.c (plain C OpenCL); guide 2.1.1 (enqueue calls return early)",
-  reps = 5, quick_reps = 3,
+  reps = 5,
   options = function(p)
     p:option("--n", "Empty kernels enqueued per batch (default 10000, 1000 with --quick); --reps batches.")
       :argname("N"):convert(math.tointeger)
@@ -38,12 +38,10 @@ local function c_figure(us, note)
 end
 
 R:main(function(R, dev)
-  local q = R.queue
+  local q, batches, empty = R.queue, R.reps, R:kernel("copy.cl", "empty")
   local nlaunch = R.args.n or (R.quick and 1000 or 10000)
-  local batches = R.reps
   local launches = R.args.launches or (R.quick and 20 or 100)
   local warm = R.quick and R.warmup or math.max(R.warmup, 10)
-  local empty = R:kernel("copy.cl", "empty")
 
   -- 1. Host side: N enqueues timed by the host clock, the queue finished after
   -- (outside the interval); one warm-up batch, then --reps batches.
@@ -74,11 +72,10 @@ R:main(function(R, dev)
   -- The queue ran them all: a copy kernel enqueued behind the stream on the
   -- same in-order queue, its output poisoned first and checked after, its
   -- input unchanged (R:measure: not a figure, the check).
-  local copy = R:kernel("copy.cl", "copy")
   local m = 1024
   local input = cl.array("float", m):random(7, -1, 1)
   local din, dout = R:input("in", input), R:output("out", "float", m)
-  copy:args(dout, din)
+  local copy = R:kernel("copy.cl", "copy"):args(dout, din)
   R:measure{ label = "copy kernel behind the stream of empty kernels", reps = 1, warmup = 0, bound = false,
     reads = { din }, outputs = { { dout, expect = input, exact = true } }, run = function()
       for _ = 1, 100 do q:launch(empty, 1) end
@@ -95,48 +92,41 @@ R:main(function(R, dev)
     local t1 = cl.now()
     if i >= 1 then
       local qd, sb, st, en = e.queued, e.submit, e.start, e["end"]
-      disp[i], trip[i] = st - qd, t1 - t0
-      qsub[i], sub[i], exec[i] = sb - qd, st - sb, en - st
+      disp[i], trip[i], qsub[i], sub[i], exec[i] = st - qd, t1 - t0, sb - qd, st - sb, en - st
       ordered[i] = (qd <= sb and sb <= st and st <= en) and 1 or 0
     end
   end
   R:verify("profiling timestamps in order (QUEUED <= SUBMIT <= START <= END)", ordered, function() return 1 end,
     { exact = true })
 
-  -- 3. The plain C programs, on the same device.
-  local idx = devicemod.index(dev)
-  local c_enqueue, c_event, c_dispatch, c_trip, c_note
-  local c_cell -- what the C cell says when there is no figure
-  local launch_path, baseline_path = (cl.root or ".") .. "/build/bench/launch", (cl.root or ".") .. "/build/bench/baseline"
+  -- 3. The plain C programs, on the same device; c_cell is what the C cell
+  -- says when there is no figure.
+  local idx, bench = devicemod.index(dev), (cl.root or ".") .. "/build/bench/"
+  local c_enqueue, c_event, c_dispatch, c_trip, c_note, c_cell
   if R.args.no_c then
     c_note, c_cell = "C: not run (--no-c)", "not run"
   else
     local args = ("--device %s --n %d --batches %d"):format(idx, nlaunch, batches)
-    local out, err = proc.run(launch_path, args)
+    local out, err = proc.run(bench .. "launch", args)
     if out then
-      local v = tonumber(out:match("launch_us%s+([%d.]+)"))
-      if not v then error("build/bench/launch printed no figure: " .. out) end
-      c_enqueue = c_figure(v, err)
-      c_note = "C: build/bench/launch " .. args
+      local v = tonumber(out:match("launch_us%s+([%d.]+)")) or error("build/bench/launch printed no figure: " .. out)
+      c_enqueue, c_note = c_figure(v, err), "C: build/bench/launch " .. args
       -- launch --event asks for an event and releases it at each enqueue, as
       -- q:launch does (a build/bench/launch without --event exits 2: no figure)
-      local eout, enote = proc.run(launch_path, args .. " --event")
+      local eout, enote = proc.run(bench .. "launch", args .. " --event")
       local ev = eout and tonumber(eout:match("launch_event_us%s+([%d.]+)"))
-      if ev then
-        c_event = c_figure(ev, enote)
-        c_note = c_note .. " [--event]"
-      end
+      if ev then c_event, c_note = c_figure(ev, enote), c_note .. " [--event]" end
     else
       c_note, c_cell = "C: build/bench/launch " .. err, err == "not built" and err or "failed"
     end
     if R.args.baseline then
-      local bout, berr = proc.run(baseline_path, ("--device %s --size 4K --overlap-size 8K --reps 3 --launch-n %d")
-        :format(idx, nlaunch))
+      local bout, berr = proc.run(bench .. "baseline", ("--device %s --size 4K --overlap-size 8K --reps 3 "
+        .. "--launch-n %d"):format(idx, nlaunch))
+      local function row(label)
+        local med, lo, hi = bout:match(label:gsub("%p", "%%%0") .. "%s+([%d.]+)%s+([%d.]+)%s+([%d.]+)")
+        return med and { median = med * 1e3, min = lo * 1e3, max = hi * 1e3 }
+      end
       if bout then
-        local function row(label)
-          local med, lo, hi = bout:match(label:gsub("%p", "%%%0") .. "%s+([%d.]+)%s+([%d.]+)%s+([%d.]+)")
-          return med and { median = med * 1e3, min = lo * 1e3, max = hi * 1e3 }
-        end
         c_dispatch, c_trip = row("empty kernel, dispatch"), row("empty kernel, round trip")
         c_note = c_note .. "; dispatch and round trip: build/bench/baseline (100 launches after 10 warm-ups)"
       else
@@ -147,32 +137,30 @@ R:main(function(R, dev)
 
   -- Everything verified: the figures.
   local function ftime(v) return type(v) == "number" and units.format_time(v) or tostring(v) end
+  local function tcol(name, compare) return { name = name, format = ftime, ns = true, compare = compare } end
   local t = R:table{
     title = "Kernel launch cost (empty kernel, global size 1)",
     id = "launch",
-    columns = { { name = "figure", key = true }, { name = "clua", format = ftime, ns = true, compare = true },
-      { name = "min", format = ftime, ns = true }, { name = "max", format = ftime, ns = true },
-      { name = "C", format = ftime, ns = true }, { name = "clua / C", unit = "x", format = "%.2f" },
-      { name = "C, events", format = ftime, ns = true }, { name = "clua / C, events", unit = "x", format = "%.2f" },
-      noise.column("C spread") },
+    columns = { { name = "figure", key = true }, tcol("clua", true), tcol("min"), tcol("max"), tcol("C"),
+      { name = "clua / C", unit = "x", format = "%.2f" }, tcol("C, events"),
+      { name = "clua / C, events", unit = "x", format = "%.2f" }, noise.column("C spread") },
   }
-  local function add(name, s, c, ce)
-    local cval = c and c.median or (name:match("^enqueue") and c_cell) or nil
-    t:add{ figure = name, clua = s.median, min = s.min, max = s.max, C = cval,
-      ["clua / C"] = c and s.median / c.median or nil,
+  local function add(name, times, c, ce)
+    local s = stats.summary(times)
+    t:add{ figure = name, clua = s.median, min = s.min, max = s.max,
+      C = c and c.median or (name:match("^enqueue") and c_cell) or nil, ["clua / C"] = c and s.median / c.median or nil,
       ["C, events"] = ce and ce.median, ["clua / C, events"] = ce and s.median / ce.median,
       ["C spread"] = noise.spread(c or ce) }
   end
-  local summary = stats.summary
-  add(("enqueue, host side, an event each (per launch, %d in a row)"):format(nlaunch), summary(per), nil, c_event)
-  add(("enqueue, host side, no event (per launch, %d in a row)"):format(nlaunch), summary(per_ne), c_enqueue)
-  add(("enqueue, host side, no event, go() of a q:launcher (per launch, %d in a row)"):format(nlaunch), summary(per_go),
-    c_enqueue)
-  add("dispatch: QUEUED -> START", summary(disp), c_dispatch)
-  add("  QUEUED -> SUBMIT", summary(qsub))
-  add("  SUBMIT -> START", summary(sub))
-  add("execution: START -> END", summary(exec))
-  add("round trip: enqueue + clFinish (host clock)", summary(trip), c_trip)
+  local in_row = (" (per launch, %d in a row)"):format(nlaunch)
+  add("enqueue, host side, an event each" .. in_row, per, nil, c_event)
+  add("enqueue, host side, no event" .. in_row, per_ne, c_enqueue)
+  add("enqueue, host side, no event, go() of a q:launcher" .. in_row, per_go, c_enqueue)
+  add("dispatch: QUEUED -> START", disp, c_dispatch)
+  add("  QUEUED -> SUBMIT", qsub)
+  add("  SUBMIT -> START", sub)
+  add("execution: START -> END", exec)
+  add("round trip: enqueue + clFinish (host clock)", trip, c_trip)
   t:note(("enqueue: host clock around %d clEnqueueNDRangeKernel calls, / %d; median of %d batches after "
     .. "1 warm-up; min/max over the batches"):format(nlaunch, nlaunch, batches))
   t:note("an event each: q:launch(k, 1), whose event is released when collected, beside C asking for one and "

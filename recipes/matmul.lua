@@ -12,21 +12,21 @@ local tiles = require "clua.tiles"
 
 local R = recipe.new{
   name = "matmul",
-  description = "C = AB: the guide's Table 3.2 (A M x TILE_DIM, B TILE_DIM x N; global, A tile, A and B tiles "
-    .. "in local memory) and the slides' N x N multiply, naive and tiled.",
-  seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002), "
-    .. "\"Multiplication of Matrices\"",
-  quick_size = "256KiB", quick_reps = 3,
-  student = "a kernel with the arguments of the guide's kernels (__global const float *a, __global const float "
-    .. "*b, __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of "
-    .. "the guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} "
-    .. "groups, M and N multiples of T (no rounding: every work-item is inside C). A is M x T, B is T x N, C is "
-    .. "M x N (M = N, about --size bytes), all row-major floats; work-item (x, y) = (get_global_id(0), "
-    .. "get_global_id(1)) must write c[y * N + x] = sum over i < T of a[y * T + i] * b[i * N + x], and nothing "
-    .. "outside c (a and b must stay unchanged); then launched once more on {N, M - T} work-items (a tile row "
-    .. "short), where it owns c[0 .. (M - T) N) and must write no other element of c. Checked against the CPU product (double, tolerance "
-    .. "max(1e-5, 8 sqrt(T) 2^-24)) before any figure: every element up to 2^24 multiply-adds, else sampled "
-    .. "rows and every row and column sum; ranked by time among the kernels of its tile.",
+  description = [[C = AB: the guide's Table 3.2 (A M x TILE_DIM, B TILE_DIM x N; global, A tile, A and B tiles in
+    local memory) and the slides' N x N multiply, naive and tiled.]],
+  seed = [[NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002),
+    "Multiplication of Matrices"]],
+  quick_size = "256KiB",
+  student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global const float *b,
+    __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of the
+    guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} groups, M and
+    N multiples of T (no rounding: every work-item is inside C). A is M x T, B is T x N, C is M x N (M = N, about
+    --size bytes), all row-major floats; work-item (x, y) = (get_global_id(0), get_global_id(1)) must write
+    c[y * N + x] = sum over i < T of a[y * T + i] * b[i * N + x], and nothing outside c (a and b must stay unchanged); then
+    launched once more on {N, M - T} work-items (a tile row short), where it owns c[0 .. (M - T) N) and must write
+    no other element of c. Checked against the CPU product (double, tolerance max(1e-5, 8 sqrt(T) 2^-24)) before
+    any figure: every element up to 2^24 multiply-adds, else sampled rows and every row and column sum; ranked by
+    time among the kernels of its tile.]],
   student_name = "matmul",
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "
@@ -36,13 +36,12 @@ local R = recipe.new{
   end,
 }
 
--- Table 3.2, effective bandwidth in GB/s on a GeForce GTX 280 (and GTX 8800).
-local GUIDE = { simpleMultiply = { 8.8, 0.7 }, coalescedMultiply = { 14.3, 8.2 }, sharedABMultiply = { 29.7, 15.7 } }
+-- Table 3.2, effective bandwidth in GB/s on a GeForce GTX 280 (the GTX 8800's in a note).
+local GUIDE = { simpleMultiply = 8.8, coalescedMultiply = 14.3, sharedABMultiply = 29.7 }
 local KERNELS = { "simpleMultiply", "coalescedMultiply", "sharedABMultiply" }
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q = R.queue
+  local info, q = dev.info, R.queue
 
   -- Tiles: the guide's 16, and the device's warp width (or --tile) when the
   -- driver runs every kernel built for it in tile x tile groups.
@@ -54,22 +53,39 @@ R:main(function(R, dev)
   local side = tiles.side(R, align)
   local nn = R.args.n or (R.quick and 128 or info.type == "GPU" and 4096 or 512)
   nn = math.min(nn, math.floor(math.sqrt(math.min(info.max_mem_alloc_size, info.global_mem_size // 4) / 4)))
-  nn = nn // align * align
+    // align * align
   if nn < align then error(("--n must be at least %d"):format(align)) end
 
+  local t = R:table{
+    title = ("C = AB, A %d x T, B T x %d (the guide's Table 3.2)"):format(side, side),
+    id = "table_3_2",
+    columns = {
+      { name = "tile", key = true }, { name = "kernel", key = true }, R:time_columns("us", { compare = false }),
+      R:bw_column("effective"), { name = "GFLOP/s", format = "%.1f" }, { name = "speedup", unit = "x", format = "%.2f" },
+      { name = "GTX 280", unit = "GB/s", format = "%.1f" } },
+  }
+  local t2 = R:table{
+    title = ("C = AB, N x N with N = %d (the slides' naive and tiled multiply)"):format(nn),
+    id = "nxn",
+    columns = {
+      { name = "variant", key = true }, { name = "tile", key = true }, R:time_columns("ms", { compare = false }),
+      { name = "GFLOP/s", format = "%.1f", compare = true }, R:bw_column("effective", { compare = false }),
+      { name = "speedup", unit = "x", format = "%.2f" } },
+  }
+
   -- One measurement: the kernel owns the whole of C (M x N; the student's
-  -- second launch a tile row short owns its first rows), A and B unchanged.
-  local how = {}
-  local function measure(label, k, global, T, ins, dC, ref, M, N, K, once)
-    return R:measure{ label = label, reads = ins, bytes = 4 * (M * K + K * N + M * N), ops = 2 * M * N * K,
-      roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil,
-      outputs = { { dC, owns = { 0, M * N }, check = function(C) matrix.check_product(R, label, C, ref) end } },
-      run = function() return q:launch(k, global, { T, T }) end }
+  -- second launch a tile row short owns its first rows), A and B unchanged;
+  -- A and B read once, C written once.
+  local function measure(label, k, T, dA, dB, dC, ref, once)
+    local M, N, K = ref.m, ref.n, ref.k
+    return matrix.measure(R, { label = label, reads = { dA, dB }, out = dC, ref = ref, once = once,
+      bytes = 4 * (M * K + K * N + M * N), run = function() return q:launch(k, { N, M }, { T, T }) end })
   end
 
   -- Part 1, the guide's Table 3.2, once per tile; in assignment mode
-  -- (--kernel FILE) the student's kernel, built for the tile, last.
-  local guide_rows, nn_rows = {}, {}
+  -- (--kernel FILE) the student's kernel, built for the tile, last. Speedup
+  -- against simpleMultiply of the same tile.
+  local how = {}
   for ti, T in ipairs(tl) do
     local prog = R:program("matmul.cl", { TILE_DIM = T })
     local M, N, K = side, side, T
@@ -77,16 +93,17 @@ R:main(function(R, dev)
     local dA, dB, dC = R:input("a", A), R:input("b", B), R:output("c", "float", M * N, "write_only")
     local ref = matrix.product_reference(A, B, M, K, N, 30 + ti)
     how[#how + 1] = ("tile %d: %s"):format(T, ref.how)
-    local variants = {}
+    local variants, base = {}, nil
     for _, name in ipairs(KERNELS) do variants[#variants + 1] = { label = name, kernel = prog:kernel(name) } end
     for _, v in ipairs(R:with_student(variants, { TILE_DIM = T })) do
       local k = v.kernel:args(dA, dB, dC, N)
-      local res = measure(("%s (tile %d)"):format(v.label, T), k, { N, M }, T, { dA, dB }, dC, ref, M, N, K)
-      guide_rows[#guide_rows + 1] = { tile = T, kernel = v.label, r = res }
+      local r = measure(("%s (tile %d)"):format(v.label, T), k, T, dA, dB, dC, ref)
+      base = base or r.median
+      R:add_row(t, r, { tile = T, kernel = v.label, effective = r.bw, ["GFLOP/s"] = r.ops / r.median,
+        speedup = base / r.median, ["GTX 280"] = T == tiles.GUIDE and GUIDE[v.label] or nil })
       if v.student and M > T then
-        local short = matrix.product_reference(A:slice(0, (M - T) * K), B, M - T, K, N, 50 + ti)
-        measure(("%s, tile %d, a tile row short"):format(v.label, T), k, { N, M - T }, T, { dA, dB }, dC, short,
-          M - T, N, K, true)
+        measure(("%s, tile %d, a tile row short"):format(v.label, T), k, T, dA, dB, dC,
+          matrix.product_reference(A:slice(0, (M - T) * K), B, M - T, K, N, 50 + ti), true)
       end
     end
   end
@@ -97,30 +114,17 @@ R:main(function(R, dev)
   local dA, dB, dC = R:input("a (N x N)", A), R:input("b (N x N)", B), R:output("c (N x N)", "float", N * N)
   local ref = matrix.product_reference(A, B, N, N, N, 43)
   how[#how + 1] = ("N x N: %s"):format(ref.how)
-  local variants = { { "naive", devtile, "multiplyNaive" } }
+  local variants, naive = { { "naive", devtile, "multiplyNaive" } }, nil
   for i = #tl, 1, -1 do variants[#variants + 1] = { "tiled", tl[i], "multiplyTiled" } end
   for _, v in ipairs(variants) do
     local k = R:kernel("matmul.cl", v[3], { TILE_DIM = v[2] }):args(dA, dB, dC, N)
-    nn_rows[#nn_rows + 1] = { variant = v[1], tile = v[2], r = measure(("N x N %s (tile %d)"):format(v[1], v[2]), k,
-      { N, N }, v[2], { dA, dB }, dC, ref, N, N, N) }
+    local r = measure(("N x N %s (tile %d)"):format(v[1], v[2]), k, v[2], dA, dB, dC, ref)
+    naive = naive or r.median
+    R:add_row(t2, r, { variant = v[1], tile = v[2], ["GFLOP/s"] = r.ops / r.median, effective = r.bw,
+      speedup = naive / r.median })
   end
 
   -- Everything verified: the figures.
-  local t = R:table{
-    title = ("C = AB, A %d x T, B T x %d (the guide's Table 3.2)"):format(side, side),
-    id = "table_3_2",
-    columns = {
-      { name = "tile", key = true }, { name = "kernel", key = true }, R:time_columns("us", { compare = false }),
-      R:bw_column("effective"), { name = "GFLOP/s", format = "%.1f" }, { name = "speedup", unit = "x", format = "%.2f" },
-      { name = "GTX 280", unit = "GB/s", format = "%.1f" } },
-  }
-  local base
-  for _, g in ipairs(guide_rows) do
-    if g.kernel == "simpleMultiply" then base = g.r.median end
-    local gtx = g.tile == tiles.GUIDE and GUIDE[g.kernel]
-    R:add_row(t, g.r, { tile = g.tile, kernel = g.kernel, effective = g.r.bw, ["GFLOP/s"] = g.r.ops / g.r.median,
-      speedup = base / g.r.median, ["GTX 280"] = gtx and gtx[1] or nil })
-  end
   t:note("effective bandwidth: (M*T + T*N + M*N) * 4 bytes (A and B read once, C written once) / time, as in the guide")
   t:note("GTX 280: the guide's Table 3.2 with TILE_DIM 16 (GTX 8800: 0.7, 8.2, 15.7 GB/s); speedup against "
     .. "simpleMultiply of the same tile")
@@ -128,19 +132,6 @@ R:main(function(R, dev)
   for _, h in ipairs(how) do t:note("verified: " .. h) end
   for _, h in ipairs(skipped) do t:note(h) end
   if R.args.kernel then R:rank_within(t, "time", "tile", tl, "kernel") end
-
-  local t2 = R:table{
-    title = ("C = AB, N x N with N = %d (the slides' naive and tiled multiply)"):format(nn),
-    id = "nxn",
-    columns = {
-      { name = "variant", key = true }, { name = "tile", key = true }, R:time_columns("ms", { compare = false }),
-      { name = "GFLOP/s", format = "%.1f", compare = true }, R:bw_column("effective", { compare = false }),
-      { name = "speedup", unit = "x", format = "%.2f" } },
-  }
-  for _, v in ipairs(nn_rows) do
-    R:add_row(t2, v.r, { variant = v.variant, tile = v.tile, ["GFLOP/s"] = v.r.ops / v.r.median,
-      effective = v.r.bw, speedup = nn_rows[1].r.median / v.r.median })
-  end
   t2:note("GFLOP/s: 2 N^3 / time; effective bandwidth: 3 N^2 * 4 bytes (A, B read once, C written once) / time")
   t2:note("tile: the work-group is tile x tile; the naive kernel uses the device tile's shape")
   t2:note("verified: " .. how[#how])

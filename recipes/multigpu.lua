@@ -20,49 +20,20 @@ local proc = require "clua.proc"
 
 local R = recipe.new{
   name = "multigpu",
-  description = "Each device alone and all at once (H2D, D2H, both, device copy), and the device-to-device matrix.",
+  description = [[Each device alone and all at once (H2D, D2H, both, device copy), and the device-to-device
+    matrix.]],
   seed = "nvbandwidth's host and device-to-device matrices; the guide's 3.1 on host transfers",
-  size = "256MiB", quick_size = "1MiB", quick_reps = 3,
+  size = "256MiB", quick_size = "1MiB",
 }
 
-local OPS = { "H2D", "D2H", "both", "copy" }
 local POISON = require("clua.harness").POISON -- for the all-at-once run's destinations
 local CHUNKS = 8 -- the double-buffered staged path's chunks
 -- Repetitions of each device-to-device path (unless --reps says otherwise):
 -- 12 pairs x 5 paths of 256 MiB at ~1-10 GB/s on four GPUs, each checked.
 local PAIR_REPS = 3
 
--- The devices to use: every device of the chosen device's platform.
-local function platform_devices(dev)
-  for _, pl in ipairs(cl.platforms()) do
-    local list = pl:devices()
-    for _, d in ipairs(list) do if d == dev then return list end end
-  end
-  return { dev }
-end
-
--- Runs f with R's device, context, queue and facts those of another device
--- (or context), so that R:input, R:output and R:measure's bounds are that
--- device's; R's own are back afterwards.
-local function on(dev, ctx, q, facts, f)
-  local keep = {}
-  for _, k in ipairs({ "device", "ctx", "queue", "facts" }) do keep[k] = rawget(R, k) end
-  rawset(R, "device", dev); rawset(R, "ctx", ctx); rawset(R, "queue", q); rawset(R, "facts", facts)
-  local ok, res = pcall(f)
-  for k, v in pairs(keep) do rawset(R, k, v) end
-  if not ok then error(res, 0) end
-  return res
-end
-
--- A table's notes from measurements (a host clock, a cache figure), once each.
-local function add_notes(t, res)
-  t.seen = t.seen or {}
-  for _, n in ipairs(res.notes) do if not t.seen[n] then t.seen[n] = true; t:note(n) end end
-  if res.cache and not t.seen.cache then t.seen.cache = true; t:note(res.cache_note) end
-end
-
 R:main(function(R, dev)
-  local devices = platform_devices(dev)
+  local devices = devicemod.platform_devices(dev)
   local bytes = math.tointeger(R.size) // 4 * 4
   local n = bytes // 4
   local src = cl.array("float", n):random(11, -1, 1)
@@ -70,68 +41,63 @@ R:main(function(R, dev)
   -- One context and queue per device (the alone and all-at-once runs), each
   -- with its pinned host memory, its device buffers and a copy kernel: da
   -- holds src (H2D's destination, then read by D2H and the copy), db is
-  -- written by both's H2D and by the copy.
-  local rigs = {}
+  -- written by both's H2D and by the copy; two pinned chunks for the staged
+  -- device-to-device path.
+  local rigs, chunk = {}, (n + CHUNKS - 1) // CHUNKS * 4
   for i, d in ipairs(devices) do
     local ctx = cl.context(d)
     local q = ctx:queue(d, { profiling = true })
-    local q2 = ctx:queue(d, { profiling = true }) -- the second direction of "both"
-    local hin = q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })
-    hin:copy(src)
-    local hout = q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })
-    local r = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, q2 = q2, hin = hin,
-      hout = hout, facts = d == dev and R.facts or devicemod.facts(d) }
-    on(d, ctx, q, r.facts, function()
-      r.da, r.db = R:input("a", src, "read_write"), R:output("b", "float", n)
-    end)
+    local function pinned(b) return q:map(ctx:buffer(b, "alloc_host_ptr"), { type = "float" }) end
+    local r = { device = d, index = devicemod.index(d) or tostring(i - 1), ctx = ctx, q = q, hin = pinned(bytes):copy(src),
+      q2 = ctx:queue(d, { profiling = true }), -- the second direction of "both"
+      hout = pinned(bytes), pins = { pinned(chunk), pinned(chunk) }, facts = d == dev and R.facts or devicemod.facts(d) }
+    R:on(r, function() r.da, r.db = R:input("a", src, "read_write"), R:output("b", "float", n) end)
     r.k = ctx:program_file("copy.cl"):build():kernel("copy"):args(r.db, r.da)
     rigs[i] = r
   end
   local pcie = function(r, k) return bounds.limit(r.facts, "pcie") * k end
 
-  -- One operation on a rig, enqueued without waiting; its events. Its
-  -- contract: the buffer it writes (or the host array, checked after), what
-  -- it reads, its bytes and its bound (a link per direction, or the memory).
-  local function start(r, op)
-    if op == "H2D" then return { r.q:write(r.da, r.hin, { blocking = false }) } end
-    if op == "D2H" then return { r.q:read(r.da, r.hout, { blocking = false }) } end
-    if op == "both" then
-      return { r.q:write(r.db, r.hin, { blocking = false }), r.q2:read(r.da, r.hout, { blocking = false }) }
-    end
-    return { r.q:launch(r.k, n) }
-  end
-  local function moved(op) return (op == "both" or op == "copy") and 2 * bytes or bytes end
-  local function dest(r, op) return op == "H2D" and r.da or ((op == "both" or op == "copy") and r.db) or nil end
-  local function to_host(op) return op == "D2H" or op == "both" end
+  -- The operations on a rig, each enqueued without waiting (`go` returns its
+  -- events). Their contracts: k x the bytes moved, the buffer written (`dest`;
+  -- `host`: the host array too, checked after), what they read, their bound
+  -- (a link per direction, or the memory).
+  local OPS = {
+    { name = "H2D", k = 1, dest = "da", go = function(r) return { r.q:write(r.da, r.hin, { blocking = false }) } end },
+    { name = "D2H", k = 1, host = true, reads = true,
+      go = function(r) return { r.q:read(r.da, r.hout, { blocking = false }) } end },
+    { name = "both", k = 2, dest = "db", host = true, reads = true, go = function(r)
+      return { r.q:write(r.db, r.hin, { blocking = false }), r.q2:read(r.da, r.hout, { blocking = false }) } end },
+    { name = "copy", k = 2, dest = "db", reads = true, memory = true, go = function(r) return { r.q:launch(r.k, n) } end },
+  }
   local function check_host(r, op)
-    if to_host(op) then R:verify(("%s on %s: the host array"):format(op, r.device.name), r.hout, src, { exact = true }) end
+    if op.host then R:verify(("%s on %s: the host array"):format(op.name, r.device.name), r.hout, src, { exact = true }) end
   end
 
   local alone_cols = { { name = "device", key = true }, { name = "index", key = true } }
   for i, op in ipairs(OPS) do
-    local fmt = op == "copy" and function(v, row) return ("%.1f"):format(v) .. (row and row.copy_cache and " c" or "") end
+    local fmt = op.memory and function(v, row) return ("%.1f"):format(v) .. (row and row.copy_cache and " c" or "") end
       or "%.1f"
-    alone_cols[#alone_cols + 1] = { name = op, unit = R.bw_unit, format = fmt, compare = i == 1 }
-    alone_cols[#alone_cols + 1] = R:spread_column(op .. " spread")
+    alone_cols[#alone_cols + 1] = { name = op.name, unit = R.bw_unit, format = fmt, compare = i == 1 }
+    alone_cols[#alone_cols + 1] = R:spread_column(op.name .. " spread")
   end
   local alone = R:table{ title = ("Each device alone (%s per transfer, pinned host memory)"):format(units.format_size(bytes)),
     id = "alone", columns = alone_cols }
   local sum = {} -- of the alones by the host clock, as the all-at-once aggregate is taken
   for _, r in ipairs(rigs) do
     local row = { device = r.device.name, index = r.index }
-    on(r.device, r.ctx, r.q, r.facts, function()
+    R:on(r, function()
       for _, op in ipairs(OPS) do
-        if to_host(op) then r.hout:fill(0 / 0) end
-        local d = dest(r, op)
-        local res = R:measure{ label = ("%s on %s"):format(op, r.device.name), queue = r.q, host = true,
-          run = function() return start(r, op) end, finish = function() r.q:finish(); r.q2:finish() end,
-          outputs = d and { { d, expect = src, exact = true } } or nil, reads = op ~= "H2D" and { r.da } or nil,
-          bytes = moved(op), bound = op == "copy" and "memory" or pcie(r, op == "both" and 2 or 1) }
+        if op.host then r.hout:fill(0 / 0) end
+        local d = r[op.dest]
+        local res = R:measure{ label = ("%s on %s"):format(op.name, r.device.name), queue = r.q, host = true,
+          run = function() return op.go(r) end, finish = function() r.q:finish(); r.q2:finish() end,
+          outputs = d and { { d, expect = src, exact = true } } or nil, reads = op.reads and { r.da } or nil,
+          bytes = op.k * bytes, bound = op.memory and "memory" or pcie(r, op.k) }
         check_host(r, op)
-        row[op], row[op .. " spread"] = res.bw, res.spread
-        row.copy_cache = row.copy_cache or (op == "copy" and res.cache)
-        sum[op] = (sum[op] or 0) + R:bw(moved(op), res.t.host and res.t.host.median or res.median)
-        add_notes(alone, res)
+        row[op.name], row[op.name .. " spread"] = res.bw, res.spread
+        row.copy_cache = row.copy_cache or (op.memory and res.cache)
+        sum[op.name] = (sum[op.name] or 0) + R:bw(op.k * bytes, res.t.host and res.t.host.median or res.median)
+        R:add_notes(alone, res)
       end
     end)
     alone:add(row)
@@ -155,35 +121,29 @@ R:main(function(R, dev)
   os.remove(csv)
   if cerr == "not built" then cwhy = "build/bench/multigpu is not built (make -f bench/Makefile)"
   elseif not out or not next(cfig) then cwhy = ("build/bench/multigpu %s: %s"):format(out and "gave no figure" or cerr, cmd) end
-
   local function cbw(k) return cfig[k] and R:bw(cfig[k] * 1e9, 1e9) end -- C prints GB/s (10^9)
+
+  local bw = function(name, compare) return { name = name, unit = R.bw_unit, format = "%.1f", compare = compare } end
   local together = R:table{ title = "All at once: every device started from one host thread, flushed together",
-    id = "together", columns = { { name = "operation", key = true },
-      { name = "aggregate", unit = R.bw_unit, format = "%.1f", compare = true },
-      { name = "sum of alone", unit = R.bw_unit, format = "%.1f" },
-      { name = "aggregate / sum", unit = "x", format = "%.2f" }, R:spread_column(),
-      { name = "slowest device", unit = R.bw_unit, format = "%.1f" },
-      { name = "enqueue", unit = "% of span", format = "%.0f" },
-      { name = "C one thread", unit = R.bw_unit, format = "%.1f" },
-      { name = "C thread per device", unit = R.bw_unit, format = "%.1f" },
+    id = "together", columns = { { name = "operation", key = true }, bw("aggregate", true), bw("sum of alone"),
+      { name = "aggregate / sum", unit = "x", format = "%.2f" }, R:spread_column(), bw("slowest device"),
+      { name = "enqueue", unit = "% of span", format = "%.0f" }, bw("C one thread"), bw("C thread per device"),
       { name = "clua / C", unit = "x", format = "%.2f" } } }
   local tl = timeline.new(("multigpu: H2D on %d device%s at once"):format(#rigs, #rigs == 1 and "" or "s"))
   for _, op in ipairs(OPS) do
     -- each repetition: enqueue on every device, flush every queue (the host
     -- clock from here), then wait for all (R:measure's finish)
-    local evs, per, enq, cur = {}, {}, {}, 0
+    local evs, per, enq, cur, bound = {}, {}, {}, 0, 0
     for _, r in ipairs(rigs) do
-      local d = dest(r, op)
-      if d then r.q:fill(d, POISON, { type = "uchar" }) end
-      if to_host(op) then r.hout:fill(0 / 0) end
+      if op.dest then r.q:fill(r[op.dest], POISON, { type = "uchar" }) end
+      if op.host then r.hout:fill(0 / 0) end
       r.q:finish()
+      bound = bound + (op.memory and bounds.limit(r.facts, "memory") or pcie(r, op.k))
     end
-    local bound = 0
-    for _, r in ipairs(rigs) do bound = bound + (op == "copy" and bounds.limit(r.facts, "memory") or pcie(r, op == "both" and 2 or 1)) end
-    local res = R:measure{ label = op .. " on every device", bytes = moved(op) * #rigs, bound = bound,
+    local res = R:measure{ label = op.name .. " on every device", bytes = op.k * bytes * #rigs, bound = bound,
       run = function(rep)
         local t0 = cl.now()
-        for i, r in ipairs(rigs) do evs[i] = start(r, op) end
+        for i, r in ipairs(rigs) do evs[i] = op.go(r) end
         local tq = cl.now()
         for _, r in ipairs(rigs) do r.q:flush(); r.q2:flush() end
         cur = rep
@@ -201,25 +161,23 @@ R:main(function(R, dev)
       end }
     -- every device's destination checked (the measurement's own queue is one device's)
     for _, r in ipairs(rigs) do
-      local d = dest(r, op)
-      if d then
+      if op.dest then
         local got = cl.array("float", n)
-        r.q:read(d, got)
-        R:verify(("%s on every device: %s"):format(op, r.device.name), got, src, { exact = true })
+        r.q:read(r[op.dest], got)
+        R:verify(("%s on every device: %s"):format(op.name, r.device.name), got, src, { exact = true })
       end
       check_host(r, op)
     end
     local slowest, share = math.huge, {}
-    for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(moved(op), stats.median(p))) end
+    for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(op.k * bytes, stats.median(p))) end
     for i, e in ipairs(enq) do share[i] = e / res.t.times[i] * 100 end
-    R:add_row(together, res, { operation = op, aggregate = res.bw, ["sum of alone"] = sum[op],
-      ["aggregate / sum"] = res.bw / sum[op], ["slowest device"] = slowest, enqueue = #share > 0 and stats.median(share) or nil,
-      ["C one thread"] = cbw(op .. "_one_thread"), ["C thread per device"] = cbw(op .. "_thread_per_device"),
-      ["clua / C"] = cfig[op .. "_one_thread"] and res.bw / cbw(op .. "_one_thread") or nil })
-    if op == "H2D" then
-      for i, e in ipairs(evs) do
-        for _, x in ipairs(e) do tl:add(("%s %s"):format(rigs[i].index, rigs[i].device.name), "write", "H2D", x) end
-      end
+    local c1 = cbw(op.name .. "_one_thread")
+    R:add_row(together, res, { operation = op.name, aggregate = res.bw, ["sum of alone"] = sum[op.name],
+      ["aggregate / sum"] = res.bw / sum[op.name], ["slowest device"] = slowest,
+      enqueue = #share > 0 and stats.median(share) or nil, ["C one thread"] = c1,
+      ["C thread per device"] = cbw(op.name .. "_thread_per_device"), ["clua / C"] = c1 and res.bw / c1 })
+    for i, e in ipairs(op.name == "H2D" and evs or {}) do
+      for _, x in ipairs(e) do tl:add(("%s %s"):format(rigs[i].index, rigs[i].device.name), "write", "H2D", x) end
     end
   end
   together:note("aggregate: bytes moved on every device / the host-clock span from the first enqueue to the last "
@@ -255,41 +213,35 @@ R:main(function(R, dev)
   local ctx = cl.context(devices)
   local qs = {}
   for i, d in ipairs(devices) do qs[i] = ctx:queue(d, { profiling = true }) end
-  local sbuf, abuf, bbuf
-  on(devices[1], ctx, qs[1], R.facts, function()
-    sbuf, abuf, bbuf = R:input("src", src), R:output("a", "float", n), R:output("b", "float", n)
+  local sbuf, abuf, bbuf = R:on({ device = devices[1], ctx = ctx, q = qs[1], facts = R.facts }, function()
+    return R:input("src", src), R:output("a", "float", n), R:output("b", "float", n)
   end)
   local write = ctx:program_file("copy.cl"):build():kernel("copy"):args(abuf, sbuf)
   local page = cl.array("float", n) -- pageable host memory
-  local cuts = {}
-  for k = 0, CHUNKS do cuts[k] = k * n // CHUNKS end
-  local function pins(r) -- two pinned chunks in the source's context
-    if not r.pins then
-      local c = (n + CHUNKS - 1) // CHUNKS * 4
-      r.pins = { r.q:map(r.ctx:buffer(c, "alloc_host_ptr"), { type = "float" }),
-        r.q:map(r.ctx:buffer(c, "alloc_host_ptr"), { type = "float" }) }
-    end
-    return r.pins
+  local function part(k) -- chunk k of the staged x CHUNKS path
+    local lo, hi = k * n // CHUNKS, (k + 1) * n // CHUNKS
+    return { offset = lo * 4, size = (hi - lo) * 4, blocking = false }
   end
-  local function part(k) return { offset = cuts[k] * 4, size = (cuts[k + 1] - cuts[k]) * 4, blocking = false } end
-  -- each path: how the source's data is written, then the transfer (its
-  -- event where it has one), the destination buffer, its queue and context
+  local function staged(host) -- read into host memory from the source, then write from it to the destination
+    return function(i, j)
+      rigs[i].q:read(rigs[i].db, host or rigs[i].hout)
+      rigs[j].q:write(rigs[j].db, host or rigs[i].hout)
+    end
+  end
+  -- each path: the transfer (returning its event where it is one command),
+  -- whether it runs in the shared context, and its note
   local PATHS = {
     { name = "copy", shared = true, note = "q_dst:copy(a, b) in one context holding every device",
       go = function(_, j) return qs[j]:copy(abuf, bbuf) end },
     { name = "migrate", shared = true, note = "q_dst:migrate(a) (clEnqueueMigrateMemObjects) in that context",
       go = function(_, j) return qs[j]:migrate(abuf) end },
     { name = "staged", note = "a context per device: q_src:read into pinned host memory, then q_dst:write from it",
-      go = function(i, j)
-        rigs[i].q:read(rigs[i].db, rigs[i].hout)
-        rigs[j].q:write(rigs[j].db, rigs[i].hout)
-      end },
+      go = staged() },
     { name = "staged x" .. CHUNKS, note = ("the same in %d chunks through two pinned buffers, chunk k+1 read while "
       .. "chunk k is written"):format(CHUNKS),
       go = function(i, j)
-        local ri, rj, p = rigs[i], rigs[j], pins(rigs[i])
-        local rd = ri.q:read(ri.db, p[1], part(0))
-        local wr
+        local ri, rj, p = rigs[i], rigs[j], rigs[i].pins
+        local rd, wr = ri.q:read(ri.db, p[1], part(0)), nil
         for k = 0, CHUNKS - 1 do
           rd:wait()
           if wr then wr:wait() end -- the other pinned buffer is free again
@@ -300,10 +252,7 @@ R:main(function(R, dev)
         wr:wait()
       end },
     { name = "pageable", note = "a context per device: q_src:read into a cl.array (pageable), q_dst:write from it",
-      go = function(i, j)
-        rigs[i].q:read(rigs[i].db, page)
-        rigs[j].q:write(rigs[j].db, page)
-      end },
+      go = staged(page) },
   }
   local paths = R:table{ title = ("Device to device by each path (%s, host clock from the source's completion to the "
     .. "destination's)"):format(units.format_size(bytes)), id = "paths", columns = {
@@ -327,16 +276,15 @@ R:main(function(R, dev)
     local row = { source = ("%s %s"):format(ri.index, ri.device.name) }
     for j, rj in ipairs(rigs) do
       if i ~= j then
-        local lk = devicemod.link(ri.facts, rj.facts)
-        local best
+        local lk, best = devicemod.link(ri.facts, rj.facts), nil
         local link_bound = bounds.link(ri.facts, rj.facts, lk.nvlinks)
         for _, p in ipairs(PATHS) do
-          local q, c = p.shared and qs[j] or rj.q, p.shared and ctx or rj.ctx
+          local q = p.shared and qs[j] or rj.q
           local dst = p.name == "migrate" and abuf or (p.shared and bbuf or rj.db)
           local bound = bounds.link(ri.facts, rj.facts, lk.nvlinks, not p.shared)
           local ev, host = {}, {}
           local label = ("%s -> %s %s"):format(ri.index, rj.index, p.name)
-          local res = on(rj.device, c, q, rj.facts, function()
+          local res = R:on({ device = rj.device, ctx = p.shared and ctx or rj.ctx, q = q, facts = rj.facts }, function()
             return R:measure{ label = label, queue = q, bytes = bytes, bound = bound, reps = PAIR_REPS, warmup = 1,
               reads = p.shared and { sbuf } or nil, outputs = { { dst, expect = src, exact = true } },
               run = function(rep)
@@ -354,23 +302,18 @@ R:main(function(R, dev)
           local evm = #ev > 0 and stats.median(ev) or nil
           if why == "0 ns" then zero[p.name] = true end
           if why == "short" and evm > 0 then
-            local cl_ = claims[p.name] or { pairs = 0 }
-            claims[p.name], cl_.pairs = cl_, cl_.pairs + 1
-            cl_.eg = cl_.eg or ("%s: its event claims %s GB/s where the host clock saw %s GB/s"):format(label,
+            local c = claims[p.name] or { pairs = 0 }
+            claims[p.name], c.pairs = c, c.pairs + 1
+            c.eg = c.eg or ("%s: its event claims %s GB/s where the host clock saw %s GB/s"):format(label,
               units.format_number(R:bw(bytes, evm)), units.format_number(res.bw))
           end
-          local evbw = agree and R:bw(bytes, evm) or nil
-          local pct = res.per_s / bound * 100
-          R:add_row(paths, res, { source = ri.index, destination = rj.index, path = p.name, event = evbw,
-            bound = R:bw(bound, 1e9), ["of bound"] = pct })
-          if not best or res.bw > best.bw then
-            best = { bw = res.bw, per_s = res.per_s, path = p.name, spread = res.spread }
-          end
+          R:add_row(paths, res, { source = ri.index, destination = rj.index, path = p.name,
+            event = agree and R:bw(bytes, evm) or nil, bound = R:bw(bound, 1e9), ["of bound"] = res.per_s / bound * 100 })
+          if not best or res.bw > best.bw then best = { bw = res.bw, per_s = res.per_s, path = p.name, spread = res.spread } end
         end
-        local numa = lk.numa_a and ("%d, %d"):format(lk.numa_a, lk.numa_b or -1) or nil
-        links:add{ source = ri.index, destination = rj.index, link = lk.text, NUMA = numa,
-          bound = R:bw(link_bound, 1e9), ["fastest path"] = best.path, fastest = best.bw,
-          ["of bound"] = best.per_s / link_bound * 100 }
+        links:add{ source = ri.index, destination = rj.index, link = lk.text,
+          NUMA = lk.numa_a and ("%d, %d"):format(lk.numa_a, lk.numa_b or -1) or nil, bound = R:bw(link_bound, 1e9),
+          ["fastest path"] = best.path, fastest = best.bw, ["of bound"] = best.per_s / link_bound * 100 }
         unknown_link = unknown_link or lk.why
         row[rj.index] = best.bw
         row["widest spread"] = math.max(row["widest spread"] or 0, best.spread or 0)

@@ -11,32 +11,28 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{
-  name = "offset",
-  description = "Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.",
+local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB",
+  description = [[Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.3, Listing 3.5, Figure 3.7",
-  size = "256MiB", quick_size = "4MiB", quick_reps = 3,
-  student = "a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, "
-    .. "int offset), run once per offset 0..--max-offset like offsetCopy: n work-items in 1-D groups of "
-    .. "--local (n = SIZE/4 rounded down to a multiple of --local, so no work-item is past the end; with "
-    .. "--local 0 n = SIZE/4 and the driver picks the groups), on buffers of n + E floats, E = max(32, "
-    .. "--max-offset) (n is get_global_size(0)); it must write odata[i] = idata[i] for offset <= i < offset + n "
-    .. "and leave every other element of odata untouched (idata is read only). Checked bit for bit at every "
-    .. "offset, writes outside odata caught; ranked against offsetCopy by the mean of the offsets' median times.",
+  student = [[a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, int
+    offset), run once per offset 0..--max-offset like offsetCopy: n work-items in 1-D groups of --local (n =
+    SIZE/4 rounded down to a multiple of --local, so no work-item is past the end; with --local 0 n = SIZE/4
+    and the driver picks the groups), on buffers of n + E floats, E = max(32, --max-offset) (n is
+    get_global_size(0)); it must write odata[i] = idata[i] for offset <= i < offset + n and leave every other
+    element of odata untouched (idata is read only). Checked bit for bit at every offset, writes outside odata
+    caught; ranked against offsetCopy by the mean of the offsets' median times.]],
   student_name = "offsetCopy",
   options = function(p)
     p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
-      :argname("N"):convert(math.tointeger)
-  end,
-}
+    sweeptable.local_option(p)
+  end }
 
 R:main(function(R, dev)
   local info = dev.info
   local maxoff = math.max(0, R.args.max_offset)
   local extra = math.max(32, maxoff) -- floats past n in each buffer: 128 bytes, as the baseline
   local bytes = math.min(math.tointeger(R.size), info.max_mem_alloc_size - extra * 4, info.global_mem_size // 4)
-  local lsz = (R.args["local"] or 0) > 0 and math.min(R.args["local"], info.max_work_group_size) or nil
+  local lsz = sweeptable.local_size(R)
   local n = bytes // 4 // (lsz or 1) * (lsz or 1)
   if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, (lsz or 1) * 4)) end
   local m = n + extra -- floats per buffer
@@ -53,30 +49,22 @@ R:main(function(R, dev)
   -- equal the input bit for bit; the rest must still be poison (the harness).
   local results = {}
   for off = 0, maxoff do
-    local r = { offset = off }
-    for _, v in ipairs(variants) do
-      local pre = v.student and (v.label .. ": ") or ""
+    results[#results + 1] = sweeptable.point({ offset = off }, variants, function(v)
       v.kernel:args(dout, din, off)
-      r[v.student and "st" or "t"] = R:measure{ bytes = moved, reads = { din },
-        label = v.student and ("%s, offset %d"):format(v.label, off) or ("offset %d"):format(off),
+      return R:measure{ bytes = moved, reads = { din }, label = (v.student and (v.label .. ", ") or "") .. "offset " .. off,
         run = function() return q:launch(v.kernel, n, lsz) end,
         -- checked on the device (no read back); the host compare names a difference it finds
         outputs = { { dout, owns = { off, off + n }, device = R:device_strided(din), check = function(got)
-          return R:verify(("%sodata[%d..%d) (offset %d)"):format(pre, off, off + n, off), got, src:slice(off, n),
-            { exact = true }).max_rel
+          return R:verify(("%sodata[%d..%d) (offset %d)"):format(v.student and (v.label .. ": ") or "", off, off + n, off),
+            got, src:slice(off, n), { exact = true }).max_rel
         end } } }
-    end
-    results[#results + 1] = r
+    end)
   end
 
   local base = results[1].t.median
-  local t = R:table{
-    title = ("offsetCopy: effective bandwidth by offset (%s copied)"):format(units.format_size(4 * n)),
-    id = "offset",
-    columns = { { name = "offset", unit = "floats", key = true }, sweeptable.columns(R),
-      { name = "vs offset 0", unit = "%", format = "%.1f" } },
-  }
-  if R.args.kernel then sweeptable.student_columns(R, t) end
+  local t = sweeptable.table(R, { title = ("offsetCopy: effective bandwidth by offset (%s copied)"):format(units.format_size(4 * n)),
+    id = "offset", columns = { { name = "offset", unit = "floats", key = true }, sweeptable.columns(R),
+      { name = "vs offset 0", unit = "%", format = "%.1f" } } })
   local p = plot.new{ title = "offsetCopy: effective bandwidth (Figure 3.7)",
     x = { name = "offset", unit = "floats" }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do

@@ -12,9 +12,9 @@ local noise = require "clua.noise"
 
 local R = recipe.new{
   name = "overlap",
-  description = "Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.",
+  description = [[Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
-  quick_size = "1MiB", quick_reps = 3,
+  quick_size = "1MiB",
   options = function(p)
     p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
       :argname("N"):convert(math.tointeger)
@@ -27,17 +27,6 @@ local R = recipe.new{
 
 local LOCAL = 256
 
--- The configurations: 1 queue, the guide's 2 queues on halves, then N x M.
-local function configurations(maxq, maxc)
-  local list = { { 1, 1 } }
-  for nq = 2, maxq do
-    for m = nq, maxc do
-      if m % nq == 0 and (m // nq) & (m // nq - 1) == 0 then list[#list + 1] = { nq, m } end
-    end
-  end
-  return list
-end
-
 -- The pipeline model: the time of M chunks over N in-order queues with perfect
 -- overlap, from the serial run's phase times (ns) and the copy engines. Each
 -- chunk is write A, write B, kernel, read C on queue (chunk mod N); a command
@@ -47,41 +36,31 @@ end
 -- 1, they share one; 0, nothing runs concurrently (a CPU device).
 local function ideal(w, k, r, nq, m, engines)
   local function engine(kind)
-    if engines == 0 then return "all" end
-    if kind == "kernel" then return "compute" end
-    return engines >= 2 and kind or "copy"
+    return engines == 0 and "all" or kind == "kernel" and "compute" or engines >= 2 and kind or "copy"
   end
   local queues, seq = {}, 0
-  local function add(q, kind, t)
-    seq = seq + 1
-    q[#q + 1] = { engine(kind), t, seq }
-  end
   for c = 0, m - 1 do
     local q = queues[c % nq + 1] or {}
     queues[c % nq + 1] = q
-    add(q, "write", w / 2 / m)
-    add(q, "write", w / 2 / m)
-    add(q, "kernel", k / m)
-    add(q, "read", r / m)
+    for _, cmd in ipairs({ { "write", w / 2 / m }, { "write", w / 2 / m }, { "kernel", k / m }, { "read", r / m } }) do
+      seq = seq + 1
+      q[#q + 1] = { engine(cmd[1]), cmd[2], seq }
+    end
   end
-  local qfree, efree, next_cmd, left, finish = {}, {}, {}, 4 * m, 0
+  local qfree, efree, next_cmd, finish = {}, {}, {}, 0
   for i = 1, #queues do qfree[i], next_cmd[i] = 0, 1 end
-  while left > 0 do
+  for _ = 1, 4 * m do
     local best, best_start, best_seq
     for i, q in ipairs(queues) do
       local cmd = q[next_cmd[i]]
-      if cmd then
-        local start = math.max(qfree[i], efree[cmd[1]] or 0)
-        if not best_start or start < best_start or (start == best_start and cmd[3] < best_seq) then
-          best, best_start, best_seq = i, start, cmd[3]
-        end
+      local start = cmd and math.max(qfree[i], efree[cmd[1]] or 0)
+      if cmd and (not best_start or start < best_start or (start == best_start and cmd[3] < best_seq)) then
+        best, best_start, best_seq = i, start, cmd[3]
       end
     end
     local cmd = queues[best][next_cmd[best]]
     local done = best_start + cmd[2]
-    qfree[best], efree[cmd[1]] = done, done
-    next_cmd[best] = next_cmd[best] + 1
-    left = left - 1
+    qfree[best], efree[cmd[1]], next_cmd[best] = done, done, next_cmd[best] + 1
     finish = math.max(finish, done)
   end
   return finish
@@ -89,16 +68,13 @@ end
 
 R:main(function(R, dev)
   local info = dev.info
-  local default = info.type == "GPU" and 64 * 2^20 or 8 * 2^20
-  local bytes = math.tointeger(R.size or default)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 8)
+  local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 8) * 2^20), info.max_mem_alloc_size,
+    info.global_mem_size // 8)
   local grain = LOCAL * 48 -- every chunk count tried divides n into whole work-groups
   local n = bytes // 4 // grain * grain
   if n == 0 then error(("--size %d is too small: at least %d bytes"):format(bytes, grain * 4)) end
   bytes = n * 4
-  local maxq = math.max(1, R.args.max_queues)
-  local maxc = math.max(maxq, R.args.max_chunks)
-  local ctx = R.ctx
+  local maxq, ctx = math.max(1, R.args.max_queues), R.ctx
 
   -- Host memory: pinned (alloc_host_ptr buffers, mapped once) and pageable.
   local function pinned(flags) -- the view keeps its buffer
@@ -106,10 +82,7 @@ R:main(function(R, dev)
   end
   local host = { pinned = { A = pinned("read_only"), B = pinned("read_only"), C = pinned("write_only") },
     pageable = { A = cl.array("float", n), B = cl.array("float", n), C = cl.array("float", n) } }
-  for _, h in pairs(host) do
-    h.A:random(1, 0.5, 2)
-    h.B:random(2, 0.5, 2)
-  end
+  for _, h in pairs(host) do h.A:random(1, 0.5, 2); h.B:random(2, 0.5, 2) end
 
   -- The CPU reference, once.
   local ref, A, B = cl.array("float", n), host.pageable.A, host.pageable.B
@@ -133,10 +106,8 @@ R:main(function(R, dev)
     local per = n // m
     local events = {}
     for c = 0, m - 1 do
-      local q = queues[c % nq + 1]
-      local first = c * per
-      local off = first * 4
-      local wait = c < nq and { gate } or nil
+      local q, first = queues[c % nq + 1], c * per
+      local off, wait = first * 4, c < nq and { gate } or nil
       events[#events + 1] = q:write(dA, h.A:slice(first, per), { offset = off, blocking = false, wait = wait })
       events[#events + 1] = q:write(dB, h.B:slice(first, per), { offset = off, blocking = false })
       events[#events + 1] = q:launch(k, per, LOCAL, { offset = { first } })
@@ -171,9 +142,8 @@ R:main(function(R, dev)
     for j, evs in ipairs(runs) do
       w[j], kk[j], r[j] = 0, 0, 0
       for i = 1, #evs, 4 do
-        w[j] = w[j] + evs[i].duration + evs[i + 1].duration
-        kk[j] = kk[j] + evs[i + 2].duration
-        r[j] = r[j] + evs[i + 3].duration
+        w[j], kk[j], r[j] = w[j] + evs[i].duration + evs[i + 1].duration, kk[j] + evs[i + 2].duration,
+          r[j] + evs[i + 3].duration
       end
     end
     res.host = stats.summary(host_ns)
@@ -185,16 +155,11 @@ R:main(function(R, dev)
 
   -- Balance the kernel against the transfers, as the SDK sample does: the
   -- kernel's time ~ the time to write both inputs.
-  local iterations = R.args.iterations
-  local balance_note
+  local iterations, balance_note = R.args.iterations
   if not iterations then
-    local t0 = measure("pinned", 1, 1, 0, "balance 0").phases
-    local probe = 64
-    local t1 = measure("pinned", 1, 1, probe, "balance 64").phases
-    local per_iter = (t1.k.median - t0.k.median) / probe
-    local target = t1.w.median
-    iterations = per_iter > 0 and math.floor(math.max(0, (target - t0.k.median) / per_iter) + 0.5) or 0
-    iterations = math.min(iterations, 100000)
+    local t0, t1 = measure("pinned", 1, 1, 0, "balance 0").phases, measure("pinned", 1, 1, 64, "balance 64").phases
+    local per_iter, target = (t1.k.median - t0.k.median) / 64, t1.w.median
+    iterations = math.min(per_iter > 0 and math.floor(math.max(0, (target - t0.k.median) / per_iter) + 0.5) or 0, 100000)
     balance_note = ("kernel balanced against the writes: %d iterations (kernel %s at 0, %s per iteration; writes %s)")
       :format(iterations, units.format_time(t0.k.median), units.format_time(per_iter), units.format_time(target))
   else
@@ -204,25 +169,29 @@ R:main(function(R, dev)
   local engines = R.args.copy_engines or (info.type ~= "GPU" and 0)
     or (info.gpu_overlap and (info.vendor or ""):match("NVIDIA") and 2) or 1
 
-  -- Every configuration, pinned memory.
+  -- Every configuration, pinned memory: 1 queue, the guide's 2 queues on
+  -- halves, then N queues x M chunks, M a power-of-two multiple of N.
   local results = {}
-  for _, c in ipairs(configurations(maxq, maxc)) do
-    local nq, m = c[1], c[2]
-    results[#results + 1] = { nq = nq, m = m, r = measure("pinned", nq, m, iterations, ("%d x %d"):format(nq, m)) }
+  for nq = 1, maxq do
+    for m = nq, nq == 1 and 1 or math.max(maxq, R.args.max_chunks) do
+      if m % nq == 0 and (m // nq) & (m // nq - 1) == 0 then
+        results[#results + 1] = { nq = nq, m = m, r = measure("pinned", nq, m, iterations, ("%d x %d"):format(nq, m)) }
+      end
+    end
   end
-  local serial = results[1].r
+  local serial, best, two = results[1].r, results[1], results[2]
   local ph = serial.phases
   local pw, pk, pr = ph.w.median, ph.k.median, ph.r.median
-  local best, two = results[1], results[2]
   for _, r in ipairs(results) do if r.r.median < best.r.median then best = r end end
 
   -- The same with pageable memory: 1 queue, the guide's 2 x 2, and the best pinned configuration.
   local pageable, seen = {}, {}
-  for _, c in ipairs({ { 1, 1 }, { two.nq, two.m }, { best.nq, best.m } }) do
-    local name = ("%d x %d"):format(c[1], c[2])
+  for _, c in ipairs({ results[1], two, best }) do
+    local name = ("%d x %d"):format(c.nq, c.m)
     if not seen[name] then
       seen[name] = true
-      pageable[#pageable + 1] = { nq = c[1], m = c[2], r = measure("pageable", c[1], c[2], iterations, "pageable " .. name) }
+      pageable[#pageable + 1] = { nq = c.nq, m = c.m, pinned = c.r.median,
+        r = measure("pageable", c.nq, c.m, iterations, "pageable " .. name) }
     end
   end
 
@@ -238,12 +207,9 @@ R:main(function(R, dev)
 
   -- Everything verified: the figures.
   local ms = function(v) return ("%.3f"):format(v / 1e6) end
-  local phases = R:table{
-    title = ("Phases of the serial pipeline (%s per array, pinned memory)"):format(units.format_size(bytes)),
-    id = "phases",
-    columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms, ns = true },
-      R:spread_column(), R:bw_column("bandwidth", { theoretical = false }) },
-  }
+  local phases = R:table{ title = ("Phases of the serial pipeline (%s per array, pinned memory)"):format(units.format_size(bytes)),
+    id = "phases", columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms, ns = true },
+      R:spread_column(), R:bw_column("bandwidth", { theoretical = false }) } }
   for _, p in ipairs({ { "write A and B", ph.w, 2 }, { "kernel", ph.k, 3 }, { "read C", ph.r, 1 } }) do
     phases:add{ phase = p[1], time = p[2].median, spread = noise.spread(p[2]), bandwidth = R:bw(p[3] * bytes, p[2].median) }
   end
@@ -253,17 +219,14 @@ R:main(function(R, dev)
     R.args.copy_engines and "--copy-engines" or "from the device type"))
   R:emit(phases)
 
-  local t = R:table{
-    title = "Copy/compute overlap, pinned host memory",
-    id = "overlap",
-    columns = {
-      { name = "queues", key = true }, { name = "chunks", key = true }, R:time_columns("ms"),
-      { name = "saved", unit = "%", format = "%.1f" },
-      { name = "ideal", unit = "ms", format = ms, ns = true }, { name = "ideal saved", unit = "%", format = "%.1f" },
-      { name = "efficiency", unit = "%", format = "%.0f" },
-      { name = "host time", unit = "ms", format = ms, ns = true }, R:spread_column("host spread"),
-    },
-  }
+  local function columns(...) -- a configuration's, then `...`
+    return { { name = "queues", key = true }, { name = "chunks", key = true }, R:time_columns("ms"),
+      { name = "saved", unit = "%", format = "%.1f" }, ... }
+  end
+  local t = R:table{ title = "Copy/compute overlap, pinned host memory", id = "overlap", columns = columns(
+    { name = "ideal", unit = "ms", format = ms, ns = true }, { name = "ideal saved", unit = "%", format = "%.1f" },
+    { name = "efficiency", unit = "%", format = "%.0f" }, { name = "host time", unit = "ms", format = ms, ns = true },
+    R:spread_column("host spread")) }
   for _, r in ipairs(results) do
     local id = ideal(pw, pk, pr, r.nq, r.m, engines)
     local saved = 100 * (1 - r.r.median / serial.median)
@@ -288,17 +251,11 @@ R:main(function(R, dev)
   end
   R:emit(t)
 
-  local pt = R:table{
-    title = "The same with pageable host memory",
-    id = "pageable",
-    columns = { { name = "queues", key = true }, { name = "chunks", key = true }, R:time_columns("ms"),
-      { name = "saved", unit = "%", format = "%.1f" }, { name = "pinned time", unit = "ms", format = ms, ns = true } },
-  }
+  local pt = R:table{ title = "The same with pageable host memory", id = "pageable",
+    columns = columns({ name = "pinned time", unit = "ms", format = ms, ns = true }) }
   for _, r in ipairs(pageable) do
-    local pinned_t
-    for _, p in ipairs(results) do if p.nq == r.nq and p.m == r.m then pinned_t = p.r.median end end
     R:add_row(pt, r.r, { queues = r.nq, chunks = r.m, saved = 100 * (1 - r.r.median / pageable[1].r.median),
-      ["pinned time"] = pinned_t })
+      ["pinned time"] = r.pinned })
   end
   R:emit(pt)
   R:timeline(tl)

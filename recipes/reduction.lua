@@ -9,15 +9,15 @@ local units = require "clua.units"
 
 local R = recipe.new{
   name = "reduction",
-  description = "Sum of a float vector: the reduction ladder (divergent, bank-conflicting, sequential, "
-    .. "add during load, unrolled last warp, many elements per work-item) and the slides' two-stage kernel.",
+  description = [[Sum of a float vector: the reduction ladder (divergent, bank-conflicting, sequential, add
+    during load, unrolled last warp, many elements per work-item) and the slides' two-stage kernel.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\"; Best Practices Guide A.2",
-  quick_size = "1MiB", quick_reps = 3,
-  student = "a kernel with the arguments of reduce1-6 (__global const float *in, __global float *out, "
-    .. "uint n, __local float *sdata); launched with --local L work-items per group and ceil(n / (P L)) "
-    .. "groups (P = --kernel-per), work-group g must write the sum of in[g P L .. (g+1) P L) (those "
-    .. "below n) to out[g]; the recipe launches it again on the partial sums until one value is left. "
-    .. "Every partial sum of the first launch is checked against the CPU before any timing.",
+  quick_size = "1MiB",
+  student = [[a kernel with the arguments of reduce1-6 (__global const float *in, __global float *out, uint n,
+    __local float *sdata); launched with --local L work-items per group and ceil(n / (P L)) groups (P =
+    --kernel-per), work-group g must write the sum of in[g P L .. (g+1) P L) (those below n) to out[g]; the
+    recipe launches it again on the partial sums until one value is left. Every partial sum of the first
+    launch is checked against the CPU before any timing.]],
   student_name = "reduce",
   options = function(p)
     p:option("--local", "Work-group size, a power of two >= 64.", "256"):argname("N"):convert(math.tointeger)
@@ -30,6 +30,9 @@ local R = recipe.new{
 }
 
 local U = 2.0^-24 -- unit roundoff of float
+-- The bound of float summation along a tree of height h: |err| <= gamma_h *
+-- sum|x| (Higham, Accuracy and Stability of Numerical Algorithms, 4.2).
+local function gamma(h) return h * U / (1 - h * U) end
 
 -- The ladder: kernel, label, elements one work-group sums per launch
 -- (in units of the local size), and how each launch's adds nest:
@@ -68,9 +71,7 @@ R:main(function(R, dev)
       .. "quarter of its memory"):format(units.format_size(bytes), units.format_size(limit // 4 * 4), info.name)
     bytes = limit // 4 * 4
   end
-  local n = bytes // 4
-  local cus = info.compute_units
-  local q = R.queue
+  local n, cus, q = bytes // 4, info.compute_units, R.queue
 
   -- The unrolled last warp runs without barriers only where 32 work-items are
   -- known to run in lock step: an NVIDIA GPU that reports warp size 32.
@@ -88,22 +89,16 @@ R:main(function(R, dev)
       .. "runs a work-group's work-items one after another between barriers"):format(info.name)
   end
   local prog = R:program("reduction.cl", { WARP_SYNC = warp_sync and 1 or 0 })
-  local kernels = {}
   -- The device's maximum is the limit: a kernel's reported work_group_size is
   -- no guide (NVIDIA's driver reports 256 and runs 1024); a refusal by the
   -- driver ends the run with the launch's explanation.
   if L > info.max_work_group_size then
     error(("--local %d exceeds the device's maximum work-group size %d"):format(L, info.max_work_group_size))
   end
-  for _, name in ipairs({ "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6", "reduce_slides" }) do
-    kernels[name] = prog:kernel(name)
-  end
-  local copy = R:kernel("copy.cl", "copy")
 
   -- Input: floats in [0, 1] (all positive: the relative error of the sum is
   -- the relative error against sum |x|, which the bound below is about).
-  local host = cl.array("float", n)
-  host:random(7, 0, 1)
+  local host = cl.array("float", n):random(7, 0, 1)
   local ref = host:sum() -- compensated double sum, in C
   local din = R:input("in", host)
   local maxp = (n + L - 1) // L
@@ -129,16 +124,14 @@ R:main(function(R, dev)
 
   -- The contract of a variant's launches: each ping-pong buffer owns the
   -- partial sums its launches write (out[0 .. groups)); the last launch's
-  -- out[0] must be the sum within the bound of float summation along a tree
-  -- of height h, |err| <= gamma_h * sum|x|, gamma_h = h u / (1 - h u),
-  -- u = 2^-24 (Higham, Accuracy and Stability of Numerical Algorithms, 4.2).
+  -- out[0] must be the sum within gamma_h, the bound of a tree of height h.
   local function measure(label, seq)
     local h, owns = 0, { 0, 0 }
     for _, s in ipairs(seq) do
       h = h + s.height
       owns[s.which] = math.max(owns[s.which], s.groups)
     end
-    local bound = h * U / (1 - h * U)
+    local bound = gamma(h)
     local last = seq[#seq].which
     local outs = {}
     for w = 1, 2 do
@@ -150,10 +143,7 @@ R:main(function(R, dev)
     local r = R:measure{ label = label, reads = { din }, outputs = outs, bytes = n * 4, ops = n - 1,
       run = function()
         local evs = {}
-        for i, s in ipairs(seq) do
-          s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4))
-          evs[i] = q:launch(s.k, s.groups * L, L)
-        end
+        for i, s in ipairs(seq) do evs[i] = q:launch(s.k:args(s.src, s.dst, cl.uint(s.n), cl["local"](L * 4)), s.groups * L, L) end
         return evs
       end }
     r.bound, r.launches = bound, #seq
@@ -162,7 +152,7 @@ R:main(function(R, dev)
 
   -- The copy kernel on the same bytes: the device's streaming bandwidth.
   local dout = R:output("copy out", "float", n)
-  copy:args(dout, din)
+  local copy = R:kernel("copy.cl", "copy"):args(dout, din)
   local copy_local = n % L == 0 and L or nil -- a ragged size: the driver's work-group (copy.cl has no tail test)
   local tcopy = R:measure{ label = "copy", run = function() return q:launch(copy, n, copy_local) end, reads = { din },
     outputs = { { dout, expect = host, exact = true } }, bytes = 2 * bytes }
@@ -173,18 +163,16 @@ R:main(function(R, dev)
   for _, v in ipairs(LADDER) do
     local label = v.label
     if v.k == "reduce5" then label = label .. (warp_sync and " (warp-synchronous)" or " (barriers)") end
-    rows[#rows + 1] = { label = label, r = measure(label, plan(kernels[v.k], v.per, v.depth)) }
+    rows[#rows + 1] = { label = label, r = measure(label, plan(prog:kernel(v.k), v.per, v.depth)) }
   end
 
   -- 6 and the slides' kernel: a sweep of work-groups per compute unit.
-  local sweep_list = R.quick and { 2, 8 } or { 1, 2, 4, 8, 16, 32 }
-  if R.args.groups_per_cu then sweep_list = { R.args.groups_per_cu } end
   local sweep = {}
-  for _, g in ipairs(sweep_list) do
+  for _, g in ipairs(R.args.groups_per_cu and { R.args.groups_per_cu } or R.quick and { 2, 8 } or { 1, 2, 4, 8, 16, 32 }) do
     local groups = math.max(1, g * cus)
     sweep[#sweep + 1] = { g = g, groups = groups,
-      r6 = measure(("6, %d groups/CU"):format(g), plan(kernels.reduce6, 2, "grid", groups)),
-      rs = measure(("slides, %d groups/CU"):format(g), plan(kernels.reduce_slides, 1, "slides", groups)) }
+      r6 = measure(("6, %d groups/CU"):format(g), plan(prog:kernel("reduce6"), 2, "grid", groups)),
+      rs = measure(("slides, %d groups/CU"):format(g), plan(prog:kernel("reduce_slides"), 1, "slides", groups)) }
   end
   local best6, bests = sweep[1], sweep[1]
   for _, s in ipairs(sweep) do
@@ -196,13 +184,12 @@ R:main(function(R, dev)
   -- 6 with one float atomic per group into out[0] (zeroed first, not timed) instead of a
   -- second launch: any order of the G partial sums, so h grows by G.
   local ka, dsum = prog:kernel("reduce_atomic"), R:output("out (atomic)", "float", 1)
-  local ha = log2(L) + 2 * ((n + 2 * L * best6.groups - 1) // (2 * L * best6.groups)) + best6.groups
+  local ga = gamma(log2(L) + 2 * ((n + 2 * L * best6.groups - 1) // (2 * L * best6.groups)) + best6.groups)
   ka:args(din, dsum, cl.uint(n), cl["local"](L * 4))
   local ra = R:measure{ label = "6, one atomic per group", reads = { din }, bytes = n * 4, ops = n - 1,
-    outputs = { { dsum, check = function(got, what)
-      return R:verify_scalar(what .. ": the sum", got[0], ref, ha * U / (1 - ha * U)) end } },
+    outputs = { { dsum, check = function(got, what) return R:verify_scalar(what .. ": the sum", got[0], ref, ga) end } },
     run = function() q:fill(dsum, 0.0); return q:launch(ka, best6.groups * L, L) end }
-  ra.bound, ra.launches = ha * U / (1 - ha * U), 1
+  ra.bound, ra.launches = ga, 1
   rows[#rows + 1] = { label = ("6, one atomic per group instead of a second launch (%d groups/CU)"):format(best6.g), r = ra }
 
   -- Assignment mode (--kernel FILE): the student's kernel, with the arguments
@@ -213,13 +200,13 @@ R:main(function(R, dev)
   -- the n elements it is given, its input holds 1e30 for a whole span: a
   -- group that reads beyond n is wrong, and named.
   local student, student_label = R:student_kernel(nil, { WARP_SYNC = warp_sync and 1 or 0 })
-  local kper = R.args.kernel_per
-  local checked = {}
+  local kper, checked = R.args.kernel_per, {}
   if student then
     if not kper or kper < 1 then error("--kernel-per must be at least 1") end
     local span = kper * L
-    local function first_launch(m, why)
-      local g = (m + span - 1) // span
+    local function first_launch(m)
+      local g, r = (m + span - 1) // span, m % span
+      local why = r == 0 and "" or (" (%d groups, the last one %d of %d elements)"):format(g, r, span)
       local data = cl.array("float", m + span):fill(1e30)
       data:slice(0, m):copy(host:slice(0, m))
       local want = cl.array("double", g)
@@ -227,37 +214,24 @@ R:main(function(R, dev)
       local din_m = R:input(("in (n = %d)"):format(m), data)
       local dout_m = R:output("out", "float", (m + L - 1) // L)
       R:measure{ label = ("%s, first launch, n = %d%s"):format(student_label, m, why), reps = 1, warmup = 0,
-        reads = { din_m }, outputs = { { dout_m, owns = { 0, g }, expect = want, tol = span * U / (1 - span * U) } },
-        run = function()
-          student:args(din_m, dout_m, cl.uint(m), cl["local"](L * 4))
-          return q:launch(student, g * L, L)
-        end }
+        reads = { din_m }, outputs = { { dout_m, owns = { 0, g }, expect = want, tol = gamma(span) } },
+        run = function() return q:launch(student:args(din_m, dout_m, cl.uint(m), cl["local"](L * 4)), g * L, L) end }
       checked[#checked + 1] = m
     end
-    local function ragged(m)
-      local r = m % span
-      return r == 0 and "" or (" (%d groups, the last one %d of %d elements)"):format((m + span - 1) // span, r, span)
-    end
-    first_launch(n, ragged(n))
+    first_launch(n)
     local m2 = n % span ~= 0 and nil or n - span // 2 - 1
-    if m2 and m2 > 0 then first_launch(m2, ragged(m2)) end
+    if m2 and m2 > 0 then first_launch(m2) end
     local m3 = math.min(n, span // 2 + 3)
-    if m3 ~= n and m3 ~= m2 then first_launch(m3, ragged(m3)) end
+    if m3 ~= n and m3 ~= m2 then first_launch(m3) end
     rows[#rows + 1] = { label = student_label, r = measure(student_label, plan(student, kper, "any")) }
   end
 
   -- Everything verified: the figures.
-  local t = R:table{
-    title = ("Sum of %d floats (%s)"):format(n, units.format_size(bytes)),
-    id = "reduction",
-    columns = {
-      { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
-      R:bw_column("bandwidth", { compare = false }),
-      { name = "of copy", unit = "%", format = "%.1f" },
-      { name = "speed-up", unit = "x", format = "%.2f" },
-      { name = "rel. error", format = "%.2e" }, { name = "bound", format = "%.1e" },
-    },
-  }
+  local t = R:table{ title = ("Sum of %d floats (%s)"):format(n, units.format_size(bytes)), id = "reduction",
+    columns = { { name = "variant", key = true }, { name = "launches" }, R:time_columns("µs"),
+      R:bw_column("bandwidth", { compare = false }), { name = "of copy", unit = "%", format = "%.1f" },
+      { name = "speed-up", unit = "x", format = "%.2f" }, { name = "rel. error", format = "%.2e" },
+      { name = "bound", format = "%.1e" } } }
   R:add_row(t, tcopy, { variant = "copy kernel (reference; read + write)", launches = 1, ["of copy"] = 100 })
   local first, best = rows[1].r.median, rows[1]
   for _, row in ipairs(rows) do
@@ -289,24 +263,20 @@ R:main(function(R, dev)
   R:emit(t)
 
   local us = function(v) return ("%.1f"):format(v / 1e3) end
-  local st = R:table{
-    title = "Kernel 6 and the slides' kernel by work-groups per compute unit",
-    id = "groups",
-    columns = {
-      { name = "groups/CU", key = true }, { name = "groups" },
-      { name = "6 time", unit = "µs", format = us, ns = true, compare = true }, R:spread_column("6 spread"),
-      R:bw_column("6 bandwidth", { theoretical = false, compare = false }),
-      { name = "6 of copy", unit = "%", format = "%.1f" },
-      { name = "slides time", unit = "µs", format = us, ns = true }, R:spread_column("slides spread"),
-      R:bw_column("slides bandwidth", { theoretical = false, compare = false }),
-      { name = "slides of copy", unit = "%", format = "%.1f" },
-    },
-  }
+  local cols = { { name = "groups/CU", key = true }, { name = "groups" } }
+  for _, w in ipairs({ "6", "slides" }) do
+    table.move({ { name = w .. " time", unit = "µs", format = us, ns = true, compare = w == "6" or nil },
+      R:spread_column(w .. " spread"), R:bw_column(w .. " bandwidth", { theoretical = false, compare = false }),
+      { name = w .. " of copy", unit = "%", format = "%.1f" } }, 1, 4, #cols + 1, cols)
+  end
+  local st = R:table{ title = "Kernel 6 and the slides' kernel by work-groups per compute unit", id = "groups", columns = cols }
   for _, s in ipairs(sweep) do
-    local b6, bs = s.r6.bw, s.rs.bw
-    st:add{ ["groups/CU"] = s.g, groups = s.groups, ["6 time"] = s.r6.median, ["6 spread"] = s.r6.spread, ["6 bandwidth"] = b6,
-      ["6 of copy"] = 100 * b6 / copy_bw, ["slides time"] = s.rs.median, ["slides spread"] = s.rs.spread, ["slides bandwidth"] = bs,
-      ["slides of copy"] = 100 * bs / copy_bw }
+    local row = { ["groups/CU"] = s.g, groups = s.groups }
+    for w, r in pairs({ ["6"] = s.r6, slides = s.rs }) do
+      row[w .. " time"], row[w .. " spread"], row[w .. " bandwidth"], row[w .. " of copy"] = r.median, r.spread, r.bw,
+        100 * r.bw / copy_bw
+    end
+    st:add(row)
   end
   st:note("each: two launches (the groups' partial sums, then one work-group over them), verified as above")
   R:emit(st)

@@ -4,6 +4,7 @@
 -- theoretical limit, the seed's finding beside each) and the same as one JSON.
 --   clua recipes/report.lua [--device D] [--quick] [--out docs/report-NAME.md]
 --                           [--recipes transfer,stride] [--compare OLD.json]
+--                           [--with 'RECIPE OPTIONS' (a recipe's own options)]
 -- The same card as one self-contained web page (clua.html) beside the Markdown,
 -- or --html FILE; a saved card rendered again, without running anything:
 --   clua recipes/report.lua --from-json docs/report-h100.json [--html FILE] [--compare OLD.json]
@@ -53,6 +54,9 @@ p:option("--recipes", "Comma-separated recipes to run instead of the card's set.
 p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go beside it.", "report.md")
 p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
   :argname("FILE")
+p:option("--with", "A recipe's options in place of the card's, with or without --quick: the recipe's name, then "
+  .. "its options (--with 'peak --target-ms 40 --types float'); once per recipe."):argname("'RECIPE OPTIONS'")
+  :count("*")
 p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
 p:option("--reps", "Timed repetitions of every recipe (its --reps); with --quick and --cluster, 10 or more let the "
   .. "cluster report flag GPUs.", nil, math.tointeger):argname("N")
@@ -94,6 +98,16 @@ local dir = stem .. "-files"
 local sh = proc.quote
 os.execute("mkdir -p " .. sh(dir))
 
+-- --with: a recipe's own options, each word quoted for the shell.
+local given = {}
+for _, w in ipairs(args.with) do
+  local name, rest = w:match("^%s*([%w_]+)%s*(.-)%s*$")
+  if not name then p:error(("--with %q: the recipe's name first, then its options"):format(w)) end
+  local words = {}
+  for x in rest:gmatch("%S+") do words[#words + 1] = x:match("^[%w%-%.,_/:=+]+$") and x or sh(x) end
+  given[name] = table.concat(words, " ")
+end
+
 local list = {}
 if args.recipes then
   local finding = {}
@@ -120,7 +134,7 @@ local function read(path)
   return s
 end
 
--- Runs one recipe (with the card's options for it); returns {name, finding,
+-- Runs one recipe (with the card's options for it, or --with's); returns {name, finding,
 -- options, exit, tables, svgs, error, seconds}.
 local function run(name, finding, options)
   local script = here .. "/" .. name .. ".lua"
@@ -135,12 +149,13 @@ local function run(name, finding, options)
   if args.quick then cmd[#cmd + 1] = "--quick" end
   if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
   if args.reps then cmd[#cmd + 1] = "--reps " .. args.reps end
-  if options and not args.quick then cmd[#cmd + 1] = options end
+  if given[name] then options = given[name] elseif args.quick then options = nil end
+  if options and options ~= "" then cmd[#cmd + 1] = options else options = nil end
   io.stderr:write("report: running ", name, "\n")
   local t0 = cl.now()
   local ok, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2>&1")
   r.seconds = math.floor((cl.now() - t0) / 1e8 + 0.5) / 10 -- 0.1 s
-  r.options = options and not args.quick and options or nil
+  r.options = options
   r.exit = ok and 0 or code
   local doc = read(jpath)
   if r.exit ~= 0 or not doc then
@@ -362,11 +377,15 @@ if all then
   add(("# Cluster report: %d GPU%s on %d host%s"):format(#gpus, #gpus == 1 and "" or "s", nhosts,
     nhosts == 1 and "" or "s"))
   add("")
-  add(("Made by `mpirun -n %d clua recipes/report.lua --cluster%s%s%s%s` on %s with clua %s: each rank ran the "
+  local with = {}
+  for _, w in ipairs(args.with) do with[#with + 1] = (" --with '%s'"):format(w) end
+  -- srun starts the ranks itself under Slurm (contrib/slurm/clua-cluster.sbatch); mpirun's ranks know their size
+  local launcher = os.getenv("SLURM_STEP_ID") and not os.getenv("OMPI_COMM_WORLD_SIZE") and "srun" or "mpirun"
+  add(("Made by `%s -n %d clua recipes/report.lua --cluster%s%s%s%s%s` on %s with clua %s: each rank ran the "
     .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
-    :format(#gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
+    :format(launcher, #gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
       args.reps and (" --reps " .. args.reps) or "", args.recipes and (" --recipes " .. args.recipes) or "",
-      os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
+      table.concat(with), os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
       args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
       cluster_stem:match("[^/]*$")))
   if args.note then add("") add(args.note) end

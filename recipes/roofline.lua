@@ -14,16 +14,12 @@ local units = require "clua.units"
 local peakmod = require "clua.peak"
 local commalist = require "clua.commalist"
 
-local R = recipe.new{
-  name = "roofline",
-  description = "Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.",
+local R = recipe.new{ name = "roofline", quick_size = "1MiB",
+  description = [[Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.]],
   seed = "mixbench (Konstantinidis and Cotronis): the roofline of a device, measured",
-  quick_size = "1MiB", quick_reps = 3,
   options = function(p)
-    p:option("--types", "Types, comma-separated: float, double, int (default: all the device has).")
-      :argname("LIST")
-  end,
-}
+    p:option("--types", "Types, comma-separated: float, double, int (default: all the device has)."):argname("LIST")
+  end }
 
 local SIZE = { float = 4, double = 8, int = 4 }
 local BLOCK = 1 << 20 -- the input repeats 0 .. BLOCK-1: every value + K stays exact in float
@@ -38,19 +34,12 @@ local function pattern(ty, n, add)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q = R.queue
-  local exts = {}
-  for _, e in ipairs(info.extensions or {}) do exts[e] = true end
+  local info, q = dev.info, R.queue
   local gpu = info.type == "GPU"
-
-  local types = {}
+  local types, skipped = {}, nil
   for _, t in ipairs(commalist.words(R.args.types or "float,double,int", "--types", { "float", "double", "int" }, "type")) do
-    if t == "double" and not exts.cl_khr_fp64 then
-      R.skipped = (R.skipped or "") .. "double: not measured: the device has no cl_khr_fp64"
-    else
-      types[#types + 1] = t
-    end
+    if peakmod.missing(info, t) then skipped = "double: not measured: the device has no cl_khr_fp64"
+    else types[#types + 1] = t end
   end
 
   -- Elements per array: 2^26 on a GPU (256 MiB of float: far past any L2),
@@ -66,38 +55,30 @@ R:main(function(R, dev)
   local ks, top = {}, R.quick and 256 or 1024
   for e = 0, 10, R.quick and 2 or 1 do if 1 << e <= top then ks[#ks + 1] = 1 << e end end
 
-  local t = R:table{
-    title = ("Roofline: K multiply-adds per element read and written (%d elements)"):format(n),
-    id = "roofline",
+  local t = R:table{ title = ("Roofline: K multiply-adds per element read and written (%d elements)"):format(n), id = "roofline",
     columns = { { name = "type", key = true }, { name = "K", key = true, format = "%d" },
-      { name = "intensity", unit = "op/B", format = "%.3g" },
-      { name = "throughput", unit = "G/s", format = "%.1f", compare = true },
+      { name = "intensity", unit = "op/B", format = "%.3g" }, { name = "throughput", unit = "G/s", format = "%.1f", compare = true },
       { name = "bandwidth", unit = "GB/s", format = "%.1f" }, R:spread_column(),
-      { name = "roof", unit = "G/s", format = "%.1f" }, { name = "% of roof", unit = "%", format = "%.1f" } },
-  }
-  local roofs = R:table{
-    title = "The roofs, measured in this run",
-    id = "roofs",
+      { name = "roof", unit = "G/s", format = "%.1f" }, { name = "% of roof", unit = "%", format = "%.1f" } } }
+  local roofs = R:table{ title = "The roofs, measured in this run", id = "roofs",
     columns = { { name = "type", key = true }, { name = "bandwidth", unit = "GB/s", format = "%.1f", compare = true },
       { name = "peak", unit = "G/s", format = "%.1f", compare = true }, { name = "peak width", format = "%d" },
-      { name = "ridge", unit = "op/B", format = "%.2f" } },
-  }
+      { name = "ridge", unit = "op/B", format = "%.2f" } } }
   local p = plot.new{ title = "Roofline: measured throughput under the measured roofs",
     x = { name = "arithmetic intensity", unit = "op/B", log2 = true },
     y = { name = "throughput", unit = "G/s", log2 = true } }
 
   local target = R.quick and 2 or (gpu and 20 or 5)
-  local noted = {} -- the harness's notes (a cache figure, a host clock), once each
   for _, ty in ipairs(types) do
     local size = SIZE[ty]
     local ab = R:input("a", cl.array(ty, 1):fill(1))
     local din, dout = R:input("in", pattern(ty, n, 0)), R:output("out", ty, n)
 
     -- The compute roof: the best of three widths of clua.peak.
-    local best, width = nil, nil
+    local best, width = 0, nil
     for _, w in ipairs({ 1, 4, 16 }) do
       local m = peakmod.measure(R, ty, w, { target_ms = target })
-      if not best or m.peak > best then best, width = m.peak, w end
+      if m.peak > best then best, width = m.peak, w end
     end
 
     -- K = 0 (the bandwidth roof), then the sweep; intensity = 2K / (2 size).
@@ -105,44 +86,32 @@ R:main(function(R, dev)
     -- unchanged; 2 x size bytes and 2K operations per element.
     local function point(K)
       local defs = { S = ty, K = K, INTEGER = ty == "int" or nil, FP64 = ty == "double" or nil, BLOCK = BLOCK }
-      local kern = R:kernel("roofline.cl", "roofline", defs)
+      local kern, chk = R:kernel("roofline.cl", "roofline", defs), R:kernel("roofline.cl", "roofline_check", defs)
       kern:args(dout, din, ab)
-      -- every element checked on the device (roofline_check: the closed form); only a difference found
-      -- is read back and named against the host's pattern
-      local chk = R:kernel("roofline.cl", "roofline_check", defs)
-      local function device(first, buf, lo, hi)
-        chk:args(buf, cl.uint(hi - lo), first)
-        return chk, hi - lo
-      end
       local res = R:measure{ label = ("%s, K = %d: i mod 2^20 + K"):format(ty, K), reads = { din, ab },
         run = function() return q:launch(kern, global, L) end, bytes = 2 * n * size,
         ops = K > 0 and 2 * K * n or nil, type = ty, roofline = false,
-        outputs = { { dout, device = device, check = function(got, what)
-          return R:verify(what, got, pattern(ty, n, K), { exact = true }).max_rel
-        end } } }
-      for _, note in ipairs({ res.cache and res.cache_note or nil, table.unpack(res.notes) }) do
-        if not noted[note] then noted[note] = true; t:note(note) end
-      end
+        -- every element checked on the device (roofline_check: the closed form); only a difference found
+        -- is read back and named against the host's pattern
+        outputs = { { dout, device = function(first, buf, lo, hi) return chk:args(buf, cl.uint(hi - lo), first), hi - lo end,
+          check = function(got, what) return R:verify(what, got, pattern(ty, n, K), { exact = true }).max_rel end } } }
+      -- the harness's notes (a cache figure, a host clock), once each
+      R:add_notes(t, res)
       return res
     end
-    local copy = point(0)
-    local bw = 2 * n * size / copy.min -- bytes per ns = GB/s
-    local peak_g = best / 1e9
+    local bw, peak_g = 2 * n * size / point(0).min, best / 1e9 -- bytes per ns = GB/s
     roofs:add{ type = ty, bandwidth = bw, peak = peak_g, ["peak width"] = width, ridge = peak_g / bw }
 
     for _, K in ipairs(ks) do
       local K2 = ty == "double" and 2 * K or K -- the same intensities for 8-byte elements
-      local res = point(K2)
-      local intensity = K2 / size
-      local gops = 2 * K2 * n / res.min
-      local roof = math.min(peak_g, bw * intensity)
+      local res, intensity = point(K2), K2 / size
+      local gops, roof = 2 * K2 * n / res.min, math.min(peak_g, bw * intensity)
       t:add{ type = ty, K = K2, intensity = intensity, throughput = gops, bandwidth = 2 * n * size / res.min,
         spread = res.spread, roof = roof, ["% of roof"] = gops / roof * 100 }
       p:add(ty, intensity, gops)
     end
     -- the roof line: bandwidth x intensity up to the ridge, then the peak
-    local lo, hi = ks[1] / 4, ks[#ks] / 4
-    local x = lo
+    local lo, hi, x = ks[1] / 4, ks[#ks] / 4, ks[1] / 4
     while x <= hi * 1.0001 do p:add(ty .. " roof", x, math.min(peak_g, bw * x)); x = x * 2 end
     if peak_g / bw > lo and peak_g / bw < hi then p:add(ty .. " roof", peak_g / bw, peak_g) end
     p:style(ty .. " roof", { dashed = true })
@@ -153,7 +122,7 @@ R:main(function(R, dev)
   t:note("roof: min(peak, bandwidth x intensity), the roofs of the table below")
   t:note(("verified: every element (i mod 2^20 + K, exactly); %d work-items of 4 elements, groups of %d, %s per array")
     :format(global, L, units.format_size(n * 4)))
-  if R.skipped then t:note(R.skipped) end
+  if skipped then t:note(skipped) end
   roofs:note("bandwidth: the K = 0 copy (each element read and written once: stream's copy)")
   roofs:note("peak: clua.peak (recipes/peak.lua's chains), the best of vector widths 1, 4 and 16")
   roofs:note("ridge: peak / bandwidth: below it a kernel is memory-bound, above it compute-bound")

@@ -20,8 +20,8 @@ local bounds = require "clua.bounds"
 
 local R = recipe.new{
   name = "stream",
-  description = "BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of "
-    .. "elements per array (BabelStream's --arraysize).",
+  description = [[BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of
+    elements per array (BabelStream's --arraysize).]],
   seed = "BabelStream 5.0 (OpenCL): the issue's peer-tool recipe",
   size = "32M", quick_size = "64K", reps = 100, quick_reps = 5,
   options = function(p)
@@ -52,22 +52,26 @@ local function replay(iters, round)
   return a, b, c
 end
 
-local function pow2_floor(x) local p = 1; while p * 2 <= x do p = p * 2 end; return p end
-
 R:main(function(R, dev)
-  local info = dev.info
-  local q = R.queue
-  local precisions = R.args.precision == "both" and { "float", "double" } or { R.args.precision }
+  local info, q = dev.info, R.queue
+  local ms = function(v) return ("%.4f"):format(v / 1e6) end
+  local function mscol(name) return { name = name, unit = "ms", format = ms, ns = true } end
+  local t = R:table{
+    title = "BabelStream kernels: best bandwidth (from the fastest iteration) and median",
+    id = "stream",
+    columns = { { name = "precision", key = true }, { name = "kernel", key = true },
+      { name = "bytes", unit = "MiB", format = "%.1f" }, R:bw_column("best"),
+      { name = "median", unit = R.bw_unit, format = "%.1f" }, mscol("min time"), mscol("median time"),
+      mscol("max time"), R:spread_column(), mscol("average") },
+  }
 
-  local results, notes = {}, {}
-  local size_note
-  for _, T in ipairs(precisions) do
+  local notes, size_note = {}, nil
+  for _, T in ipairs(R.args.precision == "both" and { "float", "double" } or { R.args.precision }) do
     if T == "double" and not info.double_support then
       notes[#notes + 1] = "double skipped: the device does not support double precision (cl_khr_fp64)"
     else
-      local esize = T == "double" and 8 or 4
-      local round = T == "double" and function(x) return x end or f32
-      local eps = T == "double" and 2 ^ -52 or 2 ^ -23
+      local esize, round, eps = 4, f32, 2 ^ -23
+      if T == "double" then esize, round, eps = 8, function(x) return x end, 2 ^ -52 end
       -- the array size: --size elements, within what the device holds (3 arrays)
       local n = math.tointeger(R.size)
       local fit = math.min(info.max_mem_alloc_size // esize, (info.global_mem_size * 9 // 10) // (3 * esize))
@@ -79,24 +83,23 @@ R:main(function(R, dev)
       local k = {}
       for _, kern in ipairs(KERNELS) do k[kern[1]] = R:kernel("stream.cl", kern[1] == "dot" and "stream_dot" or kern[1], defines) end
 
-      -- BabelStream's dot configuration
+      -- BabelStream's dot configuration. BabelStream launches dot with the
+      -- device's maximum and so does this (the kernel's reported
+      -- work_group_size is no guide: NVIDIA's driver reports 256 and runs
+      -- 1024); a size the driver refuses is halved below.
       local cpu = info.type == "CPU"
       local groups = R.args.dot_groups or info.compute_units * (cpu and 1 or 4)
       local wg = R.args.dot_wgsize or cpu and math.max(1, (info.preferred_vector_width or {}).double or 1) * 2
         or info.max_work_group_size
-      -- BabelStream launches dot with the device's maximum and so does this
-      -- (the kernel's reported work_group_size is no guide: NVIDIA's driver
-      -- reports 256 and runs 1024); a size the driver refuses is halved below.
-      wg = pow2_floor(math.min(wg, info.max_work_group_size))
+      wg = 1 << math.floor(math.log(math.min(wg, info.max_work_group_size), 2)) -- a power of two
 
       -- a, b and c are read and written by the recurrence (not poisoned: they
       -- hold its start values); the dot's partial sums are its output.
       local da, db, dc, dsum = R:output("a", T, n), R:output("b", T, n), R:output("c", T, n), R:output("sum", T, groups)
       for _, x in ipairs({ { da, START_A }, { db, START_B }, { dc, START_C } }) do q:fill(x[1], round(x[2]), { type = T }) end
-      k.copy:args(da, dc)
-      k.mul:args(db, dc)
-      k.add:args(da, db, dc)
-      k.triad:args(da, db, dc)
+      for name, b in pairs({ copy = { da, dc }, mul = { db, dc }, add = { da, db, dc }, triad = { da, db, dc } }) do
+        k[name]:args(table.unpack(b))
+      end
       -- dot tried once (it reads a and b, and its partial sums are written
       -- again by every timed iteration); halved while the driver refuses it.
       local ok, why = R:try_launch(k.dot:args(da, db, dsum, cl["local"](wg * esize), n), groups * wg, wg)
@@ -146,8 +149,10 @@ R:main(function(R, dev)
         local fine, over = bounds.check(bytes / s.min * 1e9, R.facts, res.cache and "cache" or "memory")
         if not fine then error(("%s %s: %s GB/s by its fastest event is %s: not a result"):format(T, kern[1],
           units.format_number(bytes / s.min), over), 0) end
-        results[#results + 1] = setmetatable({ precision = T, kernel = kern[1], ops = kern[3] * n, bytes = bytes,
-          median = s.median, min = s.min, max = s.max, mean = s.mean, spread = noise.spread(s) }, { __index = res })
+        R:add_row(t, res, { precision = T, kernel = kern[1], bytes = bytes / 2 ^ 20, best = R:bw(bytes, s.min),
+          median = R:bw(bytes, s.median), ["min time"] = s.min, ["median time"] = s.median, ["max time"] = s.max,
+          spread = noise.spread(s), average = s.mean })
+        R:roofline_point(kern[1], { ops = kern[3] * n, bytes = bytes, ns = s.median, type = T })
       end
       notes[#notes + 1] = ("%s: %d elements (%s per array), %d iterations run (%d warm-up), dot on %d groups x "
         .. "%d, verified: arrays within %.3g, dot sum %.10g vs %.10g (tolerance %.3g)"):format(T, n,
@@ -155,25 +160,8 @@ R:main(function(R, dev)
       for _, b in ipairs({ da, db, dc, dsum, ref }) do b:release() end
     end
   end
-  if #results == 0 then error("no precision could run: " .. table.concat(notes, "; ")) end
+  if #t.rows == 0 then error("no precision could run: " .. table.concat(notes, "; ")) end
 
-  local ms = function(v) return ("%.4f"):format(v / 1e6) end
-  local t = R:table{
-    title = "BabelStream kernels: best bandwidth (from the fastest iteration) and median",
-    id = "stream",
-    columns = { { name = "precision", key = true }, { name = "kernel", key = true },
-      { name = "bytes", unit = "MiB", format = "%.1f" },
-      R:bw_column("best"), { name = "median", unit = R.bw_unit, format = "%.1f" },
-      { name = "min time", unit = "ms", format = ms, ns = true }, { name = "median time", unit = "ms", format = ms, ns = true },
-      { name = "max time", unit = "ms", format = ms, ns = true }, R:spread_column(),
-      { name = "average", unit = "ms", format = ms, ns = true } },
-  }
-  for _, r in ipairs(results) do
-    R:add_row(t, r, { precision = r.precision, kernel = r.kernel, bytes = r.bytes / 2 ^ 20, best = R:bw(r.bytes, r.min),
-      median = R:bw(r.bytes, r.median), ["min time"] = r.min, ["median time"] = r.median,
-      ["max time"] = r.max, average = r.mean })
-    R:roofline_point(r.kernel, { ops = r.ops, bytes = r.bytes, ns = r.median, type = r.precision })
-  end
   t:note("bytes: 2, 2, 3, 3, 2 arrays x element size x array size (BabelStream's); times: each kernel's "
     .. "profiling event (BabelStream times each call by the host clock around it and a finish, dot including "
     .. "the read of the partial sums)")

@@ -11,44 +11,39 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{
-  name = "stride",
-  description = "Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective bandwidth.",
+local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB",
+  description = [[Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective
+    bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.4, Listing 3.6, Figure 3.9",
-  size = "256MiB", quick_size = "4MiB", quick_reps = 3,
-  student = "a kernel with the arguments of strideCopy (__global float *odata, __global float *idata, "
-    .. "int stride), run once per stride of the sweep like strideCopy: n work-items in 1-D groups of --local, "
-    .. "n = m / stride rounded down to a multiple of --local (so no work-item is past the end; with --local 0 "
-    .. "n = m / stride and the driver picks the groups; n is get_global_size(0)), on buffers of m = SIZE/4 "
-    .. "floats; it must write odata[i * stride] = idata[i * stride] for 0 <= i < n and leave every other element "
-    .. "of odata untouched (idata is read only). Checked bit for bit at every stride, writes outside odata "
-    .. "caught; ranked against strideCopy by the sum of the strides' median times.",
+  student = [[a kernel with the arguments of strideCopy (__global float *odata, __global float *idata, int
+    stride), run once per stride of the sweep like strideCopy: n work-items in 1-D groups of --local, n = m /
+    stride rounded down to a multiple of --local (so no work-item is past the end; with --local 0 n = m /
+    stride and the driver picks the groups; n is get_global_size(0)), on buffers of m = SIZE/4 floats; it must
+    write odata[i * stride] = idata[i * stride] for 0 <= i < n and leave every other element of odata
+    untouched (idata is read only). Checked bit for bit at every stride, writes outside odata caught; ranked
+    against strideCopy by the sum of the strides' median times.]],
   student_name = "strideCopy",
   options = function(p)
     p:option("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",
       "1024"):argname("N"):convert(math.tointeger)
     p:option("--sector", "Bytes the memory system fetches at least per access, for the model column "
       .. "(default: 32 on a GPU, the cache line or 64 on a CPU).") :argname("BYTES"):convert(math.tointeger)
-    p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
-      :argname("N"):convert(math.tointeger)
-  end,
-}
+    sweeptable.local_option(p)
+  end }
 
 local POISON = require("clua.harness").POISON_FLOAT
 
 local function strides(max)
-  local list = {}
-  for s = 1, math.min(32, max) do list[#list + 1] = s end
-  local s = 64
-  while s <= max do list[#list + 1] = s; s = s * 2 end
+  local list, s = {}, 64
+  for i = 1, math.min(32, max) do list[i] = i end
+  while s <= max do list[#list + 1], s = s, s * 2 end
   return list
 end
 
 R:main(function(R, dev)
   local info = dev.info
   local m = math.min(math.tointeger(R.size), info.max_mem_alloc_size, info.global_mem_size // 4) // 4 -- floats a buffer
-  local lsz = (R.args["local"] or 0) > 0 and math.min(R.args["local"], info.max_work_group_size) or nil
-  local grain = lsz or 1
+  local lsz = sweeptable.local_size(R)
   local sector = R.args.sector or info.type == "GPU" and 32
     or (info.global_mem_cacheline_size or 0) > 0 and info.global_mem_cacheline_size or 64
   local src = cl.array("float", m):random(1, -1, 1)
@@ -62,8 +57,9 @@ R:main(function(R, dev)
   -- odata[i*s] must equal idata[i*s], bit for bit; every other element,
   -- between them (checked here) or past them (by the harness), is still poison.
   local function measure(v, s, n)
+    v.kernel:args(dout, din, s)
     local pre = v.student and (v.label .. ": ") or ""
-    local label = v.student and ("%s, stride %d"):format(v.label, s) or ("stride %d"):format(s)
+    local label = (v.student and (v.label .. ", ") or "") .. "stride " .. s
     return R:measure{ label = label, bytes = 2 * 4 * n, reads = { din },
       run = function() return q:launch(v.kernel, n, lsz) end,
       -- checked on the device (no read back); the gathers below name a difference it finds
@@ -82,24 +78,15 @@ R:main(function(R, dev)
 
   local results = {}
   for _, s in ipairs(strides(R.args.max_stride)) do
-    local n = m // s // grain * grain
+    local n = m // s // (lsz or 1) * (lsz or 1)
     if n == 0 then break end
-    local r = { stride = s, n = n }
-    for _, v in ipairs(variants) do
-      v.kernel:args(dout, din, s)
-      r[v.student and "st" or "t"] = measure(v, s, n)
-    end
-    results[#results + 1] = r
+    results[#results + 1] = sweeptable.point({ stride = s, n = n }, variants, function(v) return measure(v, s, n) end)
   end
 
   local base = results[1].t.bw
-  local t = R:table{
-    title = ("strideCopy: effective bandwidth by stride (%s buffers)"):format(units.format_size(m * 4)),
-    id = "stride",
-    columns = { { name = "stride", unit = "floats", key = true }, { name = "work-items" }, sweeptable.columns(R),
-      { name = "vs stride 1", unit = "%", format = "%.1f" }, { name = "model", unit = R.bw_unit, format = "%.1f" } },
-  }
-  if R.args.kernel then sweeptable.student_columns(R, t) end
+  local t = sweeptable.table(R, { title = ("strideCopy: effective bandwidth by stride (%s buffers)"):format(units.format_size(m * 4)),
+    id = "stride", columns = { { name = "stride", unit = "floats", key = true }, { name = "work-items" }, sweeptable.columns(R),
+      { name = "vs stride 1", unit = "%", format = "%.1f" }, { name = "model", unit = R.bw_unit, format = "%.1f" } } })
   local p = plot.new{ title = "strideCopy: effective bandwidth (Figure 3.9)",
     x = { name = "stride", unit = "floats", log2 = true }, y = { name = "effective bandwidth", unit = R.bw_unit } }
   for _, r in ipairs(results) do

@@ -18,16 +18,17 @@ local commalist = require "clua.commalist"
 -- 1. Options: the shared ones (--device, --quick, --reps, --size, --csv,
 -- --json, --svg, --compare, --md, --gib, --help) come with recipe.new; add
 -- the experiment's own in `options` (lua-argparse) and read them as R.args.NAME.
+-- description, seed and student are prose: a long string's white space folds.
 local R = recipe.new{
   name = "template",
-  description = "c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.",
+  description = [[c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.]],
   seed = "STREAM and BabelStream's triad; a template for new recipes",
   quick_size = "1MiB", quick_reps = 3,
-  student = "a kernel with the arguments of triad (__global float *c, __global const float *a, "
-    .. "__global const float *b, float scalar, uint n), launched with one work-item per element "
-    .. "(the global size rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] "
-    .. "for every i < n and nothing else of c (a and b must stay unchanged); each is checked once more on "
-    .. "n - 1 elements, where it owns c[0 .. n - 1). Checked element by element against the CPU.",
+  student = [[a kernel with the arguments of triad (__global float *c, __global const float *a,
+    __global const float *b, float scalar, uint n), launched with one work-item per element (the global size
+    rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] for every i < n and nothing else
+    of c (a and b must stay unchanged); each is checked once more on n - 1 elements, where it owns c[0 .. n - 1).
+    Checked element by element against the CPU.]],
   student_name = "triad",
   options = function(p)
     p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(tonumber)
@@ -38,18 +39,15 @@ local R = recipe.new{
 }
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q = R.queue
+  local info, q, scalar = dev.info, R.queue, R.args.scalar
 
   -- 2. Size the problem from the device: --size bytes per array (default
   -- 64 MiB on a GPU, 16 MiB elsewhere), within what one buffer may hold.
-  local default = info.type == "GPU" and 64 * 2^20 or 16 * 2^20
-  local bytes = math.tointeger(R.size or default)
-  bytes = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 8)
-  local n = bytes // 16 * 4 -- floats, a multiple of 4 (triad4)
+  local bytes = math.tointeger(R.size or (info.type == "GPU" and 64 or 16) * 2^20)
+  -- floats, a multiple of 4 (triad4)
+  local n = math.min(bytes, info.max_mem_alloc_size, info.global_mem_size // 8) // 16 * 4
   if n == 0 then error("--size is too small: at least 16 bytes") end
   bytes = 4 * n
-  local scalar = R.args.scalar
 
   -- 3. Kernels (kernels/template.cl, built once per device) and the variants
   -- to time: each with the elements of c one work-item writes (`width`). In
@@ -59,12 +57,11 @@ R:main(function(R, dev)
     { label = "triad (float)", kernel = R:kernel("template.cl", "triad"), width = 1 },
     { label = "triad4 (float4)", kernel = R:kernel("template.cl", "triad4"), width = 4 },
   }
-
+  -- Work-group sizes up to the device's maximum: a kernel's reported
+  -- work_group_size is no guide (NVIDIA's driver reports 256 and runs 1024); a
+  -- size the driver refuses is left out below, with a note.
   local sizes = R.args["local"] and commalist.integers(R.args["local"], "--local") or R.quick and { 64, 256 } or {}
   if #sizes == 0 then
-    -- Up to the device's maximum: a kernel's reported work_group_size is no
-    -- guide (NVIDIA's driver reports 256 and runs 1024); a size the driver
-    -- refuses is left out below, with a note.
     for s = 64, info.max_work_group_size do if s & (s - 1) == 0 then sizes[#sizes + 1] = s end end
   end
 
@@ -85,44 +82,43 @@ R:main(function(R, dev)
   -- past m must stay poisoned, so each kernel is checked once more on n - 1
   -- elements (a tail past them, as the global size is rounded up). A wrong
   -- result raises: the recipe exits non-zero, no figure printed.
-  local function measure(v, L, m, once)
+  local function set_args(v, L, m) -- for m elements: returns the global size and the elements owned
     local count = m // v.width
     v.kernel:args(dc, da, db, cl.float(scalar), cl.uint(count))
-    local global = (count + L - 1) // L * L
+    return (count + L - 1) // L * L, count * v.width
+  end
+  local function measure(v, L, m, once)
+    local global, owned = set_args(v, L, m)
     return R:measure{ label = ("%s, local size %d%s"):format(v.label, L, once and ", n - 1 elements" or ""),
       run = function() return q:launch(v.kernel, global, L) end, reads = { da, db },
-      outputs = { { dc, owns = { 0, count * v.width }, expect = ref:slice(0, count * v.width) } },
+      outputs = { { dc, owns = { 0, owned }, expect = ref:slice(0, owned) } },
       bytes = 3 * 4 * m, ops = 2 * m, roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil }
   end
-  local results, refused = {}, {}
-  for _, v in ipairs(variants) do
-    for _, L in ipairs(sizes) do
-      v.kernel:args(dc, da, db, cl.float(scalar), cl.uint(n // v.width))
-      local ok, why = R:try_launch(v.kernel, (n // v.width + L - 1) // L * L, L)
-      if not ok then refused[#refused + 1] = ("%s, local size %d: left out, the driver refused it: %s"):format(v.label, L, why)
-      else
-        results[#results + 1] = { variant = v.label, ["local"] = L, r = measure(v, L, n) }
-        measure(v, L, n - v.width, true)
-      end
-    end
-  end
 
-  -- 6. Report: everything is verified; the table (text, --md, --csv, --json,
-  -- --compare) and the plot (terminal, --svg). Median, min and max time of
-  -- the repetitions: R:emit adds their spread, and flags a noisy row.
+  -- 6. Measure and report: each variant at each work-group size the driver
+  -- accepts, verified, is a row of the table (text, --md, --csv, --json,
+  -- --compare) and a point of the plot (terminal, --svg). Median, min and max
+  -- time of the repetitions: R:emit adds their spread, and flags a noisy row.
   local t = R:table{
     title = ("Triad c = a + %g b on %d floats (%s per array)"):format(scalar, n, units.format_size(bytes)),
     id = "triad",
-    columns = {
-      { name = "variant", key = true }, { name = "local", key = true }, R:time_columns("µs"),
-      R:bw_column("bandwidth", { compare = false }),
-    },
+    columns = { { name = "variant", key = true }, { name = "local", key = true }, R:time_columns("µs"),
+      R:bw_column("bandwidth", { compare = false }) },
   }
   local p = plot.new{ title = "Triad: effective bandwidth by work-group size",
     x = { name = "work-group size", log2 = true }, y = { name = "bandwidth", unit = R.bw_unit } }
-  for _, r in ipairs(results) do
-    R:add_row(t, r.r, { variant = r.variant, ["local"] = r["local"] })
-    p:add(r.variant, r["local"], r.r.bw)
+  local refused = {}
+  for _, v in ipairs(variants) do
+    for _, L in ipairs(sizes) do
+      local ok, why = R:try_launch(v.kernel, (set_args(v, L, n)), L)
+      if not ok then refused[#refused + 1] = ("%s, local size %d: left out, the driver refused it: %s"):format(v.label, L, why)
+      else
+        local r = measure(v, L, n)
+        measure(v, L, n - v.width, true)
+        R:add_row(t, r, { variant = v.label, ["local"] = L })
+        p:add(v.label, L, r.bw)
+      end
+    end
   end
   t:note(("bandwidth: 3 x %d bytes (a and b read, c written) / median time of %d runs"):format(bytes, R.reps))
   t:note("verified: every element against the CPU (tolerance 1e-5 relative)")

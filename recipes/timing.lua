@@ -17,10 +17,10 @@ local harness = require "clua.harness"
 
 local R = recipe.new{
   name = "timing",
-  description = "One copy timed by host clock (blocking, non-blocking without a finish) and by events; "
-    .. "the timers' resolution.",
+  description = [[One copy timed by host clock (blocking, non-blocking without a finish) and by events; the
+    timers' resolution.]],
   seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
-  quick_size = "1MiB", quick_reps = 3,
+  quick_size = "1MiB",
   options = function(p)
     p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick).")
       :argname("N"):convert(math.tointeger)
@@ -39,8 +39,7 @@ R:main(function(R, dev)
   -- Pinned host memory (alloc_host_ptr buffers, mapped once), so that a
   -- non-blocking transfer really returns before the copy is done.
   local function pinned() return (q:map(ctx:buffer(bytes, "alloc_host_ptr"), { type = "float" })) end -- keeps its buffer
-  local src, dst = pinned(), pinned()
-  src:random(1, -1, 1)
+  local src, dst = pinned():random(1, -1, 1), pinned()
   -- The device: what the write and the kernel fill (R:output: poisoned, then
   -- checked), and what the read and the kernel take (R:input: checked unchanged).
   local dA, dB = R:output("written", "float", n), R:output("copied", "float", n)
@@ -110,16 +109,12 @@ R:main(function(R, dev)
   -- times each; their outputs poisoned first (the harness's byte) and verified.
   local poison = function(buf) q:fill(buf, harness.POISON, { type = "uchar" }) end
   local empty = R:kernel("copy.cl", "empty")
-  local tiny, tinybuf = cl.array("uint", 1), R:output("4-byte write", "uint", 1)
-  tiny[0] = 0x2A2A2A2A
+  local tiny, tinybuf = cl.array("uint", 1):fill(0x2A2A2A2A), R:output("4-byte write", "uint", 1)
   poison(tinybuf)
   local function series(run)
     for _ = 1, R.warmup do run():wait() end
     local evs = {}
-    for i = 1, probes do
-      evs[i] = run()
-      evs[i]:wait()
-    end
+    for i = 1, probes do evs[i] = run(); evs[i]:wait() end
     return evs
   end
   local empty_evs = series(function() return q:launch(empty, 1) end)
@@ -130,13 +125,8 @@ R:main(function(R, dev)
 
   -- The spin kernel with a growing trip count: calibrated so that the series
   -- spans a few microseconds (or a few stated resolutions) of run time.
-  local spin = R:kernel("timing.cl", "spin")
-  local spin_out = R:output("spin", "uint", probes)
-  local seed = 12345
-  local function launch_spin(slot, iters)
-    spin:args(spin_out, slot, seed, iters)
-    return q:launch(spin, 1)
-  end
+  local spin, spin_out, seed = R:kernel("timing.cl", "spin"), R:output("spin", "uint", probes), 12345
+  local function launch_spin(slot, iters) return q:launch(spin:args(spin_out, slot, seed, iters), 1) end
   local probe_iters = R.quick and 1024 or 16384
   for _ = 1, R.warmup do launch_spin(0, probe_iters):wait() end
   local probe = launch_spin(0, probe_iters)
@@ -164,13 +154,11 @@ R:main(function(R, dev)
 
   -- The host clock: smallest step between successive readings, cost of one.
   local host_n = R.quick and 20000 or 200000
-  local host_step = math.huge
-  local t_start = cl.now()
+  local host_step, t_start = math.huge, cl.now()
   local prev = t_start
   for _ = 1, host_n do
     local now = cl.now()
-    local d = now - prev
-    if d > 0 and d < host_step then host_step = d end
+    if now > prev and now - prev < host_step then host_step = now - prev end
     prev = now
   end
   local host_cost = (prev - t_start) / host_n
@@ -178,58 +166,32 @@ R:main(function(R, dev)
   -- What the events resolve.
   local stamps, tick = {}, 0
   for _, list in ipairs({ empty_evs, write_evs, spin_evs }) do
-    for _, e in ipairs(list) do
-      stamps[#stamps + 1] = e.start
-      stamps[#stamps + 1] = e["end"]
-    end
+    for _, e in ipairs(list) do stamps[#stamps + 1], stamps[#stamps + 2] = e.start, e["end"] end
   end
   local first = stats.min(stamps)
   for _, s in ipairs(stamps) do -- the greatest common divisor of the differences
     local b = s - first
     while b ~= 0 do tick, b = b, tick % b end
   end
-  local function durations(evs)
-    local d, zeros, nonzero = {}, 0, math.huge
+  local function durations(evs) -- the durations, their summary, how many lasted 0 ns, the shortest that did not
+    local d, nonzero = {}, {}
     for i, e in ipairs(evs) do
       d[i] = e.duration
-      if d[i] == 0 then zeros = zeros + 1 elseif d[i] < nonzero then nonzero = d[i] end
+      if d[i] > 0 then nonzero[#nonzero + 1] = d[i] end
     end
-    return stats.summary(d), zeros, nonzero < math.huge and nonzero or nil
+    return d, stats.summary(d), #d - #nonzero, stats.min(nonzero)
   end
-  local empty_s, empty_zero, empty_min = durations(empty_evs)
-  local write_s, write_zero, write_min = durations(write_evs)
-  local spin_d = {}
-  for i, e in ipairs(spin_evs) do spin_d[i] = e.duration end
-  local sorted = table.move(spin_d, 1, #spin_d, 1, {})
-  table.sort(sorted)
-  local step = math.huge
-  for i = 2, #sorted do
-    local d = sorted[i] - sorted[i - 1]
-    if d > 0 and d < step then step = d end
-  end
-  -- least-squares slope of duration against iterations
-  local mx, my = stats.mean(spin_iters), stats.mean(spin_d)
-  local sxy, sxx = 0, 0
-  for i = 1, #spin_d do
-    sxy = sxy + (spin_iters[i] - mx) * (spin_d[i] - my)
-    sxx = sxx + (spin_iters[i] - mx) ^ 2
-  end
-  local slope = sxx > 0 and sxy / sxx or nil
+  local _, empty_s, empty_zero, empty_min = durations(empty_evs)
+  local _, write_s, write_zero, write_min = durations(write_evs)
+  local spin_d, spin_s = durations(spin_evs)
 
   -- Everything verified: the figures.
   local ftime = units.format_time
-  local t = R:table{
-    title = ("The same copy timed three ways (%s, pinned host memory)"):format(units.format_size(bytes)),
-    id = "timing",
-    columns = {
-      { name = "operation", key = true }, { name = "method", key = true },
+  local t = R:table{ title = ("The same copy timed three ways (%s, pinned host memory)"):format(units.format_size(bytes)),
+    id = "timing", columns = { { name = "operation", key = true }, { name = "method", key = true },
       { name = "time", format = ftime, ns = true, compare = true }, { name = "min", format = ftime, ns = true },
-      { name = "max", format = ftime, ns = true },
-      R:bw_column("bandwidth", { theoretical = false, compare = false }),
-      { name = "vs events", unit = "x", format = "%.2f" },
-      { name = "valid" },
-    },
-  }
+      { name = "max", format = ftime, ns = true }, R:bw_column("bandwidth", { theoretical = false, compare = false }),
+      { name = "vs events", unit = "x", format = "%.2f" }, { name = "valid" } } }
   for _, row in ipairs(rows) do
     local r = row.r
     R:add_row(t, r, { operation = row.op.name, method = row.method.name, bandwidth = R:bw(row.op.bytes, r.median),
@@ -244,32 +206,26 @@ R:main(function(R, dev)
   t:note("events: CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START (Listing 2.1), back-to-back enqueues")
   R:emit(t)
 
-  local res = R:table{
-    title = "Timer resolution",
-    id = "resolution",
-    columns = { { name = "quantity", key = true }, { name = "value", unit = "ns", compare = true,
+  local res = R:table{ title = "Timer resolution", id = "resolution", columns = { { name = "quantity", key = true },
+    { name = "value", unit = "ns", compare = true,
       format = function(v) return math.abs(v) >= 100 and ("%.0f"):format(v) or ("%.3g"):format(v) end },
-      R:spread_column(), { name = "how" } },
-  }
-  res:add{ quantity = "stated profiling timer resolution", value = info.timer_resolution_ns,
-    how = "CL_DEVICE_PROFILING_TIMER_RESOLUTION" }
-  res:add{ quantity = "event clock tick", value = tick,
-    how = ("GCD of the differences of %d START/END timestamps"):format(#stamps) }
-  res:add{ quantity = "smallest step between spin durations", value = step < math.huge and step or nil,
-    how = ("%d spin launches, 0..%d iterations, durations %s..%s"):format(probes, max_iters,
-      units.format_time(sorted[1]), units.format_time(sorted[#sorted])) }
-  res:add{ quantity = "spin kernel, per iteration", value = slope, how = "least-squares slope" }
-  res:add{ quantity = "empty kernel, smallest non-zero duration", value = empty_min,
-    how = ("%d launches, %d of zero duration"):format(probes, empty_zero) }
-  res:add{ quantity = "empty kernel, median duration", value = empty_s.median, spread = noise.spread(empty_s),
-    how = "END - START" }
-  res:add{ quantity = "4-byte write, smallest non-zero duration", value = write_min,
-    how = ("%d writes, %d of zero duration"):format(probes, write_zero) }
-  res:add{ quantity = "4-byte write, median duration", value = write_s.median, spread = noise.spread(write_s),
-    how = "END - START" }
-  res:add{ quantity = "host clock, smallest step", value = host_step < math.huge and host_step or nil,
-    how = ("%d successive cl.now() readings"):format(host_n) }
-  res:add{ quantity = "host clock, cost of one reading", value = host_cost, how = "cl.now() from Lua" }
+    R:spread_column(), { name = "how" } } }
+  for _, r in ipairs({ -- quantity, value, how, spread
+    { "stated profiling timer resolution", info.timer_resolution_ns, "CL_DEVICE_PROFILING_TIMER_RESOLUTION" },
+    { "event clock tick", tick, ("GCD of the differences of %d START/END timestamps"):format(#stamps) },
+    { "smallest step between spin durations", stats.min_step(spin_d),
+      ("%d spin launches, 0..%d iterations, durations %s..%s"):format(probes, max_iters, units.format_time(spin_s.min),
+        units.format_time(spin_s.max)) },
+    { "spin kernel, per iteration", stats.slope(spin_iters, spin_d), "least-squares slope" },
+    { "empty kernel, smallest non-zero duration", empty_min, ("%d launches, %d of zero duration"):format(probes, empty_zero) },
+    { "empty kernel, median duration", empty_s.median, "END - START", noise.spread(empty_s) },
+    { "4-byte write, smallest non-zero duration", write_min, ("%d writes, %d of zero duration"):format(probes, write_zero) },
+    { "4-byte write, median duration", write_s.median, "END - START", noise.spread(write_s) },
+    { "host clock, smallest step", host_step < math.huge and host_step or nil,
+      ("%d successive cl.now() readings"):format(host_n) },
+    { "host clock, cost of one reading", host_cost, "cl.now() from Lua" } }) do
+    res:add{ quantity = r[1], value = r[2], how = r[3], spread = r[4] }
+  end
   res:note("seed (guide 2.1.2): \"the resolution of the GPU timer is approximately half a microsecond\"")
   res:note("the smallest interval the events resolve: the larger of the clock tick and the smallest step "
     .. "between distinct spin durations")

@@ -18,28 +18,22 @@ local units = require "clua.units"
 local stats = require "clua.stats"
 local noise = require "clua.noise"
 
-local R = recipe.new{
-  name = "transfer",
-  description = "Host<->device and device<->device bandwidth by size: pageable vs pinned vs mapped, "
-    .. "blocking vs non-blocking, many small vs one batched transfer.",
+local R = recipe.new{ name = "transfer", quick_size = "1MiB",
+  description = [[Host<->device and device<->device bandwidth by size: pageable vs pinned vs mapped, blocking
+    vs non-blocking, many small vs one batched transfer.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1, 3.1.1, 3.1.2; lecture \"Using host page-locked memory\"; "
     .. "slides \"Page-locked vs. Page-able memory\"",
-  quick_size = "1MiB", quick_reps = 3,
   options = function(p)
     p:option("--mode", "Sizes of the sweep, as bandwidthTest: quick (the large size only), range "
       .. "(--start to --end by --increment), shmoo (powers of 2 from --start to --end).", "shmoo")
       :choices({ "quick", "range", "shmoo" })
     p:option("--start", "Smallest size of the sweep.", "1KiB"):argname("SIZE"):convert(units.parse_size)
-    p:option("--end", "Largest size of the sweep (default: the large size, --size).")
-      :argname("SIZE"):convert(units.parse_size)
-    p:option("--increment", "Step of --mode range (default: (end - start) / 8).")
-      :argname("SIZE"):convert(units.parse_size)
+    p:option("--end", "Largest size of the sweep (default: the large size, --size)."):argname("SIZE"):convert(units.parse_size)
+    p:option("--increment", "Step of --mode range (default: (end - start) / 8)."):argname("SIZE"):convert(units.parse_size)
     p:option("--batch", "Bytes of the many-small vs one-batched test (default 16MiB on a GPU, 4MiB "
-      .. "on other devices, 256KiB with --quick).") :argname("SIZE"):convert(units.parse_size)
-    p:option("--chunks", "Largest number of small transfers (default 4096, 256 with --quick).")
-      :argname("N"):convert(math.tointeger)
-  end,
-}
+      .. "on other devices, 256KiB with --quick)."):argname("SIZE"):convert(units.parse_size)
+    p:option("--chunks", "Largest number of small transfers (default 4096, 256 with --quick)."):argname("N"):convert(math.tointeger)
+  end }
 
 local POISON = -7 -- host destinations' poison (device ones: R:measure's)
 
@@ -49,8 +43,7 @@ local function sweep_sizes(mode, start, stop, inc)
   if mode == "range" then
     for s = start, stop, inc or math.max(4, (stop - start) // 8) do list[#list + 1] = s end
   elseif mode == "shmoo" then
-    local s = start
-    while s < stop do list[#list + 1] = s; s = s * 2 end
+    while start < stop do list[#list + 1], start = start, start * 2 end
   end
   if list[#list] ~= stop then list[#list + 1] = stop end
   local out, seen = {}, {}
@@ -62,25 +55,23 @@ local function sweep_sizes(mode, start, stop, inc)
 end
 
 R:main(function(R, dev)
-  local info = dev.info
-  local q, ctx = R.queue, R.ctx
+  local info, q, ctx = dev.info, R.queue, R.ctx
   local gpu = info.type == "GPU"
   local cap = math.min(info.max_mem_alloc_size, info.global_mem_size // 8)
   local large = math.min(math.tointeger(R.size or (gpu and 256 or 64) * 2^20), cap) // 4 * 4
   local stop = math.min(R.args["end"] or large, cap) // 4 * 4
-  local start = math.min(R.args.start, stop)
-  local sizes = sweep_sizes(R.args.mode, start, stop, R.args.increment)
+  local sizes = sweep_sizes(R.args.mode, math.min(R.args.start, stop), stop, R.args.increment)
   local maxbytes = math.max(large, stop)
   if maxbytes < 4 then error("--size must be at least 4 bytes") end
-  local n = maxbytes // 4
+  local us, fs = units.format_time, units.format_size
 
   -- Host memory. Pageable: cl.array (malloc'd, 4 KiB-aligned). Pinned: an
   -- alloc_host_ptr buffer mapped once, its view the host array of write/read
   -- on a plain device buffer (guide 3.1.1, oclBandwidthTest). Mapped: an
   -- alloc_host_ptr buffer the host maps, fills or reads, and unmaps each time.
   local function pinned() return (q:map(ctx:buffer(maxbytes, "alloc_host_ptr"), { type = "float" })) end -- keeps its buffer
-  local src = cl.array("float", n):random(1, -1, 1)
-  local host = { pageable = { src = src, dst = cl.array("float", n) }, pinned = { src = pinned():copy(src), dst = pinned() } }
+  local src = cl.array("float", maxbytes // 4):random(1, -1, 1)
+  local host = { pageable = { src = src, dst = cl.array("float", maxbytes // 4) }, pinned = { src = pinned():copy(src), dst = pinned() } }
   -- One transfer of `bytes` per series: run(io, bytes, blocking) returns the
   -- event to time, `io` its device buffers of `bytes` each (as bandwidthTest
   -- allocates per size): `io.dst` a destination (`to`: "device" or "mapped", an
@@ -89,27 +80,23 @@ R:main(function(R, dev)
   -- clock (map + host copy + unmap + clFinish), as bandwidthTest's mapped mode:
   -- a map that moves no data need not carry profiling times (NVIDIA's
   -- write_invalidate map reports START 0).
+  local function write(h) return function(io, b, blocking) return q:write(io.dst, h, { size = b, blocking = blocking }) end end
+  local function read(h) return function(io, b, blocking) return q:read(io.src, h, { size = b, blocking = blocking }) end end
   local list = {
-    { dir = "H2D", mem = "pageable", host = true, to = "device",
-      run = function(io, b, blocking) return q:write(io.dst, src, { size = b, blocking = blocking }) end },
-    { dir = "H2D", mem = "pinned", host = true, to = "device",
-      run = function(io, b, blocking) return q:write(io.dst, host.pinned.src, { size = b, blocking = blocking }) end },
-    { dir = "H2D", mem = "mapped", to = "mapped",
-      run = function(io, b)
-        local view = q:map(io.dst, { map = "write_invalidate", size = b, type = "float" })
-        view:copy(src:slice(0, b // 4))
-        q:unmap(view)
-      end },
-    { dir = "D2H", mem = "pageable", host = true, from = "device", host_dst = host.pageable.dst,
-      run = function(io, b, blocking) return q:read(io.src, host.pageable.dst, { size = b, blocking = blocking }) end },
-    { dir = "D2H", mem = "pinned", host = true, from = "device", host_dst = host.pinned.dst,
-      run = function(io, b, blocking) return q:read(io.src, host.pinned.dst, { size = b, blocking = blocking }) end },
-    { dir = "D2H", mem = "mapped", from = "mapped", host_dst = host.pageable.dst,
-      run = function(io, b)
-        local view = q:map(io.src, { map = "read", size = b, type = "float" })
-        host.pageable.dst:slice(0, b // 4):copy(view)
-        q:unmap(view)
-      end },
+    { dir = "H2D", mem = "pageable", host = true, to = "device", run = write(src) },
+    { dir = "H2D", mem = "pinned", host = true, to = "device", run = write(host.pinned.src) },
+    { dir = "H2D", mem = "mapped", to = "mapped", run = function(io, b)
+      local view = q:map(io.dst, { map = "write_invalidate", size = b, type = "float" })
+      view:copy(src:slice(0, b // 4))
+      q:unmap(view)
+    end },
+    { dir = "D2H", mem = "pageable", host = true, from = "device", host_dst = host.pageable.dst, run = read(host.pageable.dst) },
+    { dir = "D2H", mem = "pinned", host = true, from = "device", host_dst = host.pinned.dst, run = read(host.pinned.dst) },
+    { dir = "D2H", mem = "mapped", from = "mapped", host_dst = host.pageable.dst, run = function(io, b)
+      local view = q:map(io.src, { map = "read", size = b, type = "float" })
+      host.pageable.dst:slice(0, b // 4):copy(view)
+      q:unmap(view)
+    end },
     { dir = "D2D", mem = "device", device = true, from = "device", to = "device",
       run = function(io, b) return q:copy(io.src, io.dst, { size = b }) end },
   }
@@ -120,16 +107,14 @@ R:main(function(R, dev)
   -- end) must hold src's first b bytes, the source (R:input) be unchanged; the
   -- figure is held against PCIe (D2D: the memory; bytes read + written). A
   -- host destination is poisoned here and verified right after.
-  local function measure(s, b, label, run, opts)
+  local function measure(s, b, label, run, by_host)
     local want, io = src:slice(0, b // 4), {}
     if s.to then io.dst = R:output(s.name .. " destination", "float", b // 4, s.to == "mapped" and "alloc_host_ptr" or nil) end
     if s.from then io.src = R:input(s.name .. " source", want, s.from == "mapped" and "read_only alloc_host_ptr" or nil) end
     if s.host_dst then s.host_dst:slice(0, b // 4):fill(POISON) end
-    local spec = { label = label, run = function(i) return run(io, i) end, reads = { io.src },
+    local res = R:measure{ label = label, run = function(i) return run(io, i) end, reads = { io.src }, host = by_host,
       bytes = (s.device and 2 or 1) * b, bound = s.device and "memory" or "pcie",
       outputs = io.dst and { { io.dst, expect = want, exact = true } } or nil }
-    for k, v in pairs(opts or {}) do spec[k] = v end
-    local res = R:measure(spec)
     if s.host_dst then R:verify(label, s.host_dst:slice(0, b // 4), want, { exact = true }) end
     io = nil
     collectgarbage() -- the buffers and read-backs: memory the Lua collector does not see
@@ -142,7 +127,7 @@ R:main(function(R, dev)
   for _, s in ipairs(list) do
     sweep[s.name] = {}
     for _, b in ipairs(sizes) do
-      local label = ("%s %s"):format(s.name, units.format_size(b))
+      local label = ("%s %s"):format(s.name, fs(b))
       sweep[s.name][b] = measure(s, b, label, function(io) return s.run(io, b, true) end)
       if b == sizes[1] then
         host_latency[s.name] = measure(s, b, label .. " (host clock)", function(io) s.run(io, b, true) end)
@@ -156,24 +141,18 @@ R:main(function(R, dev)
   -- queue finished before and after, outside that interval).
   local calls = {}
   for _, s in ipairs(list) do
-    if not s.device then
-      for _, blocking in ipairs(s.host and { true, false } or { true }) do
-        local what = s.host and (blocking and "blocking" or "non-blocking") or "map/unmap"
-        local returned = {}
-        local c = { s = s, call = what }
-        c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(io, i)
-          local t0 = cl.now()
-          s.run(io, large, blocking)
-          if i >= 1 then returned[#returned + 1] = cl.now() - t0 end
-        end)
-        if s.host then
-          c.events = measure(s, large, s.name .. " " .. what, function(io) return s.run(io, large, blocking) end)
-          c.returns = stats.summary(returned)
-        else
-          c.events = c.host
-        end
-        calls[#calls + 1] = c
-      end
+    for _, blocking in ipairs(s.device and {} or s.host and { true, false } or { true }) do
+      local what = s.host and (blocking and "blocking" or "non-blocking") or "map/unmap"
+      local returned, c = {}, { s = s, call = what }
+      c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(io, i)
+        local t0 = cl.now()
+        s.run(io, large, blocking)
+        if i >= 1 then returned[#returned + 1] = cl.now() - t0 end
+      end)
+      c.events = s.host and measure(s, large, s.name .. " " .. what, function(io) return s.run(io, large, blocking) end)
+        or c.host
+      c.returns = s.host and stats.summary(returned) or nil
+      calls[#calls + 1] = c
     end
   end
   local d2d = list[#list]
@@ -183,33 +162,25 @@ R:main(function(R, dev)
   -- k non-blocking writes of batch/k bytes each, then the queue finished.
   local batch = math.min(maxbytes, R.args.batch or (R.quick and 256 * 1024) or (gpu and 16 or 4) * 2^20) // 4 * 4
   local maxchunks = R.args.chunks or (R.quick and 256 or 4096)
-  local chunk_counts, count = {}, 1
-  while count <= maxchunks and batch % (4 * count) == 0 do -- equal chunks of whole floats
-    chunk_counts[#chunk_counts + 1] = count
-    count = count * 16
-  end
   local batched = {}
   for _, mem in ipairs({ "pinned", "pageable" }) do
-    local h = host[mem].src
-    for _, k in ipairs(chunk_counts) do
-      local each = batch // k // 4 * 4
-      local views = {}
-      for c = 0, k - 1 do views[c + 1] = h:slice(c * each // 4, each // 4) end
-      local r = measure(list[mem == "pinned" and 2 or 1], each * k, ("%d x %s %s"):format(k, units.format_size(each), mem),
-        function(io)
-          local evs = {}
-          for c = 1, k do evs[c] = q:write(io.dst, views[c], { offset = (c - 1) * each, blocking = false }) end
-          return evs
-        end, { host = true })
+    local k = 1
+    while k <= maxchunks and batch % (4 * k) == 0 do -- equal chunks of whole floats
+      local each, views = batch // k // 4 * 4, {}
+      for c = 0, k - 1 do views[c + 1] = host[mem].src:slice(c * each // 4, each // 4) end
+      local r = measure(list[mem == "pinned" and 2 or 1], each * k, ("%d x %s %s"):format(k, fs(each), mem), function(io)
+        local evs = {}
+        for c = 1, k do evs[c] = q:write(io.dst, views[c], { offset = (c - 1) * each, blocking = false }) end
+        return evs
+      end, true)
       batched[#batched + 1] = { mem = mem, k = k, each = each, r = r, host = r.t.host or r.t }
+      k = k * 16
     end
   end
 
   -- Everything verified: the figures.
-  local us, size_fmt = units.format_time, units.format_size
-
   if #sizes > 1 then
-    local cols = { { name = "size", key = true, format = size_fmt } }
+    local cols = { { name = "size", key = true, format = fs } }
     for _, s in ipairs(list) do
       cols[#cols + 1] = R:bw_column(s.name, { theoretical = false,
         format = s.device and function(v, row) return ("%.1f"):format(v) .. (row.d2d_cache and " c" or "") end })
@@ -230,27 +201,19 @@ R:main(function(R, dev)
       .. "D2D: clEnqueueCopyBuffer, bytes read + written")
     t:note("spread: the largest of the row's series")
     if t.cache_note then t:note(t.cache_note .. " (D2D)") end
-    local noted = {} -- the harness's notes (a host clock where events read 0 ns), once each
-    for _, r in ipairs(all) do
-      for _, x in ipairs(r.notes) do if not noted[x] then noted[x] = true; t:note(x) end end
-    end
+    -- the harness's notes (a host clock where events read 0 ns), once each
+    for _, r in ipairs(all) do for _, x in ipairs(r.notes) do t:note_once(x) end end
     R:emit(t)
 
-    local lat = R:table{
-      title = "Latency and asymptotic bandwidth",
-      id = "latency",
-      columns = { { name = "series", key = true },
-        { name = "latency", format = us, ns = true, compare = true }, R:spread_column("latency spread"),
-        { name = "latency by" },
-        { name = "host latency", format = us, ns = true }, R:spread_column("host spread"),
-        R:bw_column("asymptotic", { theoretical = "pcie", compare = false }),
-        { name = "n1/2", format = size_fmt } },
-    }
+    local lat = R:table{ title = "Latency and asymptotic bandwidth", id = "latency",
+      columns = { { name = "series", key = true }, { name = "latency", format = us, ns = true, compare = true },
+        R:spread_column("latency spread"), { name = "latency by" }, { name = "host latency", format = us, ns = true },
+        R:spread_column("host spread"), R:bw_column("asymptotic", { theoretical = "pcie", compare = false }),
+        { name = "n1/2", format = fs } } }
     local small, big = sizes[1], sizes[#sizes]
     for _, s in ipairs(list) do
       if not s.device then
-        local r0, h0 = sweep[s.name][small], host_latency[s.name]
-        local bw = sweep[s.name][big].bw
+        local r0, h0, bw = sweep[s.name][small], host_latency[s.name], sweep[s.name][big].bw
         lat:add{ series = s.name, latency = r0.median, ["latency spread"] = r0.spread,
           ["latency by"] = r0.clock == "event" and "events" or "host clock",
           ["host latency"] = h0.median, ["host spread"] = h0.spread,
@@ -260,16 +223,13 @@ R:main(function(R, dev)
     lat:note(("latency: median time of the smallest transfer (%s) by the clock 'latency by' names: events "
       .. "(the copy on the device alone) or the host clock (mapped: map + copy + unmap + clFinish); host "
       .. "latency: the host clock around the blocking call + clFinish, the overhead of a call included; "
-      .. "asymptotic: bandwidth at the largest (%s)")
-      :format(units.format_size(small), units.format_size(big)))
-    lat:note("n1/2: latency x asymptotic bandwidth, the size at which a transfer reaches half the asymptote "
-      .. "(Hockney)")
+      .. "asymptotic: bandwidth at the largest (%s)"):format(fs(small), fs(big)))
+    lat:note("n1/2: latency x asymptotic bandwidth, the size at which a transfer reaches half the asymptote (Hockney)")
     R:emit(lat)
 
-    local p = plot.new{ title = "Host<->device bandwidth by transfer size", x = { name = "size", unit = "bytes",
-      log2 = true }, y = { name = "bandwidth", unit = R.bw_unit } }
-    local pd = plot.new{ title = "Device-to-device copy bandwidth by size", x = { name = "size", unit = "bytes",
-      log2 = true }, y = { name = "bandwidth", unit = R.bw_unit } }
+    local function chart(title) return plot.new{ title = title, x = { name = "size", unit = "bytes", log2 = true },
+      y = { name = "bandwidth", unit = R.bw_unit } } end
+    local p, pd = chart("Host<->device bandwidth by transfer size"), chart("Device-to-device copy bandwidth by size")
     for _, s in ipairs(list) do
       for _, b in ipairs(sizes) do (s.device and pd or p):add(s.name, b, sweep[s.name][b].bw) end
     end
@@ -277,17 +237,12 @@ R:main(function(R, dev)
     R:plot(pd)
   end
 
-  local t = R:table{
-    title = ("Host<->device transfers of %s"):format(units.format_size(large)),
-    id = "transfers",
+  local function plain(name) return R:bw_column(name, { theoretical = false, compare = false }) end
+  local t = R:table{ title = ("Host<->device transfers of %s"):format(fs(large)), id = "transfers",
     columns = { { name = "direction", key = true }, { name = "memory", key = true }, { name = "call", key = true },
-      R:bw_column("bandwidth", { theoretical = "pcie" }),
-      R:bw_column("min", { theoretical = false, compare = false }),
-      R:bw_column("max", { theoretical = false, compare = false }), R:spread_column(),
-      R:bw_column("host clock", { theoretical = false, compare = false }), R:spread_column("host spread"),
-      { name = "call returns", format = us, ns = true }, R:spread_column("returns spread"),
-      { name = "returns", unit = "% of host", format = "%.0f" } },
-  }
+      R:bw_column("bandwidth", { theoretical = "pcie" }), plain("min"), plain("max"), R:spread_column(),
+      plain("host clock"), R:spread_column("host spread"), { name = "call returns", format = us, ns = true },
+      R:spread_column("returns spread"), { name = "returns", unit = "% of host", format = "%.0f" } } }
   for _, c in ipairs(calls) do
     local e, h, r = c.events, c.host, c.returns
     R:add_row(t, e, { direction = c.s.dir, memory = c.s.mem, call = c.call, min = R:bw(large, e.max),
@@ -301,30 +256,20 @@ R:main(function(R, dev)
     .. "(the queue finished before and after)")
   R:emit(t)
 
-  local dt = R:table{
-    title = "Device-to-device copy (clEnqueueCopyBuffer)",
-    id = "d2d",
-    columns = { { name = "size", key = true, format = size_fmt },
-      { name = "time", format = us, ns = true, compare = false }, R:bw_column("bandwidth"),
-      R:bw_column("min", { theoretical = false, compare = false }),
-      R:bw_column("max", { theoretical = false, compare = false }), R:spread_column() },
-  }
+  local dt = R:table{ title = "Device-to-device copy (clEnqueueCopyBuffer)", id = "d2d",
+    columns = { { name = "size", key = true, format = fs }, { name = "time", format = us, ns = true, compare = false },
+      R:bw_column("bandwidth"), plain("min"), plain("max"), R:spread_column() } }
   local function d2d_row(b, r) R:add_row(dt, r, { size = b, min = R:bw(2 * b, r.max), max = R:bw(2 * b, r.min) }) end
   if #sizes > 1 then d2d_row(sizes[1], sweep[d2d.name][sizes[1]]) end
   d2d_row(large, d2d_large)
   dt:note("bytes read + written (2 x size), as BabelStream's copy; events, median")
   R:emit(dt)
 
-  local bt = R:table{
-    title = ("Many small transfers vs one batched transfer (%s host to device)"):format(units.format_size(batch)),
-    id = "batched",
-    columns = { { name = "memory", key = true }, { name = "transfers", key = true },
-      { name = "each", format = size_fmt },
-      { name = "events", format = us, ns = true }, R:spread_column("events spread"),
+  local bt = R:table{ title = ("Many small transfers vs one batched transfer (%s host to device)"):format(fs(batch)),
+    id = "batched", columns = { { name = "memory", key = true }, { name = "transfers", key = true },
+      { name = "each", format = fs }, { name = "events", format = us, ns = true }, R:spread_column("events spread"),
       { name = "host clock", format = us, ns = true, compare = true }, R:spread_column("host spread"),
-      R:bw_column("bandwidth", { theoretical = "pcie", compare = false }),
-      { name = "slowdown", unit = "x", format = "%.2f" } },
-  }
+      R:bw_column("bandwidth", { theoretical = "pcie", compare = false }), { name = "slowdown", unit = "x", format = "%.2f" } } }
   local one = {}
   for _, b in ipairs(batched) do
     if b.k == 1 then one[b.mem] = b.host.median end

@@ -24,4 +24,17 @@ describe("clua.bankconflict", function()
     assert.are.equal(1, bankconflict.tile(16, 17, 16))
     assert.are.equal(1, bankconflict.tile(32, 33, 32))
   end)
+
+  it("gives the --banks option and the note of a column of the model's figures", function()
+    local seen = {}
+    local opt = {}
+    function opt:argname(a) seen.argname = a; return self end
+    function opt:convert(f) seen.convert = f; return self end
+    local p = { option = function(_, name, help, default) seen.name, seen.help, seen.default = name, help, default; return opt end }
+    bankconflict.option(p)
+    assert.are.same({ "--banks", "32", "B", math.tointeger }, { seen.name, seen.default, seen.argname, seen.convert })
+    assert.truthy(seen.help:find("conflict model", 1, true))
+    assert.are.equal("tile read: x by the model: 16 banks of 32-bit words serving requests of 16 work-items "
+      .. "(--banks 16: the guide's half-warps)", bankconflict.note("tile read: x", 16))
+  end)
 end)

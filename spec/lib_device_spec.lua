@@ -53,6 +53,10 @@ describe("clua.device", function()
       local d = cl.device()
       local f = device.facts(d)
       assert.equal(d.info.name, f.name)
+      local list, found = device.platform_devices(d), false
+      for _, x in ipairs(list) do found = found or x == d end
+      assert.is_true(found)
+      assert.are.same({ h100 }, device.platform_devices(h100)) -- no platform lists it
       assert.is_number(f.compute_units)
       assert.is_string(f:text())
       if not f.memory_bps then

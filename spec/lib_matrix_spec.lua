@@ -85,4 +85,25 @@ describe("clua.matrix", function()
     assert.is_false(ok)
     assert.matches("verify C, row 0: 1 of 512 elements differ", err)
   end)
+
+  it("measures a product kernel under its contract: the owned part of C checked, 2 m n k operations", function()
+    local m, k, n = 4, 2, 3
+    local A, B = cl.array("float", m * k):random(1), cl.array("float", k * n):random(2)
+    local ref = matrix.product_reference(A, B, m, k, n, 3)
+    local R = fake_R()
+    function R:measure(spec) self.spec = spec; return "result" end
+    local run = function() end
+    assert.are.equal("result", matrix.measure(R, { label = "C", out = "dC", ref = ref, run = run, bytes = 8 }))
+    local s = R.spec
+    assert.are.equal(2 * m * n * k, s.ops)
+    assert.are.same({ 0, m * n }, s.outputs[1].owns)
+    assert.are.equal("dC", s.outputs[1][1])
+    assert.are.equal(8, s.bytes)
+    assert.is_nil(s.ref or s.out or s.reps or s.roofline)
+    local C = cl.array("float", m * n)
+    assert.is_false(pcall(s.outputs[1].check, C))
+    matrix.measure(R, { label = "C", out = "dC", ref = ref, run = run, once = true })
+    assert.are.same({ 1, 0, false }, { R.spec.reps, R.spec.warmup, R.spec.roofline })
+    assert.is_nil(R.spec.once)
+  end)
 end)

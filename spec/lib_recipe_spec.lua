@@ -71,6 +71,16 @@ describe("clua.recipe", function()
     assert.equal(3, R.args.queues)
   end)
 
+  it("reads description, seed and student written as long strings as prose: white space folded", function()
+    local R = make({}, { description = [[
+      Copies a buffer,
+        twice.  ]], seed = "guide\n  1.2", student = [[a kernel
+      with the arguments of copy.]] })
+    assert.are.equal("Copies a buffer, twice.", R.spec.description)
+    assert.are.equal("guide 1.2", R.spec.seed)
+    assert.are.equal("a kernel with the arguments of copy.", R.spec.student)
+  end)
+
   it("refuses a bad option with status 2", function()
     local err, code = sink(), nil
     local ok, msg = pcall(recipe.new, { name = "demo", args = { "--size", "lots" }, err = err,

@@ -43,6 +43,13 @@ local function parse_csv(text)
 end
 
 describe("clua.report", function()
+  it("adds a note once: a second of the same text is dropped", function()
+    local t = report.new{ title = "t", columns = { "a" }, notes = { "first" } }
+    assert.are.equal(t, t:note_once("first"))
+    t:note_once("second"):note_once("second")
+    assert.are.same({ "first", "second" }, t.notes)
+  end)
+
   it("renders an aligned terminal table with metadata and units", function()
     local text = report.text(sample())
     assert.matches("^Transfers\n", text)

@@ -25,6 +25,15 @@ describe("clua.stats", function()
     assert.is_nil(stats.median({}))
   end)
 
+  it("finds the smallest step between values and a least-squares slope", function()
+    assert.are.equal(2, stats.min_step({ 9, 1, 5, 3, 3 }))
+    assert.is_nil(stats.min_step({ 4, 4 }))
+    assert.is_nil(stats.min_step({}))
+    assert.near(2.5, stats.slope({ 0, 1, 2, 3 }, { 1, 3.5, 6, 8.5 }), 1e-12)
+    assert.near(2, stats.slope({ 0, 1, 2 }, { 0, 3, 4 }), 1e-12)
+    assert.is_nil(stats.slope({ 1, 1 }, { 2, 3 }))
+  end)
+
   it("interpolates percentiles", function()
     local xs = { 10, 20, 30, 40, 50 }
     assert.equal(10, stats.percentile(xs, 0))

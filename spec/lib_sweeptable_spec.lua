@@ -66,4 +66,35 @@ describe("clua.sweeptable", function()
     local notes = table.concat(t.notes, "\n")
     assert.truthy(notes:find("student speed-up: copy's time / its time", 1, true), notes)
   end)
+  it("declares --local and reads it: capped by the device, nil for 0", function()
+    local function R_with(args)
+      local R = recipe.new{ name = "sweep", args = args, options = sweeptable.local_option }
+      rawset(R, "device", { info = { max_work_group_size = 128 } })
+      return R
+    end
+    assert.are.equal(128, sweeptable.local_size(R_with({})))
+    assert.are.equal(64, sweeptable.local_size(R_with({ "--local", "64" })))
+    assert.is_nil(sweeptable.local_size(R_with({ "--local", "0" })))
+  end)
+
+  it("adds the student's columns to the table only in assignment mode", function()
+    local R = recipe.new{ name = "sweep", args = { "--csv", "/dev/null" } }
+    local t = sweeptable.table(R, { title = "sweep", id = "sweep", columns = { { name = "stride", key = true } } })
+    assert.is_nil(t:column("student"))
+    R.args.kernel = "k.cl"
+    t = sweeptable.table(R, { title = "sweep", id = "sweep", columns = { { name = "stride", key = true } } })
+    assert.truthy(t:column("student") and t:column("student speed-up"))
+  end)
+
+  it("measures a point once per variant: the recipe's kernel as t, the student's as st", function()
+    local seen = {}
+    local p = sweeptable.point({ stride = 2 }, { { name = "ref" }, { student = true, name = "stu" } }, function(v)
+      seen[#seen + 1] = v.name
+      return { median = #seen }
+    end)
+    assert.are.same({ "ref", "stu" }, seen)
+    assert.are.equal(2, p.stride)
+    assert.are.equal(1, p.t.median)
+    assert.are.equal(2, p.st.median)
+  end)
 end)

@@ -41,4 +41,22 @@ function bankconflict.tile(T, pitch, banks)
   return (bankconflict.degree(function(lid) return (lid % T) * pitch + lid // T end, T * T, banks))
 end
 
+--- The note of a table's column of the model's figures.
+-- @string what the column and the access it models ("tile read: the bank
+-- conflict of the tile's column read")
+-- @int banks the banks
+-- @treturn string `WHAT by the model: 32 banks of 32-bit words serving requests of 32 work-items (...)`
+function bankconflict.note(what, banks)
+  return ("%s by the model: %d banks of 32-bit words serving requests of %d work-items (--banks 16: the guide's "
+    .. "half-warps)"):format(what, banks, banks)
+end
+
+--- Adds the model's banks option (banks of 32-bit words, default 32) to a
+-- recipe's lua-argparse parser, read as `R.args.banks`.
+-- @tab p the parser (recipe.new's `options` gets it)
+function bankconflict.option(p)
+  p:option("--banks", "Local-memory banks of the conflict model (32-bit words), each request serving as "
+    .. "many work-items (16 for the guide's compute capability 1.x).", "32"):argname("B"):convert(math.tointeger)
+end
+
 return bankconflict

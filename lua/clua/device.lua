@@ -35,6 +35,16 @@ function device.index(dev)
   end
 end
 
+--- Every device of `dev`'s platform (a list, `dev` among them; `{dev}` when
+-- no platform lists it).
+function device.platform_devices(dev)
+  for _, pl in ipairs(require("cl").platforms()) do
+    local list = pl:devices()
+    for _, d in ipairs(list) do if d == dev then return list end end
+  end
+  return { dev }
+end
+
 --- NVML's common-ancestor levels (nvmlGpuTopologyLevel_t), as `nvidia-smi
 -- topo -m` names them: the same board, one PCIe switch, several, the host
 -- bridge, the NUMA node, across NUMA nodes.

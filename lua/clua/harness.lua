@@ -34,7 +34,8 @@ local harness = {}
 
 --- The byte every output is filled with before a measurement (0xA5: a float
 -- of -2.9e-16, no small integer): what a kernel does not write keeps it.
-harness.POISON = 0xA5
+-- The guard zones' byte (clua.guard.PATTERN): one poison inside and outside.
+harness.POISON = require("clua.guard").PATTERN
 
 --- The poison as a float (four POISON bytes): what an unwritten float holds.
 harness.POISON_FLOAT = string.unpack("<f", string.char(harness.POISON):rep(4))
@@ -430,16 +431,18 @@ end
 
 --- Columns for a measurement's time: `time` (the median), `min` and `max`
 -- in `unit` ("µs" by default, or "ms", "ns"); R:emit adds the spread after
--- them. `opts.compare` (default true) marks the time for --compare. A list
--- of three columns, which `R:table` takes among the others.
+-- them. `opts.compare` (default true) marks the time for --compare;
+-- `opts.format` is the values' format in `unit` (default "%.3f" for ms,
+-- else "%.1f"). A list of three columns, which `R:table` takes among the
+-- others.
 -- @string[opt="µs"] unit
--- @tab[opt] opts `name` (default "time"), `compare`
+-- @tab[opt] opts `name` (default "time"), `compare`, `format`
 -- @treturn tab the list of the three column specs
 function Recipe:time_columns(unit, opts) -- luacheck: ignore self
   opts = opts or {}
   unit = unit or "µs"
   local div = ({ ns = 1, ["µs"] = 1e3, us = 1e3, ms = 1e6, s = 1e9 })[unit]
-  local digits = unit == "ms" and "%.3f" or "%.1f"
+  local digits = opts.format or unit == "ms" and "%.3f" or "%.1f"
   local fmt = function(v) return digits:format(v / div) end
   return { { name = opts.name or "time", unit = unit, format = fmt, ns = true, compare = opts.compare ~= false },
     { name = "min", unit = unit, format = fmt, ns = true },
@@ -450,6 +453,44 @@ end
 -- than one measurement a row ("6 spread" beside "6 time").
 function Recipe:spread_column(name) return noise.column(name) end -- luacheck: ignore self
 
+
+
+--- Runs `f()` with R's device, context, queue and facts those of `rig`
+-- (`{device=, ctx=, q=, facts=}`: another device, or a device in another
+-- context), so that `R:input`, `R:output` and `R:measure` (its bounds
+-- included) work there; R's own are back afterwards, also when f raises.
+-- Returns what f returns.
+-- @tab rig the device, context, queue and facts to measure on
+-- @func f what to run there
+-- @usage local res = R:on({ device = d2, ctx = ctx2, q = q2, facts = facts2 }, function()
+--   return R:measure{ label = "copy on device 2", ... } end)
+function Recipe:on(rig, f)
+  local keys = { "device", "ctx", "queue", "facts" }
+  local keep = { rawget(self, "device"), rawget(self, "ctx"), rawget(self, "queue"), rawget(self, "facts") }
+  local new = { rig.device, rig.ctx, rig.q, rig.facts }
+  for i, k in ipairs(keys) do rawset(self, k, new[i]) end
+  local res = table.pack(pcall(f))
+  for i, k in ipairs(keys) do rawset(self, k, keep[i]) end
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
+--- The notes of a measurement added to table `t`, each once: a host clock's
+-- (`res.notes`) and, for a cache figure, one note for the table that names
+-- its largest cached working set (a later, larger one replaces it).
+-- `R:add_row` calls it; a recipe calls it for a measurement it puts into a
+-- row of its own making.
+-- @tparam clua.report t the table
+-- @tab res what `R:measure` returned
+function Recipe:add_notes(t, res) -- luacheck: ignore self
+  for _, n in ipairs(res.notes or {}) do t:note_once(n) end
+  if res.cache and (not t.cache_foot or res.footprint > t.cache_foot) then
+    t.cache_foot = res.footprint
+    if t.cache_note_at then t.notes[t.cache_note_at] = res.cache_note
+    else t:note(res.cache_note); t.cache_note_at = #t.notes end
+  end
+end
+
 --- A table row of a measurement: `fields` with, where the table `t` has such
 -- columns and `fields` does not set them, `time` (median), `min`, `max`,
 -- `spread` and `bandwidth`; its notes (a host clock, a cache figure) are
@@ -458,29 +499,16 @@ function Recipe:spread_column(name) return noise.column(name) end -- luacheck: i
 -- @tab res what `R:measure` returned
 -- @tab fields the row's other cells
 -- @treturn tab the row
-function Recipe:add_row(t, res, fields) -- luacheck: ignore self
+function Recipe:add_row(t, res, fields)
   local row = {}
   for k, v in pairs(fields or {}) do row[k] = v end
   local auto = { time = res.median, min = res.min, max = res.max, spread = res.spread, bandwidth = res.bw }
   for k, v in pairs(auto) do
     if row[k] == nil and t:column(k) then row[k] = v end
   end
-  t.harness_notes = t.harness_notes or {}
-  local function note(text)
-    if text and not t.harness_notes[text] then t.harness_notes[text] = true; t:note(text) end
-  end
-  for _, n in ipairs(res.notes or {}) do note(n) end
-  if res.cache then
-    row.cache_figure = true
-    -- one note for the table, naming its largest cached working set
-    if not t.cache_foot or res.footprint > t.cache_foot then
-      t.cache_foot = res.footprint
-      if t.cache_note_at then t.notes[t.cache_note_at] = res.cache_note
-      else t:note(res.cache_note); t.cache_note_at = #t.notes end
-    end
-  end
+  self:add_notes(t, res)
   local r = t:add(row)
-  r.cache_figure = row.cache_figure
+  r.cache_figure = res.cache or nil
   return r
 end
 

@@ -100,4 +100,23 @@ function matrix.check_product(R, name, C, ref)
   R:verify(name .. ", column sums", cs, ref.col_sums, { tol = SUM_TOL })
 end
 
+--- Measures a kernel that writes a product C = A B (`R:measure`, clua.harness):
+-- it owns C's first `ref.m` x `ref.n` elements, checked by `check_product`,
+-- and does 2 m n k operations. `spec` is R:measure's less `outputs` and `ops`,
+-- with `out` (C's buffer, made by R:output), `ref` (`product_reference`) and
+-- `once` (true: one repetition, no warm-up, no roofline point: a check of a
+-- second launch rather than a figure).
+-- @tab R the recipe
+-- @tab spec as above
+-- @treturn tab what R:measure returns
+function matrix.measure(R, spec)
+  local ref, s = spec.ref, {}
+  for k, v in pairs(spec) do if k ~= "ref" and k ~= "out" and k ~= "once" then s[k] = v end end
+  s.ops = 2 * ref.m * ref.n * ref.k
+  s.outputs = { { spec.out, owns = { 0, ref.m * ref.n },
+    check = function(C) matrix.check_product(R, spec.label, C, ref) end } }
+  if spec.once then s.reps, s.warmup, s.roofline = 1, 0, false end
+  return R:measure(s)
+end
+
 return matrix

@@ -46,6 +46,18 @@ function peak.geometry(info)
   return groups * L, L, groups
 end
 
+--- The extension a type needs that the device lacks: "cl_khr_fp64" for
+-- double, "cl_khr_fp16" for half, where `info.extensions` does not list it;
+-- else nil.
+-- @param info a device's `info`
+-- @string ty "float", "double", "int" or "half"
+-- @treturn string|nil the extension missing
+function peak.missing(info, ty)
+  local need = ({ double = "cl_khr_fp64", half = "cl_khr_fp16" })[ty]
+  for _, e in ipairs(need and info.extensions or {}) do if e == need then return nil end end
+  return need
+end
+
 --- The theoretical peak of a type in operations/s (compute units x lanes x
 -- 2 x clock), or nil; and where the lanes per compute unit came from.
 -- @param info a device's `info`

@@ -3,6 +3,8 @@
 -- @module clua.plot
 local units = require "clua.units"
 local options = require "clua.options"
+local svg = require "clua.svg"
+local esc = svg.esc
 
 local plot = {}
 
@@ -234,11 +236,6 @@ function Plot:text(width, height)
   return table.concat(out, "\n") .. "\n"
 end
 
-local function esc(s)
-  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
-    ['"'] = "&quot;", ["'"] = "&apos;" }))
-end
-
 --- The chart as an SVG document (a string).
 function Plot:svg(opts)
   opts = options.check(opts, "Plot:svg", { "width", "height" })
@@ -254,14 +251,7 @@ function Plot:svg(opts)
   local function px(x) return left + (r.tx(x) - r.xmin) / (r.xmax - r.xmin) * pw end
   local function py(y) return top + ph - (r.ty(y) - r.ymin) / (ymax - r.ymin) * ph end
   local function pyt(v) return top + ph - (v - r.ymin) / (ymax - r.ymin) * ph end -- a transformed value
-  local o = {}
-  local function add(fmt, ...) o[#o + 1] = fmt:format(...) end
-  add('<?xml version="1.0" encoding="UTF-8"?>')
-  add('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-    .. 'font-family="sans-serif" font-size="12">', W, H, W, H)
-  add('<rect width="%d" height="%d" fill="white"/>', W, H)
-  add('<text x="%g" y="24" text-anchor="middle" font-size="15" font-weight="bold">%s</text>',
-    left + pw / 2, esc(self.title))
+  local add, finish = svg.document(W, H, self.title, left + pw / 2)
   for _, v in ipairs(yt) do
     local y = pyt(v)
     add('<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/>', left, y, left + pw, y)
@@ -306,8 +296,7 @@ function Plot:svg(opts)
       left + pw + 14, ly, left + pw + 38, ly, color)
     add('<text x="%g" y="%g" dominant-baseline="middle">%s</text>', left + pw + 44, ly, esc(s.name))
   end
-  add('</svg>')
-  return table.concat(o, "\n") .. "\n"
+  return finish()
 end
 
 --- Writes the SVG to a file.

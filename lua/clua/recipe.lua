@@ -70,8 +70,13 @@ recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size
 -- document section the recipe reproduces. Nothing touches OpenCL until the
 -- recipe first reads R.device, R.ctx, R.queue or R.facts. out, err and exit
 -- (default io.stdout, io.stderr, os.exit) are replaceable for specs.
+-- description, seed and student are prose: written as long strings
+-- (`[[...]]` over several lines), each run of white space reads as one space.
 function recipe.new(spec)
   optcheck.check(spec, "recipe.new", recipe.OPTIONS)
+  for _, k in ipairs({ "description", "seed", "student" }) do
+    if type(spec[k]) == "string" then spec[k] = spec[k]:gsub("%s+", " "):match("^ ?(.-) ?$") end
+  end
   local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)

@@ -139,6 +139,13 @@ end
 --- Adds a note, printed under the table; returns the table.
 function Report:note(text) self.notes[#self.notes + 1] = text; return self end
 
+--- Adds a note unless the table has one of the same text already (a note
+-- each of many results may carry, said once); returns the table.
+function Report:note_once(text)
+  for _, n in ipairs(self.notes) do if n == text then return self end end
+  return self:note(text)
+end
+
 --- The column spec named `name`, or nil.
 function Report:column(name)
   for _, c in ipairs(self.columns) do if c.name == name then return c end end

@@ -90,6 +90,28 @@ function stats.median_ci(xs, level)
   return s[k], s[n + 1 - k], 1 - 2 * tail
 end
 
+--- The smallest positive difference between two of the values: the step of
+-- a quantised clock's readings (nil when all are equal, or fewer than two).
+function stats.min_step(xs)
+  local s, step = sorted(xs), nil
+  for i = 2, #s do
+    local d = s[i] - s[i - 1]
+    if d > 0 and (not step or d < step) then step = d end
+  end
+  return step
+end
+
+--- The least-squares slope of `ys` against `xs` (lists of one length); nil
+-- when the xs are all equal.
+function stats.slope(xs, ys)
+  local mx, my, sxy, sxx = stats.mean(xs), stats.mean(ys), 0, 0
+  for i = 1, #xs do
+    sxy = sxy + (xs[i] - mx) * (ys[i] - my)
+    sxx = sxx + (xs[i] - mx) ^ 2
+  end
+  return sxx > 0 and sxy / sxx or nil
+end
+
 --- All the statistics at once: `{n=, median=, min=, max=, mean=, stddev=}`;
 -- only `n = 0` for an empty list.
 function stats.summary(xs)

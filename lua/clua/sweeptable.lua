@@ -42,6 +42,46 @@ function sweeptable.student_columns(R, t)
     { name = "student speed-up", unit = "x", format = "%.2f" } }, 1, 3, #t.columns + 1, t.columns)
 end
 
+--- Declares the sweep's `--local` option (the work-group size; 0 lets the
+-- driver choose), default 256.
+-- @param p the recipe's argparse parser (recipe.new's `options`)
+function sweeptable.local_option(p)
+  p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
+    :argname("N"):convert(math.tointeger)
+end
+
+--- The work-group size the option asks for, capped by the device's
+-- maximum, or nil when it is 0 (the driver chooses).
+-- @tab R the recipe, its device chosen
+-- @treturn int|nil the size, or nil
+function sweeptable.local_size(R)
+  local l = R.args["local"] or 0
+  return l > 0 and math.min(l, R.device.info.max_work_group_size) or nil
+end
+
+--- The sweep's table: `R:table(spec)` and, in assignment mode, the
+-- student's columns after the others (`sweeptable.student_columns`).
+-- @tab R the recipe
+-- @tab spec as for R:table
+-- @treturn clua.report the table
+function sweeptable.table(R, spec)
+  local t = R:table(spec)
+  if R.args.kernel then sweeptable.student_columns(R, t) end
+  return t
+end
+
+--- One point of the sweep: `measure(v)` for each variant (R:with_student's
+-- list), its result kept as `point.t` (the recipe's kernel) or `point.st`
+-- (the student's).
+-- @tab point the point's values (`{ stride = 4 }`)
+-- @tab variants the variants
+-- @func measure one variant's measurement (R:measure's result)
+-- @treturn tab point
+function sweeptable.point(point, variants, measure)
+  for _, v in ipairs(variants) do point[v.student and "st" or "t"] = measure(v) end
+  return point
+end
+
 --- Emits the sweep's table `t` and, in assignment mode, first notes its
 -- student columns and then emits the summary: the recipe's kernel and the
 -- student's over the whole sweep (their total or mean time, the first

@@ -5,6 +5,8 @@
 local json = require "dkjson"
 local units = require "clua.units"
 local options = require "clua.options"
+local svg = require "clua.svg"
+local esc = svg.esc
 
 local timeline = {}
 
@@ -103,11 +105,6 @@ end
 -- The fill of each kind of command in the SVG.
 timeline.colors = { write = "#4e79a7", read = "#59a14f", copy = "#b07aa1", kernel = "#f28e2b", other = "#9c9c9c" }
 
-local function esc(s)
-  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
-    ['"'] = "&quot;", ["'"] = "&apos;" }))
-end
-
 --- The Gantt chart as an SVG document (a string): a lane per queue, a bar
 -- (`class="point"`) per command coloured by its kind, whose title (what a
 -- browser shows on hover) gives its label, kind, start and duration; a time
@@ -121,14 +118,7 @@ function Timeline:svg(opts)
   local span = 1
   for _, e in ipairs(ev) do if e.finish > span then span = e.finish end end
   local function px(t) return left + t / span * pw end
-  local o = {}
-  local function add(fmt, ...) o[#o + 1] = fmt:format(...) end
-  add('<?xml version="1.0" encoding="UTF-8"?>')
-  add('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-    .. 'font-family="sans-serif" font-size="12">', W, H, W, H)
-  add('<rect width="%d" height="%d" fill="white"/>', W, H)
-  add('<text x="%g" y="24" text-anchor="middle" font-size="15" font-weight="bold">%s</text>', left + pw / 2,
-    esc(self.title or "timeline"))
+  local add, finish = svg.document(W, H, self.title or "timeline", left + pw / 2)
   local bottom = top + #self.lanes * lane_h
   for k = 0, 5 do
     local t = span * k / 5
@@ -160,8 +150,7 @@ function Timeline:svg(opts)
       lx = lx + 30 + 7 * #name
     end
   end
-  add('</svg>')
-  return table.concat(o, "\n") .. "\n"
+  return finish()
 end
 
 --- Chrome trace JSON: one "X" (complete) event per command, ts and dur in µs
