@@ -370,7 +370,7 @@ if all then
   end
   -- A --quick card is too short to flag, unless --reps gives it 10 repetitions or more.
   local too_short = args.quick and (args.reps or 0) < 10
-  local sum = cluster.summarize(gpus, { quick = too_short })
+  local sum = cluster.summarize(gpus, { quick = too_short, cpu = facts.type == "CPU" })
   md = {}
   local hosts, nhosts = {}, 0
   for _, g in ipairs(gpus) do if not hosts[g.host] then hosts[g.host], nhosts = true, nhosts + 1 end end

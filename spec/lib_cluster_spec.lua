@@ -170,6 +170,30 @@ describe("clua.cluster", function()
     assert.are.equal(cluster.FLOOR, sum.figures[1].noise)
   end)
 
+  it("holds CPU devices to a floor of clua.noise's threshold: two healthy cores 10 % apart unflagged, a slowed one flagged",
+    function()
+      local function cpu(i, v)
+        return { rank = i - 1, host = "h", index = "0:" .. (i - 1), device = "CPU", failed = {},
+          figures = { { id = "peak / peak / int 1 / peak", recipe = "peak", unit = "G/s", value = v, spread = 4,
+            lower = false } } }
+      end
+      -- 3.31 against 3.65: 4.9 % below the median of two, beyond the 4 % spread and a GPU's 2 % floor
+      local healthy = { cpu(1, 3.31), cpu(2, 3.65) }
+      local _, total = flagged_of(cluster.summarize(healthy))
+      assert.are.equal(1, total)
+      local sum = cluster.summarize(healthy, { cpu = true })
+      _, total = flagged_of(sum)
+      assert.are.equal(0, total)
+      assert.are.equal(cluster.CPU_FLOOR, sum.figures[1].noise)
+      assert.matches("and 10 % (the devices are CPUs, whose cores the host's other work shares).",
+        table.concat(cluster.markdown(sum), "\n"), 1, true)
+      -- a rank at a quarter of the other's speed: 60 % below the median of two
+      local flagged
+      flagged, total = flagged_of(cluster.summarize({ cpu(1, 3.5), cpu(2, 0.875) }, { cpu = true }))
+      assert.are.equal(1, total)
+      assert.are.equal(1, flagged[2])
+    end)
+
   it("flags nothing on --quick cards, and says they are too short to flag", function()
     local sum = cluster.summarize(made_up(4, 50, 3, 0.02, 7, { [4] = 0.5 }), { quick = true })
     assert.is_true(sum.quick)

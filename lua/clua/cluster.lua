@@ -16,7 +16,9 @@
 -- repetitions' noise; clua.noise's threshold, 10 %, where the table measures
 -- none), the scatter across the GPUs (with three or more: 3 x 1.4826 x the
 -- median absolute deviation from the median, in % of it, a robust 3 sigma
--- that one slow GPU does not widen), and a floor of 2 %. A --quick card
+-- that one slow GPU does not widen), and a floor: 2 %, or clua.noise's
+-- threshold (10 %) for CPU devices, whose cores the host's other work shares
+-- (two healthy cores of one host differ by 5-10 % under load). A --quick card
 -- (small sizes, three repetitions) is too short to flag: its figures are
 -- summarised, nothing is flagged.
 -- @module clua.cluster
@@ -30,6 +32,8 @@ local cluster = {}
 
 --- The smallest difference from the median that is flagged, in %.
 cluster.FLOOR = 2
+--- The floor for CPU devices (clua.noise's threshold), in %.
+cluster.CPU_FLOOR = noise.THRESHOLD
 --- Robust sigmas of the scatter across GPUs a flagged figure must exceed.
 cluster.SIGMAS = 3
 
@@ -116,13 +120,15 @@ end
 -- index ("P:D"), device (its name), figures (cluster.figures), failed (the
 -- recipes that did not run, a list of names)}
 -- @tab[opt] opts `quick` (true: the cards are --quick cards, too short to
--- flag: nothing is flagged)
+-- flag: nothing is flagged), `cpu` (true: the devices are CPUs, the floor is
+-- cluster.CPU_FLOOR)
 -- @treturn table {quick, gpus = gpus (each given `flagged`, a list of
 -- {figure, value, median, ratio, noise}), figures = {id, unit, lower, median,
 -- noise, repetition_noise, scatter, n, best, worst, flagged (count)}...}, in
 -- the first GPU's order with any figure only other GPUs have after it}
 function cluster.summarize(gpus, opts)
   opts = opts or {}
+  local floor = opts.cpu and cluster.CPU_FLOOR or cluster.FLOOR
   local order, by_id = {}, {}
   for _, g in ipairs(gpus) do
     g.by_id, g.flagged = {}, {}
@@ -143,7 +149,7 @@ function cluster.summarize(gpus, opts)
     s.measured_noise = #s.spreads > 0
     s.repetition_noise = s.measured_noise and stats.median(s.spreads) or noise.THRESHOLD
     s.scatter = rank_scatter(s.values, s.median)
-    s.noise = math.max(s.repetition_noise, s.scatter or 0, cluster.FLOOR)
+    s.noise = math.max(s.repetition_noise, s.scatter or 0, floor)
     s.best = s.lower and stats.min(s.values) or stats.max(s.values)
     s.worst = s.lower and stats.max(s.values) or stats.min(s.values)
     s.flagged = 0
@@ -165,7 +171,7 @@ function cluster.summarize(gpus, opts)
     end
     g.by_id = nil
   end
-  return { quick = opts.quick or false, gpus = gpus, figures = order }
+  return { quick = opts.quick or false, floor = floor, gpus = gpus, figures = order }
 end
 
 local function num(v, unit)
@@ -226,13 +232,14 @@ function cluster.markdown(sum)
   add(("The median over the GPUs, the best and the worst GPU's value, and the noise a GPU must fall below the median "
     .. "by to be flagged: the largest of the median spread of the figure's repetitions ((max - min) / median; %d %% "
     .. "where its table measures none, marked *), the scatter across the GPUs (with three or more: %d x 1.4826 x "
-    .. "the median absolute deviation, a robust %d sigma, marked † where it is the larger) and %d %%.")
-    :format(noise.THRESHOLD, cluster.SIGMAS, cluster.SIGMAS, cluster.FLOOR))
+    .. "the median absolute deviation, a robust %d sigma, marked † where it is the larger) and %d %%%s.")
+    :format(noise.THRESHOLD, cluster.SIGMAS, cluster.SIGMAS, sum.floor or cluster.FLOOR,
+      sum.floor == cluster.CPU_FLOOR and " (the devices are CPUs, whose cores the host's other work shares)" or ""))
   add("")
   add("| figure | GPUs | median | best | worst | noise | flagged |")
   add("|---|---:|---:|---:|---:|---:|---:|")
   for _, s in ipairs(sum.figures) do
-    local mark = (s.scatter and s.scatter > s.repetition_noise and s.scatter >= cluster.FLOOR) and " †"
+    local mark = (s.scatter and s.scatter > s.repetition_noise and s.scatter >= (sum.floor or cluster.FLOOR)) and " †"
       or (not s.measured_noise and s.noise == s.repetition_noise) and " *" or ""
     add(("| %s | %d | %s | %s | %s | %.1f %%%s | %d |"):format(md(s.id), s.n, num(s.median, s.unit), num(s.best, s.unit),
       num(s.worst, s.unit), s.noise, mark, s.flagged))

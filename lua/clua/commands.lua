@@ -64,6 +64,12 @@ function commands.purpose(path)
   if not f then return "" end
   local src = f:read("a")
   f:close()
+  local eq, long = src:match("%f[%w]description%s*=%s*%[(=*)%[()")
+  if long then -- a long string: prose, each run of white space one space (as recipe.new reads it)
+    local text = src:match("^(.-)%]" .. eq .. "%]", long) or ""
+    text = text:gsub("%s+", " "):match("^ ?(.-) ?$")
+    return (text:match("^(.-%.)%s") or text)
+  end
   local at = src:find("%f[%w]description%s*=%s*\"")
   if at then
     local parts, pos = {}, src:find("\"", at)
@@ -75,7 +81,7 @@ function commands.purpose(path)
       if not nxt then break end
       pos = src:find("\"", e + 1)
     end
-    local text = table.concat(parts):gsub('\\"', '"')
+    local text = table.concat(parts):gsub("\\z%s*", ""):gsub('\\"', '"')
     return (text:match("^(.-%.)%s") or text)
   end
   local line = src:match("^%-%-%s*[%w_]+:%s*([^\n]*)")
