@@ -27,6 +27,9 @@ local skip = asan and "runs in the plain binary's run"
   or not (have("slurmctld") and have("slurmd") and have("sbatch") and have("munged"))
     and "needs Slurm: slurm-wlm (slurmctld, slurmd, slurm-client, munge)"
   or not sh("id -u"):match("^0%s") and "needs root: slurmd starts a job's tasks as the user who submitted it"
+  or not (shell.slurp("/proc/self/mounts") or ""):find(" /sys/fs/cgroup[/ ]")
+    and "needs the control groups mounted at /sys/fs/cgroup (Slurm 22.05's slurmd starts its cgroup plugin whatever "
+      .. "slurm.conf says)"
   or nil
 
 -- Two free TCP ports, n and n + 1: none of this machine's sockets uses them.
