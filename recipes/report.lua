@@ -21,6 +21,7 @@ local recipe = require "clua.recipe"
 local cluster = require "clua.cluster"
 local proc = require "clua.proc"
 local html = require "clua.html"
+local files = require "clua.files"
 
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
@@ -73,9 +74,9 @@ p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its 
   .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
 local args = p:parse()
 if args.from_json then
-  local doc, files = html.load_card(args.from_json)
-  local out = args.html or (files:gsub("%-files$", "") .. ".html")
-  html.write(out, html.card(doc, { dir = files, saved = args.compare and report.load(args.compare),
+  local doc, dir = html.load_card(args.from_json)
+  local out = args.html or (dir:gsub("%-files$", "") .. ".html")
+  html.write(out, html.card(doc, { dir = dir, saved = args.compare and report.load(args.compare),
     compare_file = args.compare, note = args.note }))
   io.stderr:write(("report: wrote %s from %s\n"):format(out, args.from_json))
   os.exit(0)
@@ -126,14 +127,6 @@ local function file_exists(path)
   return f ~= nil
 end
 
-local function read(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
 -- Runs one recipe (with the card's options for it, or --with's); returns {name, finding,
 -- options, exit, tables, svgs, error, seconds}.
 local function run(name, finding, options)
@@ -157,9 +150,9 @@ local function run(name, finding, options)
   r.seconds = math.floor((cl.now() - t0) / 1e8 + 0.5) / 10 -- 0.1 s
   r.options = options
   r.exit = ok and 0 or code
-  local doc = read(jpath)
+  local doc = files.read(jpath)
   if r.exit ~= 0 or not doc then
-    local text = read(log) or ""
+    local text = files.read(log) or ""
     r.error = ("exit %s: %s"):format(tostring(r.exit), (text:match("recipe [%w_]+: ([^\n]*)") or text:sub(-400)))
     return r
   end

@@ -13,6 +13,8 @@
 -- and writes all that as JSON into the DOM; chromium's --dump-dom gives it
 -- back. Its console lines (--enable-logging=stderr) are kept as well.
 local json = require "dkjson"
+local files = require "clua.files"
+local shell = require "spec.support.shell"
 
 local M = {}
 
@@ -20,21 +22,7 @@ local M = {}
 M.FLAGS = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking "
   .. "--disable-component-update --disable-sync --hide-scrollbars"
 
-local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
-local function slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function spit(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local q, slurp, spit = shell.quote, shell.slurp, files.write
 
 -- The chromium binary, or nil where there is none.
 function M.chromium()

@@ -21,13 +21,7 @@ function M.run(cmd)
 end
 
 -- A file's text, or nil when it cannot be opened.
-function M.slurp(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+M.slurp = require("clua.files").read
 
 -- A file's text; raises when it cannot be opened.
 function M.read(path)
