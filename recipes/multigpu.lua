@@ -133,7 +133,7 @@ R:main(function(R, dev)
   for _, op in ipairs(OPS) do
     -- each repetition: enqueue on every device, flush every queue (the host
     -- clock from here), then wait for all (R:measure's finish)
-    local evs, per, enq, cur, bound = {}, {}, {}, 0, 0
+    local evs, kept, per, enq, cur, bound = {}, {}, {}, {}, 0, 0
     for _, r in ipairs(rigs) do
       if op.dest then r.q:fill(r[op.dest], POISON, { type = "uchar" }) end
       if op.host then r.hout:fill(0 / 0) end
@@ -143,22 +143,26 @@ R:main(function(R, dev)
     local res = R:measure{ label = op.name .. " on every device", bytes = op.k * bytes * #rigs, bound = bound,
       run = function(rep)
         local t0 = cl.now()
+        evs = {}
         for i, r in ipairs(rigs) do evs[i] = op.go(r) end
         local tq = cl.now()
         for _, r in ipairs(rigs) do r.q:flush(); r.q2:flush() end
         cur = rep
         if rep >= 1 then enq[rep] = tq - t0 end
       end,
+      -- the wait alone inside the host clock's span: the events' times are read after it
       finish = function()
         for _, e in ipairs(evs) do cl.wait(e) end
-        if cur < 1 then return end
-        for i, e in ipairs(evs) do
-          local s, f = math.huge, 0
-          for _, x in ipairs(e) do s, f = math.min(s, x.start), math.max(f, x["end"]) end
-          per[i] = per[i] or {}
-          per[i][cur] = f - s
-        end
+        if cur >= 1 then kept[cur] = evs end
       end }
+    for rep, list in ipairs(kept) do
+      for i, e in ipairs(list) do
+        local s, f = math.huge, 0
+        for _, x in ipairs(e) do s, f = math.min(s, x.start), math.max(f, x["end"]) end
+        per[i] = per[i] or {}
+        per[i][rep] = f - s
+      end
+    end
     -- every device's destination checked (the measurement's own queue is one device's)
     for _, r in ipairs(rigs) do
       if op.dest then

@@ -59,8 +59,7 @@ p:option("--with", "A recipe's options in place of the card's, with or without -
   .. "its options (--with 'peak --target-ms 40 --types float'); once per recipe."):argname("'RECIPE OPTIONS'")
   :count("*")
 p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
-p:option("--reps", "Timed repetitions of every recipe (its --reps); with --quick and --cluster, 10 or more let the "
-  .. "cluster report flag GPUs.", nil, math.tointeger):argname("N")
+p:option("--reps", "Timed repetitions of every recipe (its --reps).", nil, math.tointeger):argname("N")
 p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
 p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes the GPU of its local rank among "
   .. "its host's devices of the selected device's platform and type, the ranks run each recipe at once, each "
@@ -361,9 +360,8 @@ if all then
     gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
     total_failed = total_failed + #gpus[i].failed
   end
-  -- A --quick card is too short to flag, unless --reps gives it 10 repetitions or more.
-  local too_short = args.quick and (args.reps or 0) < 10
-  local sum = cluster.summarize(gpus, { quick = too_short, cpu = facts.type == "CPU" })
+  -- A --quick card is too short to flag, whatever its --reps (clua.cluster).
+  local sum = cluster.summarize(gpus, { quick = args.quick, cpu = facts.type == "CPU" })
   md = {}
   local hosts, nhosts = {}, 0
   for _, g in ipairs(gpus) do if not hosts[g.host] then hosts[g.host], nhosts = true, nhosts + 1 end end
@@ -400,11 +398,12 @@ if all then
     quick = args.quick or false, apart = args.apart or false, gpus = sum.gpus, figures = sum.figures },
     { indent = true }), "\n")
   f:close()
-  local flagged = 0
+  local flagged, common = 0, 0
   for _, g in ipairs(sum.gpus) do flagged = flagged + #g.flagged end
-  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures each, %s, %d recipes "
-    .. "failed)\n"):format(cluster_stem, #gpus, #sum.figures, too_short and "--quick: too short to flag"
-    or (flagged .. " below the median beyond their noise"), total_failed))
+  for _, s in ipairs(sum.figures) do if s.n == #gpus then common = common + 1 end end
+  io.stderr:write(("report: wrote the cluster report %s.md, .json and .csv (%d GPUs, %d figures on every GPU of %d, "
+    .. "%s, %d recipes failed)\n"):format(cluster_stem, #gpus, common, #sum.figures, args.quick
+    and "--quick: too short to flag" or (flagged .. " below the median beyond their noise"), total_failed))
 end
 -- Rank 0 speaks for the cluster: the others end cleanly once it has written.
 mpi.barrier()

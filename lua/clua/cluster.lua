@@ -19,8 +19,10 @@
 -- that one slow GPU does not widen), and a floor: 2 %, or clua.noise's
 -- threshold (10 %) for CPU devices, whose cores the host's other work shares
 -- (two healthy cores of one host differ by 5-10 % under load). A --quick card
--- (small sizes, three repetitions) is too short to flag: its figures are
--- summarised, nothing is flagged.
+-- is too short to flag, whatever its repetitions: its figures are summarised,
+-- nothing is flagged. Its kernels last microseconds: on two H200s with one
+-- kept busy by another program, `--quick --reps 10` flagged the idle GPU on
+-- 45 figures (its clocks fell between kernels) and the busy one on 35.
 -- @module clua.cluster
 local noise = require "clua.noise"
 local report = require "clua.report"
@@ -213,8 +215,9 @@ function cluster.markdown(sum)
   add("## Below the median by more than the noise")
   add("")
   if sum.quick then
-    add("Not flagged: a --quick card is too short to flag a GPU (small sizes, three repetitions: its figures' "
-      .. "noise is not known well enough). Run the card without --quick to flag.")
+    add("Not flagged: a --quick card is too short to flag a GPU, whatever its --reps: its kernels last "
+      .. "microseconds, which time how soon a GPU's clocks rise more than the GPU, and a GPU that another "
+      .. "program keeps busy runs each of them whole within its share of time. Run the card without --quick to flag.")
   elseif #flagged == 0 then
     add(#sum.gpus > 1 and "No GPU is worse than the median of any figure by more than that figure's noise."
       or "One GPU: nothing to compare it with.")
