@@ -124,13 +124,30 @@ R:main(function(R, dev)
   R:verify("4-byte write", tiny_back, tiny)
 
   -- The spin kernel with a growing trip count: calibrated so that the series
-  -- spans a few microseconds (or a few stated resolutions) of run time.
+  -- spans a few microseconds (or a few stated resolutions) of spinning, over
+  -- the kernel's fixed cost (µs on a GPU): the cost of an iteration is the
+  -- difference between N and 2N iterations (the shortest of three runs
+  -- each), N doubled until 2N lasts clearly longer.
   local spin, spin_out, seed = R:kernel("timing.cl", "spin"), R:output("spin", "uint", probes), 12345
   local function launch_spin(slot, iters) return q:launch(spin:args(spin_out, slot, seed, iters), 1) end
+  local function spin_ns(iters)
+    local best = math.huge
+    for _ = 1, 3 do
+      local e = launch_spin(0, iters)
+      e:wait()
+      best = math.min(best, e.duration)
+    end
+    return best
+  end
   local probe_iters = R.quick and 1024 or 16384
   for _ = 1, R.warmup do launch_spin(0, probe_iters):wait() end
-  local probe = launch_spin(0, probe_iters)
-  local per_iter = math.max(probe.duration, 1) / probe_iters
+  local per_iter
+  repeat
+    local one, two = spin_ns(probe_iters), spin_ns(2 * probe_iters)
+    if two - one > 0.1 * one then per_iter = (two - one) / probe_iters end
+    probe_iters = 2 * probe_iters
+  until per_iter or probe_iters > 1 << 21
+  per_iter = per_iter or math.max(spin_ns(probe_iters), 1) / probe_iters
   local span_ns = math.max(4000, 8 * (info.timer_resolution_ns or 0))
   local max_iters = math.max(probes, math.min(1 << 22, math.floor(span_ns / per_iter)))
   local spin_iters, spin_evs = {}, {}
@@ -184,6 +201,7 @@ R:main(function(R, dev)
   local _, empty_s, empty_zero, empty_min = durations(empty_evs)
   local _, write_s, write_zero, write_min = durations(write_evs)
   local spin_d, spin_s = durations(spin_evs)
+  local slope = stats.slope(spin_iters, spin_d)
 
   -- Everything verified: the figures.
   local ftime = units.format_time
@@ -216,7 +234,9 @@ R:main(function(R, dev)
     { "smallest step between spin durations", stats.min_step(spin_d),
       ("%d spin launches, 0..%d iterations, durations %s..%s"):format(probes, max_iters, units.format_time(spin_s.min),
         units.format_time(spin_s.max)) },
-    { "spin kernel, per iteration", stats.slope(spin_iters, spin_d), "least-squares slope" },
+    (slope or 0) > 0 and { "spin kernel, per iteration", slope, "least-squares slope" }
+      or { "spin kernel, per iteration", nil, ("least-squares slope %s: not positive, the durations did not "
+        .. "grow with the iterations"):format(slope and ("%.3g"):format(slope) or "none") },
     { "empty kernel, smallest non-zero duration", empty_min, ("%d launches, %d of zero duration"):format(probes, empty_zero) },
     { "empty kernel, median duration", empty_s.median, "END - START", noise.spread(empty_s) },
     { "4-byte write, smallest non-zero duration", write_min, ("%d writes, %d of zero duration"):format(probes, write_zero) },
