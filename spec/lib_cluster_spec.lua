@@ -46,6 +46,18 @@ describe("clua.cluster", function()
     for _, x in ipairs(f) do assert.are_not.equal(roofline.ID, x.table) end
   end)
 
+  it("takes a spread column right after the figure's as its noise (transfer's batched host clock)", function()
+    local f = cluster.figures({ { name = "transfer", tables = { { id = "batched", columns = {
+        { name = "transfers", key = true }, { name = "events", unit = "ns" }, { name = "events spread", unit = "%", spread = true },
+        { name = "host clock", unit = "ns", compare = true }, { name = "host spread", unit = "%", spread = true },
+        { name = "spread", unit = "%", spread = true } },
+      rows = { { transfers = 16, events = 900, ["events spread"] = 40, ["host clock"] = 1000, ["host spread"] = 3,
+        spread = 50 } } } } } })
+    assert.are.equal(1, #f)
+    assert.are.equal("transfer / batched / 16 / host clock", f[1].id)
+    assert.are.equal(3, f[1].spread)
+  end)
+
   it("flags a GPU worse than the median by more than the noise, in the figure's direction", function()
     local gpus = {}
     local bws = { 1000, 1010, 990, 800 } -- the 4th is slow: 20 % below, beyond a 4 % spread

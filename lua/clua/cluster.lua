@@ -7,7 +7,8 @@
 -- A figure is one cell the card's `--compare` compares: a compared column
 -- (or the first numeric one) of a row, named by its recipe, table and key
 -- columns ("stream / stream / double triad / best"). Its noise is the row's
--- own spread, where its table measures one: a "spread" column (clua.noise),
+-- own spread, where its table measures one: a spread column (clua.noise)
+-- right after the figure's, a "spread" column,
 -- min and max of the same unit beside it, or "min time" and "max time"
 -- around "median time" ((max - min) / median, in %).
 --
@@ -53,8 +54,13 @@ local TIME_UNITS = { ns = true, us = true, ["µs"] = true, ms = true, s = true }
 
 -- The row's spread in % for column c of table d, or nil.
 local function row_spread(d, row, c)
-  local has = {}
-  for _, x in ipairs(d.columns) do has[x.name] = x end
+  local has, next_col = {}, nil
+  for i, x in ipairs(d.columns) do
+    has[x.name] = x
+    if x == c then next_col = d.columns[i + 1] end
+  end
+  -- a spread column right after the figure's is its own ("host clock", "host spread")
+  if next_col and next_col.spread and type(row[next_col.name]) == "number" then return row[next_col.name] end
   if has.spread and has.spread.unit == "%" and type(row.spread) == "number" then return row.spread end
   local v = row[c.name]
   if has.min and has.max and has.min.unit == c.unit and has.max.unit == c.unit
