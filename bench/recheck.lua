@@ -12,6 +12,7 @@
 local json = require "dkjson"
 local cluster = require "clua.cluster"
 local noise = require "clua.noise"
+local proc = require "clua.proc"
 local stats = require "clua.stats"
 
 local dirs, list = {}, false
@@ -36,10 +37,12 @@ end
 
 local names = {}
 for _, dir in ipairs(dirs) do
-  for file in io.popen("ls " .. ("%q"):format(dir)):lines() do
+  local ls = io.popen("ls " .. proc.quote(dir))
+  for file in ls:lines() do
     local name = file:match("^(.+)%.json$")
     if name and not names[name] then names[name], names[#names + 1] = true, name end
   end
+  ls:close()
 end
 table.sort(names)
 

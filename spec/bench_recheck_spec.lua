@@ -14,11 +14,7 @@ local function card(name, unit, rows)
   return json.encode({ recipe = name, tables = { t } })
 end
 
-local function put(path, text)
-  local f = assert(io.open(path, "w"))
-  f:write(text)
-  f:close()
-end
+local put = require("clua.files").write
 
 describe("bench/recheck", function()
   local dir
