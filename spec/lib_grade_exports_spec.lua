@@ -151,7 +151,7 @@ describe("clua.gradescope and clua.classroom", function()
     assert.is_true(ok, out)
     -- the checker itself fails a field Gradescope does not know
     require("clua.files").write(path, '{"score": 1, "tests": [{"name": "x", "max-score": 1}]}')
-    _, ok = require("spec.support.gradescope").check(path)
+    out, ok = require("spec.support.gradescope").check(path)
     assert.is_false(ok)
     os.remove(path)
   end)

@@ -27,8 +27,8 @@ local function given(opts, name)
   return tonumber(v)
 end
 
---- The recipe's assignment options from its `--help`: those whose help
--- starts "Assignment mode:" and that have a numeric default.
+--- The recipe's assignment options, read from its help text: those whose
+-- help starts "Assignment mode:" and that have a numeric default.
 -- @string help the recipe's --help text
 -- @treturn {{name=string, default=number},...} the options
 function classhint.options(help)

@@ -275,8 +275,8 @@ function grader.assignments(args, recipes, clua)
   return assignments, course
 end
 
---- The one submission of --submission DIR or --gradescope: DIR is the
--- student's folder (or git repository).
+--- The one submission graded alone (options submission and gradescope):
+-- the folder `dir` is the student's folder (or git repository).
 -- @string dir the folder
 -- @string[opt] name the student's name (default: the folder's)
 -- @treturn tab a list of one `{name, path, dir, git}`
