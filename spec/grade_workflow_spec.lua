@@ -153,6 +153,11 @@ return {
       assert.falsy(err:find("unknown option", 1, true), err)
     end)
 
+    it("--classroom without one submission", function()
+      local err = refused(("--recipe template --submissions %striad --classroom %s/c.json"):format(FIX, dir))
+      assert.matches("grade: --classroom writes one submission's result: give --submission DIR", err, 1, true)
+    end)
+
     it("a roster that cannot be read, with its line", function()
       local roster = shell.write_temp('student,name\nann,"Lee, Ann\n', ".csv")
       local err = refused(("--recipe template --recipe-options=--quick --submissions %striad --roster %s --out %s/x")
@@ -211,7 +216,7 @@ return {
       assert.are.equal("time (µs)", doc.leaderboard[1].name)
       assert.are.equal("asc", doc.leaderboard[1].order)
       assert.is_true(math.abs(doc.leaderboard[1].value - gb.time / 1e3) < 0.1)
-      assert.matches("^# reduction: submission\n", doc.output)
+      assert.matches("^# reduction: Ann Lee\n", doc.output) -- the name in Gradescope's submission metadata
       assert.are.equal("md", doc.output_format)
       assert.matches("score: " .. tostring(doc.score):gsub("%.0$", "") .. " of 6", out, 1, true)
     end)

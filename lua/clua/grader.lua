@@ -335,6 +335,7 @@ function grader.main(argv, recipes)
   if (args.submissions == nil) == (args.submission == nil) then
     fail("give --submissions DIR (a class), --submission DIR (one student) or --gradescope (one of them)")
   end
+  if args.classroom and not args.submission then fail("--classroom writes one submission's result: give --submission DIR") end
   local folder = args.submissions or args.submission
   if not is_dir(folder) then fail("no folder " .. folder) end
   local assignments, course = grader.assignments(args, recipes, clua)
@@ -345,7 +346,8 @@ function grader.main(argv, recipes)
   local dev_type = dev_ok and dev and dev.info.type or "unknown"
   local on_cpu = dev_type ~= "GPU" and dev_type ~= "unknown"
 
-  local students = args.submission and grader.one(args.submission, gs and "submission")
+  local students = args.submission and grader.one(args.submission, gs and (gradescope.student(read(gs.metadata))
+    or "submission"))
     or grader.students(args.submissions, course)
   if #students == 0 then fail("no submissions (.cl files or folders) in " .. args.submissions) end
   -- The roster, read before anything is graded: a fault in it costs nothing.
