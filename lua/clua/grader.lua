@@ -57,6 +57,10 @@ function grader.parser()
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
     :argname("OPTS")
   p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint.", "0.95"):convert(tonumber)
+  p:option("--similar-common", "Share of the submissions (0 to 1) above which a passage is what everyone writes "
+    .. "and counts for nothing in the similarity (never one only two submissions have).", "0.5"):convert(tonumber)
+  p:option("--base", "The code handed out (MOSS's -b): its passages count for nothing in the similarity.")
+    :argname("FILE"):args("+")
   p:option("--roster", "A CSV naming each submission's student for the exports (columns: student, name, email, "
     .. "username, id, sis_id, login, section).") :argname("FILE")
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
@@ -120,20 +124,24 @@ function grader.assignments(args, recipes, clua)
     local dir = args.course:match("^(.*)/[^/]*$") or "."
     for i, a in ipairs(c.assignments) do
       for k in pairs(a) do
-        if not ({ name = 1, recipe = 1, kernel = 1, kernel_name = 1, options = 1, rubric = 1, deadline = 1 })[k] then
+        if not ({ name = 1, recipe = 1, kernel = 1, kernel_name = 1, options = 1, rubric = 1, deadline = 1, base = 1 })[k] then
           fail(("course %s: assignments[%d]: unknown key '%s' (known: name, recipe, kernel, kernel_name, options, "
-            .. "rubric, deadline)"):format(args.course, i, tostring(k)))
+            .. "rubric, deadline, base)"):format(args.course, i, tostring(k)))
         end
       end
       if not a.recipe or not a.kernel then fail(("course %s: assignments[%d] needs recipe = and kernel ="):format(args.course, i)) end
       local rub = a.rubric
       if type(rub) == "string" then rub = rub:sub(1, 1) == "/" and rub or (dir .. "/" .. rub) end
+      local base = type(a.base) == "string" and { a.base } or a.base
+      for j, b in ipairs(type(base) == "table" and base or {}) do
+        if type(b) == "string" and b:sub(1, 1) ~= "/" then base[j] = dir .. "/" .. b end
+      end
       assignments[i] = { name = a.name or a.recipe, recipe = a.recipe, kernel = a.kernel, kernel_name = a.kernel_name,
-        options = a.options or "", rubric = rub, deadline = a.deadline or c.deadline }
+        options = a.options or "", rubric = rub, deadline = a.deadline or c.deadline, base = base }
     end
   else
     assignments[1] = { name = args.recipe, recipe = args.recipe, kernel_name = args.kernel_name,
-      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline }
+      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline, base = args.base }
   end
 
   -- Checked once, before anything is graded: each recipe, its rubric, its
@@ -141,6 +149,7 @@ function grader.assignments(args, recipes, clua)
   for _, a in ipairs(assignments) do
     a.script = recipes .. "/" .. a.recipe .. ".lua"
     if not read(a.script) then fail("no recipe " .. a.script) end
+    a.base_src = grader.base(a.base, a.name)
     local ok, r = pcall(function()
       if type(a.rubric) == "table" then return rubricmod.check(a.rubric, a.name .. ": rubric") end
       return a.rubric and rubricmod.load(a.rubric) or rubricmod.check(rubricmod.DEFAULT)
@@ -167,6 +176,24 @@ function grader.assignments(args, recipes, clua)
     end
   end
   return assignments, course
+end
+
+--- The sources of an assignment's base (the code handed out, for the
+-- similarity). Ends the process with a message when one cannot be read.
+-- @tparam nil|string|{string,...} base the files
+-- @string name the assignment's name, for the message
+-- @treturn {string,...} their sources
+function grader.base(base, name)
+  if type(base) == "string" then base = { base } end
+  if base ~= nil and (type(base) ~= "table" or #base == 0) then
+    fail(("%s: base must be a file or a list of files, not %s"):format(name, tostring(base)))
+  end
+  local srcs = {}
+  for i, f in ipairs(base or {}) do
+    srcs[i] = type(f) == "string" and read(f)
+    if not srcs[i] then fail(("%s: base %s: not a readable file"):format(name, tostring(f))) end
+  end
+  return srcs
 end
 
 --- The students: DIR/NAME.cl (not for a course), or DIR/NAME/ (a folder, or
@@ -196,6 +223,10 @@ function grader.main(argv, recipes)
   local clua = proc.interpreter()
   if (args.recipe == nil) == (args.course == nil) then fail("give --recipe NAME or --course FILE (one of them)") end
   if not is_dir(args.submissions) then fail("no folder " .. args.submissions) end
+  if args.course and args.base then fail("--base is for --recipe: a course file names each assignment's base") end
+  if not (args.similar and args.similar >= 0 and args.similar <= 1) then fail("--similar must be a number from 0 to 1") end
+  local common = args.similar_common
+  if not (common and common > 0 and common <= 1) then fail("--similar-common must be a number above 0, at most 1") end
   local wall = args.wall or (3 * args.timeout + 60)
   local assignments, course = grader.assignments(args, recipes, clua)
 
@@ -317,7 +348,12 @@ function grader.main(argv, recipes)
       if src then srcs[#srcs + 1] = { name = e.student, source = src } end
       e.source = src
     end
-    a.similar = similarity.pairs(srcs, args.similar)
+    a.similar = similarity.pairs(srcs, { threshold = args.similar, common = common, base = a.base_src,
+      over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
+    if not a.similar then
+      a.similar, a.similar_skipped = {}, ("alike: not looked for, the grading budget (--budget %s s) was spent")
+        :format(args.budget)
+    end
   end
 
   -- Recorded once: the device, driver and clua of the runs, the options and the data.
@@ -366,14 +402,16 @@ function grader.main(argv, recipes)
     for _, n in ipairs(notes) do t:note(n) end
     t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
       :format(a.recipe, args.timeout, a.options, wall, logs))
+    if a.similar_skipped then notes[#notes + 1] = a.similar_skipped; t:note(a.similar_skipped) end
     tables[#tables + 1] = t
     local c = gradebook.compact(a.entries, title)
     for _, n in ipairs(notes) do c:note(n) end
     if #a.similar > 0 then
       local parts = {}
       for _, pr in ipairs(a.similar) do parts[#parts + 1] = ("%s ~ %s %.2f"):format(pr.a, pr.b, pr.score) end
-      c:note("alike (a hint, not a verdict: the same tokens once comments, whitespace and names are gone): "
-        .. table.concat(parts, "; "))
+      c:note("alike (a hint, not a verdict: the passages of their own two kernels share, once comments, whitespace "
+        .. "and names are gone" .. (#a.base_src > 0 and ", the handed-out code" or "") .. (" and what more than %g%% "
+        .. "of the class writes left out): "):format(common * 100) .. table.concat(parts, "; "))
     end
     md[#md + 1] = report.markdown(c)
     md[#md + 1] = ""
@@ -421,8 +459,10 @@ function grader.main(argv, recipes)
     for _, pr in ipairs(a.similar) do similar[#similar + 1] = { assignment = a.name, a = pr.a, b = pr.b, score = pr.score } end
   end
   if #similar > 0 then
-    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels are %.2f or more the same once comments, "
-      .. "whitespace and names are gone (token-level, 1.00: the same code):\n"):format(args.similar)
+    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels share %.2f or more of their own passages "
+      .. "once comments, whitespace and names are gone, the handed-out code (--base) and what more than %g%% of the "
+      .. "class writes left out (token fingerprints as MOSS makes them; 1.00: the same code):\n"):format(args.similar,
+      common * 100)
     for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
     md[#md + 1] = ""
   end

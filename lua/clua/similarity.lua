@@ -156,6 +156,7 @@ end
 function similarity.pairs(subs, opts)
   opts = opts or {}
   local threshold, common, over = opts.threshold or 0.95, opts.common or 0.5, opts.over
+  if over and over() then return nil end
   local ids, based = {}, {}
   for _, src in ipairs(opts.base or {}) do
     local f = similarity.fingerprints(src, ids, { all = true, over = over })
