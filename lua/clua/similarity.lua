@@ -52,7 +52,8 @@ local function each_token(src, f)
   src = src:gsub("/%*.-%*/", " "):gsub("//[^\n]*", " "):gsub("\\\n", " ")
   local i, seen = find(src, "%S"), {}
   while i do
-    local b, _, e = byte(src, i)
+    local b = byte(src, i)
+    local _, e
     if b == 95 or (b >= 65 and b <= 90) or (b >= 97 and b <= 122) then -- a name
       _, e = find(src, "^[%w_]*", i + 1)
       local w = sub(src, i, e)
