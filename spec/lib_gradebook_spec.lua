@@ -1,10 +1,9 @@
--- clua.gradebook, clua.rubric, clua.similarity, clua.lms: a submission's run
--- read as a verdict, ranks within the noise, scores by a rubric, the
--- similarity score, the course-system exports (spec/grade_spec.lua runs the
--- grader itself over the fixture class).
+-- clua.gradebook, clua.rubric, clua.lms: a submission's run read as a
+-- verdict, ranks within the noise, scores by a rubric, the course-system
+-- exports (spec/lib_similarity_spec.lua has the similarity; spec/grade_spec.lua
+-- runs the grader itself over the fixture class).
 local gradebook = require "clua.gradebook"
 local rubric = require "clua.rubric"
-local similarity = require "clua.similarity"
 local lms = require "clua.lms"
 
 describe("clua.gradebook", function()
@@ -140,19 +139,6 @@ describe("clua.rubric", function()
     local t = rubric.load("spec/fixtures/grade/rubric-triad.lua")
     assert.are.equal(5, t.max)
     assert.are.equal(1e9, t.speed[1].at_most)
-  end)
-end)
-
-describe("clua.similarity", function()
-  it("scores a copy with its names, comments and layout changed 1.00, other code less", function()
-    local a = "/* mine */ __kernel void k(__global float *x, uint n) { size_t i = get_global_id(0); if (i < n) x[i] *= 2.0f; }"
-    local b = "// honest\n__kernel void k(__global float *data,\n uint count)\n{\n  size_t me = get_global_id(0);\n"
-      .. "  if (me < count)\n    data[me] *= 2.0f;\n}\n"
-    local c = "__kernel void k(__global float *x, uint n) { for (size_t i = 0; i < n; i++) x[i] = x[i] + 1.0f; }"
-    assert.are.equal(1, similarity.score(similarity.tokens(a), similarity.tokens(b)))
-    assert.is_true(similarity.score(similarity.tokens(a), similarity.tokens(c)) < 0.8)
-    local p = similarity.pairs({ { name = "a", source = a }, { name = "b", source = b }, { name = "c", source = c } }, 0.95)
-    assert.are.same({ { a = "a", b = "b", score = 1 } }, p)
   end)
 end)
 

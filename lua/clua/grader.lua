@@ -71,6 +71,11 @@ function grader.parser()
     :argname("OPTS")
   p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint (default: 0.95).")
     :convert(tonumber)
+  p:option("--similar-common", "Share of the submissions (0 to 1) above which a passage is what everyone writes "
+    .. "and counts for nothing in the similarity (never one only two submissions have; default: 0.5).")
+    :convert(tonumber)
+  p:option("--base", "The code handed out (MOSS's -b): its passages count for nothing in the similarity.")
+    :argname("FILE"):args("+")
   p:option("--roster", "A CSV naming each submission's student for the exports (columns: student, name, email, "
     .. "username, id, sis_id, login, section).") :argname("FILE")
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
@@ -118,15 +123,17 @@ end
 grader.SETTINGS = {
   timeout = { what = "a number of seconds > 0" }, wall = { what = "a number of seconds > 0" },
   budget = { what = "a number of seconds > 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
+  similar_common = { what = "a number above 0, at most 1", default = 0.5 },
   roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
   deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
 }
 local COURSE_KEYS = { name = true, assignments = true }
-local ASSIGNMENT_KEYS = { "name", "recipe", "kernel", "kernel_name", "options", "rubric", "deadline" }
+local ASSIGNMENT_KEYS = { "name", "recipe", "kernel", "kernel_name", "options", "rubric", "deadline", "base" }
 
 local function setting_ok(k, v)
   if k == "timeout" or k == "wall" or k == "budget" then return type(v) == "number" and v > 0 and v < math.huge end
   if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
+  if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
   return type(v) == "string" and v ~= ""
 end
 
@@ -167,8 +174,10 @@ function grader.settle(args, course, dir)
       end
     else args.timeout = cli.TIMEOUT end
   end
-  for _, k in ipairs({ "timeout", "wall", "budget", "similar" }) do
-    if args[k] ~= nil and not setting_ok(k, args[k]) then fail(("--%s must be %s"):format(k, grader.SETTINGS[k].what)) end
+  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common" }) do
+    if args[k] ~= nil and not setting_ok(k, args[k]) then
+      fail(("--%s must be %s"):format(k:gsub("_", "-"), grader.SETTINGS[k].what))
+    end
   end
   return args
 end
@@ -227,13 +236,17 @@ function grader.assignments(args, recipes, clua)
       if not a.recipe or not a.kernel then fail(("course %s: assignments[%d] needs recipe = and kernel ="):format(args.course, i)) end
       local rub = a.rubric
       if type(rub) == "string" then rub = rub:sub(1, 1) == "/" and rub or (dir .. "/" .. rub) end
+      local base = type(a.base) == "string" and { a.base } or a.base
+      for j, b in ipairs(type(base) == "table" and base or {}) do
+        if type(b) == "string" and b:sub(1, 1) ~= "/" then base[j] = dir .. "/" .. b end
+      end
       assignments[i] = { name = a.name or a.recipe, recipe = a.recipe, kernel = a.kernel, kernel_name = a.kernel_name,
-        options = a.options or "", rubric = rub, deadline = a.deadline or args.deadline }
+        options = a.options or "", rubric = rub, deadline = a.deadline or args.deadline, base = base }
     end
   else
     grader.settle(args)
     assignments[1] = { name = args.recipe, recipe = args.recipe, kernel_name = args.kernel_name,
-      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline }
+      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline, base = args.base }
   end
 
   -- Checked once, before anything is graded: each recipe, its rubric, its
@@ -241,6 +254,7 @@ function grader.assignments(args, recipes, clua)
   for _, a in ipairs(assignments) do
     a.script = recipes .. "/" .. a.recipe .. ".lua"
     if not read(a.script) then fail("no recipe " .. a.script) end
+    a.base_src = grader.base(a.base, a.name)
     local ok, r = pcall(function()
       if type(a.rubric) == "table" then return rubricmod.check(a.rubric, a.name .. ": rubric") end
       return a.rubric and rubricmod.load(a.rubric) or rubricmod.check(rubricmod.DEFAULT)
@@ -299,6 +313,24 @@ function grader.what(o)
   return o.verdict .. (r and (": " .. r) or "")
 end
 
+--- The sources of an assignment's base (the code handed out, for the
+-- similarity). Ends the process with a message when one cannot be read.
+-- @tparam nil|string|{string,...} base the files
+-- @string name the assignment's name, for the message
+-- @treturn {string,...} their sources
+function grader.base(base, name)
+  if type(base) == "string" then base = { base } end
+  if base ~= nil and (type(base) ~= "table" or #base == 0) then
+    fail(("%s: base must be a file or a list of files, not %s"):format(name, tostring(base)))
+  end
+  local srcs = {}
+  for i, f in ipairs(base or {}) do
+    srcs[i] = type(f) == "string" and read(f)
+    if not srcs[i] then fail(("%s: base %s: not a readable file"):format(name, tostring(f))) end
+  end
+  return srcs
+end
+
 --- The students: DIR/NAME.cl (not for a course), or DIR/NAME/ (a folder, or
 -- a git repository).
 -- @string dir the submissions' folder
@@ -338,8 +370,10 @@ function grader.main(argv, recipes)
   if args.classroom and not args.submission then fail("--classroom writes one submission's result: give --submission DIR") end
   local folder = args.submissions or args.submission
   if not is_dir(folder) then fail("no folder " .. folder) end
+  if args.course and args.base then fail("--base is for --recipe: a course file names each assignment's base") end
   local assignments, course = grader.assignments(args, recipes, clua)
   local wall = args.wall or (3 * args.timeout + 60)
+  local common = args.similar_common
 
   -- The device the runs use, for the gradebook's record and its ranks.
   local dev_ok, dev = pcall(cl.device, args.device)
@@ -477,7 +511,12 @@ function grader.main(argv, recipes)
       if src then srcs[#srcs + 1] = { name = e.student, source = src } end
       e.source = src
     end
-    a.similar = similarity.pairs(srcs, args.similar)
+    a.similar = similarity.pairs(srcs, { threshold = args.similar, common = common, base = a.base_src,
+      over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
+    if not a.similar then
+      a.similar, a.similar_skipped = {}, ("alike: not looked for, the grading budget (--budget %s s) was spent")
+        :format(args.budget)
+    end
     a.hint = classhint.same_factor(a.entries, a.assign_options, a.options)
   end
 
@@ -540,14 +579,16 @@ function grader.main(argv, recipes)
     for _, n in ipairs(notes) do t:note(n) end
     t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
       :format(a.recipe, args.timeout, a.options, wall, logs))
+    if a.similar_skipped then notes[#notes + 1] = a.similar_skipped; t:note(a.similar_skipped) end
     tables[#tables + 1] = t
     local c = gradebook.compact(a.entries, title)
     for _, n in ipairs(notes) do c:note(n) end
     if #a.similar > 0 then
       local parts = {}
       for _, pr in ipairs(a.similar) do parts[#parts + 1] = ("%s ~ %s %.2f"):format(pr.a, pr.b, pr.score) end
-      c:note("alike (a hint, not a verdict: the same tokens once comments, whitespace and names are gone): "
-        .. table.concat(parts, "; "))
+      c:note("alike (a hint, not a verdict: the passages of their own two kernels share, once comments, whitespace "
+        .. "and names are gone" .. (#a.base_src > 0 and ", the handed-out code" or "") .. (" and what more than %g%% "
+        .. "of the class writes left out): "):format(common * 100) .. table.concat(parts, "; "))
     end
     md[#md + 1] = report.markdown(c)
     md[#md + 1] = ""
@@ -596,8 +637,10 @@ function grader.main(argv, recipes)
     for _, pr in ipairs(a.similar) do similar[#similar + 1] = { assignment = a.name, a = pr.a, b = pr.b, score = pr.score } end
   end
   if #similar > 0 then
-    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels are %.2f or more the same once comments, "
-      .. "whitespace and names are gone (token-level, 1.00: the same code):\n"):format(args.similar)
+    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels share %.2f or more of their own passages "
+      .. "once comments, whitespace and names are gone, the handed-out code (--base) and what more than %g%% of the "
+      .. "class writes left out (token fingerprints as MOSS makes them; 1.00: the same code):\n"):format(args.similar,
+      common * 100)
     for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
     md[#md + 1] = ""
   end
