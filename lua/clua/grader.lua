@@ -122,7 +122,7 @@ end
 -- the course file's folder.
 grader.SETTINGS = {
   timeout = { what = "a number of seconds > 0" }, wall = { what = "a number of seconds > 0" },
-  budget = { what = "a number of seconds > 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
+  budget = { what = "a number of seconds >= 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
   similar_common = { what = "a number above 0, at most 1", default = 0.5 },
   roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
   deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
@@ -131,7 +131,8 @@ local COURSE_KEYS = { name = true, assignments = true }
 local ASSIGNMENT_KEYS = { "name", "recipe", "kernel", "kernel_name", "options", "rubric", "deadline", "base" }
 
 local function setting_ok(k, v)
-  if k == "timeout" or k == "wall" or k == "budget" then return type(v) == "number" and v > 0 and v < math.huge end
+  if k == "timeout" or k == "wall" then return type(v) == "number" and v > 0 and v < math.huge end
+  if k == "budget" then return type(v) == "number" and v >= 0 and v < math.huge end
   if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
   if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
   return type(v) == "string" and v ~= ""
