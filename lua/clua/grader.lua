@@ -524,7 +524,8 @@ function grader.main(argv, recipes)
   -- Recorded once: the device, driver and clua of the runs, the options and the data.
   local meta = { recipe = table.concat((function() local r = {}; for i, a in ipairs(assignments) do r[i] = a.recipe end; return r end)(), ", "),
     clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), device_type = dev_type,
-    options = ("--timeout %s --wall %s"):format(args.timeout, wall),
+    options = ("--timeout %s --wall %s --similar %s --similar-common %s%s"):format(args.timeout, wall, args.similar,
+      common, args.budget and (" --budget " .. args.budget) or ""),
     data = "the recipe's own fixed seeds: every submission gets the same data" }
   for _, a in ipairs(assignments) do
     for _, e in ipairs(a.entries) do
