@@ -61,7 +61,7 @@ local R = recipe.new{ name = "memory", reps = 5,
 
 local DEFINES = { LINE = chase.LINE // 4, REPS = 64 } -- REPS: clpeak's LMEM_REPS
 local MAX_SLOTS = 1 << 20   -- slots of the chase's cycle: 128 MiB of lines, beyond any L2
-local fs, span = units.format_size, memstudy.span
+local fs = units.format_size
 
 local function pow2_floor(x) return 1 << (select(2, math.frexp(x)) - 1) end
 
@@ -108,42 +108,14 @@ local function chase_study(R, S)
       latency = r.ns, cycles = r.cycles })
     pl:add("ns per load", r.ws, r.ns)
   end
-  local l2, l2_from = memstudy.l2(R.facts)
-  local names = memstudy.names(info.vendor, lv, true, l2)
-  local k -- the last level named L2
-  for i, l in ipairs(lv) do
-    local cap, used, nx = nil, {}, lv[i + 1]
-    if nx then cap, used = levels.capacity(l, nx, all) end
-    local tail = nx and ("; ends near %s (the next, %s, is %.2fx slower)"):format(fs(l.to), fs(nx.from), nx.value / l.value)
-      or (#lv > 1 and "; the last level measured" or "; one level")
-    if cap then
-      tail = tail .. ("; holds about %s (from %d working set%s between the two levels, random replacement)")
-        :format(fs(cap), #used, #used == 1 and "" or "s")
-    end
-    t:note(("level %d%s: %.1f ns%s per load (%.1f to %.1f), %s%s"):format(i, names[i] and (" (" .. names[i]
-      .. ", likely)") or "", l.value, ch:cycles(l.value), l.lo, l.hi, span(l), tail))
-    if nx then pl:add("level ends", l.to, l.value) end
-    if nx and names[i] and names[i]:find("^L2") then k = i end
-  end
-  memstudy.transitions(t, tr, "")
-  if k then -- the L2 as measured: the last level named L2 and the next
-    local cap, past = levels.capacity(lv[k], lv[k + 1], all), lv[k + 1].from
-    for _, r in ipairs(rows) do
-      if r.ws > lv[k].to and r.ws < lv[k + 1].from then past = math.min(past, r.ws) end
-    end
-    t:note(("the L2 as measured: its latency holds to %s, rises from %s%s; %s (%s)"):format(fs(lv[k].to), fs(past),
-      cap and (", a capacity of about " .. fs(cap)) or "", fs(l2), l2_from))
-  end
-  t:note(memstudy.rule(S.factor))
+  memstudy.chase_notes(t, pl, R.facts, lv, tr, all, function(ns) return ch:cycles(ns) end, S.factor)
   if added > 0 then
     t:note(("%d working sets a quarter octave apart added around each level's end (the levels are found on "
       .. "the doubling sweep; capacities use every working set)"):format(added))
   end
   t:note(("at most %d slots: beyond %s the slots grow"):format(MAX_SLOTS, fs(MAX_SLOTS * chase.LINE)))
-  ch:notes(t)
-  t:note("verified: after every working set, the index reached and the steps taken against the host's walk of "
-    .. "the same cycle; bytes: 4 a step, held against the cache bound where the working set fits the caches, "
-    .. "else the memory bandwidth")
+  ch:notes(t, "; bytes: 4 a step, held against the cache bound where the working set fits the caches, else the "
+    .. "memory bandwidth")
   t:note(("the driver reports a global memory cache of %s"):format(info.global_mem_cache_size > 0
     and fs(info.global_mem_cache_size) or "(none reported)"))
   R:emit(t)
@@ -167,15 +139,9 @@ local function bandwidth_study(R, S)
   init:args(da, cl.uint(max // 16))
   q:launch(init, (max // 16 + 255) // 256 * 256)
   local dout = R:output("out", "float", gsize)
-  -- the host checks a sample of the work-items (the middle one among them),
-  -- each by replaying its reads
-  local count = math.min(gsize, math.max(64, (1 << 19) // reads))
-  local sample = {}
-  for k = 0, count - 1 do sample[#sample + 1] = k * gsize // count end
-  if sample[#sample] ~= gsize - 1 then sample[#sample + 1] = gsize - 1 end
-  if sample[count // 2 + 1] ~= gsize // 2 then sample[#sample + 1] = gsize // 2 end
-  local step = gsize + lsize
-  local partly, rows, pts, bw = false, {}, {}, {}
+  -- the host checks a sample of the work-items, each by replaying its reads
+  local sample, step = memstudy.sample(gsize, math.min(gsize, math.max(64, (1 << 19) // reads))), gsize + lsize
+  local partly, all, pts, bw = false, {}, {}, {}
   for i, ws in ipairs(sweep(lo, max)) do
     local mask = ws // 16 - 1
     read:args(da, cl.uint(mask), cl.uint(reads), dout)
@@ -186,43 +152,23 @@ local function bandwidth_study(R, S)
       bound = bound, run = function() return q:launch(read, gsize, lsize) end,
       outputs = { { dout, check = function(got)
         local have, want = {}, {}
-        for j, g in ipairs(sample) do
-          local s, idx = 0, g
-          for _ = 1, reads do
-            local k = idx & mask
-            s, idx = s + k % 7 + k % 5 + k % 3 + 1, idx + step
-          end
-          have[j], want[j] = got[g], s + 0.0
-        end
+        for j, g in ipairs(sample) do have[j], want[j] = got[g], memstudy.read_sum(g, reads, step, mask) end
         R:verify(("bandwidth over %s: %d work-items' sums"):format(fs(ws), #sample), have, want, { tol = 0 })
       end } } }
     -- the plateaus (clua.levels; the times' spread is the bandwidth's)
-    rows[i], pts[i], bw[i] = { ws = ws, res = res }, { x = ws, y = res.bw, times = res.t.times }, res.bw
+    all[i], pts[i], bw[i] = res, { x = ws, y = res.bw, times = res.t.times }, res.bw
   end
   da:release()
 
   local lv = levels.find(pts, { step = S.factor })
-  local names = memstudy.names(info.vendor, lv, false)
   local t = R:table{ title = "Read bandwidth by working set", id = "bandwidth",
     columns = { ws_column(), R:time_columns("µs", { compare = false }), R:bw_column("bandwidth") } }
   local pl = chart("Read bandwidth by working set", "bandwidth", R.bw_unit)
-  for i, r in ipairs(rows) do
-    R:add_row(t, r.res, { ["working set"] = r.ws })
-    pl:add("read", r.ws, bw[i])
+  for i, p in ipairs(pts) do
+    R:add_row(t, all[i], { ["working set"] = p.x })
+    pl:add("read", p.x, p.y)
   end
-  for i, l in ipairs(lv) do
-    local nx = lv[i + 1]
-    t:note(("level %d%s: median %.1f %s, %s%s"):format(i, names[i] and (" (" .. names[i] .. ", likely)") or "",
-      l.value, R.bw_unit, span(l), nx and ("; %.1fx the next level's"):format(l.value / nx.value) or ""))
-    if nx then pl:add("level ends", l.to, l.value) end
-  end
-  if #lv > 1 then
-    t:note(("below the first knee (up to %s) median %.1f %s; above it %.1f %s"):format(fs(lv[1].to),
-      levels.median(bw, 1, lv[1].last), R.bw_unit, levels.median(bw, lv[1].last + 1, #bw), R.bw_unit))
-  else
-    t:note("no knee found: one plateau")
-  end
-  t:note(memstudy.rule(S.factor))
+  memstudy.bandwidth_notes(t, pl, R.facts, lv, bw, R.bw_unit, S.factor)
   t:note(("bandwidth: %d work-items x %d float4 reads (%s) / median event time of %d runs; the grid reads "
     .. "%d consecutive float4s, then moves on by %d, wrapping around the working set; work-groups of %d")
     :format(gsize, reads, fs(gsize * reads * 16), R.reps, gsize, step, lsize))
@@ -319,15 +265,7 @@ local function tlb_study(R, S)
       rows[#rows + 1], pts[#pts + 1], extra[#extra + 1], pages = r, r.point, r.ns - alone[pages], pages * 2
     end
     local lv, tr = levels.find(pts, { step = S.factor })
-    for i, l in ipairs(lv) do
-      local nx = lv[i + 1]
-      local tail = nx and ("; reach %s: %d pages (the next level from %d pages, %.2fx slower)"):format(fs(l.to),
-        l.to // stride, nx.from // stride, nx.value / l.value)
-        or (#lv > 1 and "; the last level measured" or "; one level: no TLB's reach within the sweep")
-      t:note(("%s strides, level %d: %.1f ns%s per load (%+.1f ns over the lines alone), %s%s"):format(fs(stride), i,
-        l.value, ch:cycles(l.value), levels.median(extra, l.first, l.last), span(l), tail))
-    end
-    memstudy.transitions(t, tr, fs(stride) .. " strides, ")
+    memstudy.tlb_notes(t, lv, tr, extra, stride, function(ns) return ch:cycles(ns) end)
     if #rows > 0 then
       largest = math.max(largest, rows[#rows].ws)
     else
@@ -340,8 +278,6 @@ local function tlb_study(R, S)
     .. "2 to %d pages, up to %s; lines alone: the same count of lines chased 128 bytes apart; extra = latency - "
     .. "lines alone, the translation's share"):format(max_pages, fs(largest)))
   ch:notes(t)
-  t:note("verified: after every working set, the index reached and the steps taken against the host's walk of "
-    .. "the same cycle")
   R:emit(t)
   R:plot(pl)
 end

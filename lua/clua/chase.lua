@@ -127,15 +127,19 @@ function Chase:cycles(ns)
 end
 
 --- Adds the method's notes to table `t`: the cycle, the steps a launch,
--- the latency's definition and the clock of the cycles.
+-- the latency's definition, the clock of the cycles and the verification
+-- (`verified`, if given, said after it).
 -- @tparam clua.report t the table
-function Chase:notes(t)
+-- @string[opt] verified more of the verification's note
+function Chase:notes(t, verified)
   t:note(("the cycle: one uint index per slot, at a random 128-byte line of the slot, slots visited in a seeded "
     .. "random order; one work-item, each launch %d to %d steps (a probe of %d decides: about %g ms), continuing "
     .. "where the last stopped; latency = median event time (%d runs) / steps"):format(self.min_steps, self.max_steps,
       self.probe_steps, self.target_ns / 1e6, self.R.reps))
   t:note("cycles: at the device's maximum clock, " .. (self.clock and (self.clock .. " MHz") or "unknown")
     .. " (the clock under load may differ)")
+  t:note("verified: after every working set, the index reached and the steps taken against the host's walk of "
+    .. "the same cycle" .. (verified or ""))
 end
 
 return chase

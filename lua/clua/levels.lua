@@ -145,17 +145,6 @@ function levels.find(points, opts)
   return out, tr
 end
 
---- The median of `values[first .. last]`: a quantity measured at each point
--- of a sweep, over one level's points (levels.find's `first` and `last`) or
--- any run of them.
--- @tparam {number,...} values one value a point, in the points' order
--- @int first the first point's index
--- @int last the last point's index (>= first)
--- @treturn number the median
-function levels.median(values, first, last)
-  return stats.median(table.move(values, first, last, 1, {}))
-end
-
 -- A cache's capacity from one working set that it holds in part (see
 -- levels.capacity).
 local function capacity_at(ws, y, hit, miss)
