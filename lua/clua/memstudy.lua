@@ -8,11 +8,9 @@
 local bounds = require "clua.bounds"
 local levels = require "clua.levels"
 local stats = require "clua.stats"
-local units = require "clua.units"
+local fs = require("clua.units").format_size
 
 local memstudy = {}
-
-local fs = units.format_size
 
 --- A working set read again and again up to this many times the caches is
 -- still held against the cache bound (see memstudy.read_bound).
@@ -125,7 +123,7 @@ function memstudy.refine(lv)
   return out
 end
 
---- The note of the levels' rule at `step` (--knee).
+--- The note that says the levels' rule, at `step` (the recipe's knee option).
 -- @number step the smallest ratio between two levels
 -- @treturn string
 function memstudy.rule(step)
