@@ -9,12 +9,12 @@
 -- @module clua.cardfiles
 local cardfiles = {}
 
---- The card's paths from `--out` and `--html`.
--- `out` is the Markdown file ("card.md"; a name with no extension gets
--- ".md"); without it, the files go beside `html` ("x/card.html" gives
--- "x/card.md"); without either, "report.md". `html` "none" writes no page.
--- @tparam ?string out the `--out` option
--- @tparam ?string html the `--html` option
+--- The card's paths from the options out and html.
+-- out is the Markdown file (card.md; a name with no extension gets .md).
+-- Without it the files go beside html (x/card.html gives x/card.md), and
+-- without either they are report.md and its kin. An html of none: no page.
+-- @tparam ?string out the option --out
+-- @tparam ?string html the option --html
 -- @treturn table {stem=, md=, json=, html= (nil for none), dir= (the folder of the recipes' files)}
 function cardfiles.place(out, html)
   local stem, md
