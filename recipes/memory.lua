@@ -19,6 +19,8 @@
 -- touches (`footprint`), so a set within the device's caches is held against
 -- the cache bound and marked as a cache figure ("c"), one beyond them against
 -- the memory bandwidth; local memory is held against the cache bound.
+-- Each part is a function below; the chase itself is clua.chase, the reading
+-- of the levels (names, notes, the bound of a set read again) clua.memstudy.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local chase = require "clua.chase"
