@@ -304,6 +304,9 @@ carray *clua_push_view(lua_State *L, hostmem *m, const ctype *t, size_t n);
    Ctrl-C ends the wait with an error "METHOD: interrupted", and waiting for
    a user event not completed yet (which nothing could complete) raises. */
 cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list);
+/* Flushes the queues of the events' commands (clFlush), as OpenCL asks
+   before polling an event's status or waiting on its callback. */
+void clua_flush_events(cl_uint n, const cl_event *list);
 /* Whether a queue of a CPU device was ever made: until then every wait is a GPU's (event.c). */
 extern int clua_cpu_queue_made;
 /* Before a blocking command: waits (interruptibly) for what it would wait

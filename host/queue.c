@@ -191,6 +191,7 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
   }
   cl_event m;
   if (clEnqueueMarkerWithWaitList(q->q, nw, wl, &m) != CL_SUCCESS) return;  /* the command itself says why */
+  clua_flush_events(nw, wl);  /* what the marker waits for, on other queues too */
   clFlush(q->q);
   cevent *e = clua_push_event(L, m);  /* an error (^C) leaves it to the collector */
   clua_wait_list(L, method, 1, &m);
