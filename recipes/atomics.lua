@@ -38,7 +38,12 @@ R:main(function(R, dev)
   -- C11 atomics: the device's OpenCL C 3.0 (else 2.0) compiler, if it takes them.
   local c11, why
   for _, std in ipairs({ "CL3.0", "CL2.0" }) do
-    local ok, p = pcall(R.program, R, "atomics.cl", { C11 = 1 }, "-cl-std=" .. std)
+    -- built, and a kernel made of it (Oclgrind 21.10 builds C11 atomics and cannot make the kernels)
+    local ok, p = pcall(function()
+      local built = R:program("atomics.cl", { C11 = 1 }, "-cl-std=" .. std)
+      built:kernel("global_c11_int")
+      return built
+    end)
     if ok then c11 = p; types[#types + 1] = { "c11_int", "int", "int (C11 " .. std .. ", relaxed)" }; break end
     why = why or tostring(p):match("[^\n]*")
   end
