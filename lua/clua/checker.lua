@@ -16,8 +16,10 @@ local function now_s()
   return ok and cl.now() / 1e9 or os.time()
 end
 
---- Oclgrind's options for the checks (its own memory check is always on).
-checker.CHECKS = { "--data-races", "--uninitialized", "--check-api" }
+--- Oclgrind's options for the checks (its own memory check is always on);
+-- kernels built without optimisation, so that each report names its own line
+-- (optimised, a barrier inside a loop reads as line 0).
+checker.CHECKS = { "--data-races", "--uninitialized", "--check-api", "--build-options", "-cl-opt-disable" }
 
 --- Oclgrind's reports kept at most (OCLGRIND_MAX_ERRORS); past it, the counts are "at least".
 checker.MAX_REPORTS = 1000
@@ -109,7 +111,7 @@ function checker.parse(text, known)
       if e then ents[2], second = entity(e), true end
       if l:match("^%s*Previous work%-items executed") then second = true end
       local ln, col, file = l:match("^%s*At line (%d+) %(column (%d+)%) of (.-):$")
-      if ln then
+      if ln and ln ~= "0" then -- line 0: a place the compiler made up
         locs[#locs + 1] = { line = tonumber(ln), column = tonumber(col), file = file,
           source = b[i + 1] and b[i + 1]:match("^%s*(.-)%s*$") or nil, second = second }
       end
@@ -182,13 +184,17 @@ end
 -- Maps one location (line in the program's source) of kernel k to its file.
 local function map_loc(loc, k, map, cache)
   if not loc or not loc.line or not main_source(loc.file or "input.cl") then return end
-  local best
+  -- the best of the programs built with a kernel of that name: the line
+  -- reads as quoted (2), else it is within a piece (1), else past the last (0)
+  local best, score = nil, -1
   for _, prog in ipairs(map[k] or {}) do
     for i, p in ipairs(prog) do
-      if loc.line >= p.first and (loc.line < p.first + p.lines or i == #prog) then
+      local inside = loc.line < p.first + p.lines
+      if loc.line >= p.first and (inside or i == #prog) then
         local cand = { file = p.file, line = loc.line - p.first + 1 }
         local text = file_line(p.file, cand.line, cache)
-        if not best or (text and loc.source and text == loc.source) then best = cand end
+        local sc = (text and loc.source and text == loc.source) and 2 or inside and 1 or 0
+        if sc > score then best, score = cand, sc end
       end
     end
   end
@@ -239,9 +245,9 @@ function checker.group(reports)
     local g = by[key]
     if g then
       g.count = g.count + 1
-      if div and f.detail and not rawget(g, "detail") then g.detail = f.detail end
-      if div and f.also and not rawget(g, "also") then g.also = f.also end
-      if not rawget(g, "at") and f.at then g.at = f.at end
+      if div and f.detail and not g.detail then g.detail = f.detail end
+      if div and f.also and not g.also then g.also = f.also end
+      if not g.at and f.at then g.at = f.at end
     else
       g = setmetatable({ count = 1 }, { __index = f })
       by[key] = g
@@ -339,7 +345,8 @@ end
 -- @tab args its arguments (strings)
 -- @tab[opt] opts `clua` (the interpreter; default the running one), `wall`
 -- (seconds before the run is killed: a kernel that never ends; default 600),
--- `stdout`, `stderr` (files for the script's output; default the terminal's)
+-- `stdout`, `stderr` (files for the script's output; default the terminal's),
+-- `raw` (more arguments, already quoted for the shell)
 -- @treturn tab `findings` (grouped), `reports`, `truncated`, `status` (the
 -- script's exit status), `timed_out`, `seconds`
 function checker.run(script, args, opts)
@@ -349,6 +356,7 @@ function checker.run(script, args, opts)
   local q = proc.quote
   local words = {}
   for i, a in ipairs(args or {}) do words[i] = q(a) end
+  if opts.raw and opts.raw ~= "" then words[#words + 1] = opts.raw end
   local cmd = ("OCLGRIND_LOG=%s OCLGRIND_MAX_ERRORS=%d CLUA_CHECK_MAP=%s CLUA_DEVICE= timeout -k 5 %s oclgrind %s %s %s %s")
     :format(q(log), checker.MAX_REPORTS, q(map), tostring(opts.wall or 600), table.concat(checker.CHECKS, " "),
       q(clua), q(script), table.concat(words, " "))

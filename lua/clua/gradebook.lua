@@ -19,8 +19,8 @@ local report = require "clua.report"
 local gradebook = {}
 
 --- The verdicts, from best to worst.
-gradebook.VERDICTS = { "correct", "too fast", "wrong", "out of bounds", "did not build", "timed out", "crashed",
-  "no kernel", "not graded" }
+gradebook.VERDICTS = { "correct", "too fast", "wrong", "unsafe", "out of bounds", "did not build", "timed out",
+  "crashed", "no kernel", "not graded" }
 
 local function first_line(s) return (s or ""):match("[^\n]+") or "" end
 

@@ -18,6 +18,7 @@ local lms = require "clua.lms"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local gradecheck = require "clua.gradecheck"
 local cl = require "cl"
 
 local grader = {}
@@ -62,6 +63,7 @@ function grader.parser()
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
     .. "STEM-feedback/, STEM-logs/.", "gradebook")
   p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+  p:flag("--no-check", "Do not run each submission under the checker (Oclgrind) before timing it.")
   return p
 end
 
@@ -239,11 +241,12 @@ function grader.main(argv, recipes)
   local count, total_runs = 0, #students * #assignments
 
   -- One run of the recipe; returns the outcome and the decoded JSON.
+  local wall_left = wall -- the first run's: less what its check took
   local function run(a, s, file, size, tag)
     local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
-    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel", sh(file),
+    local cmd = { "timeout", "-k", "10", tostring(wall_left), sh(clua), sh(a.script), "--kernel", sh(file),
       "--timeout", tostring(args.timeout), "--json", sh(j) }
     if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
@@ -269,11 +272,16 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o = run(a, s, file, a.rub.sizes[1].size)
+      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, clua = clua, wall = wall,
+        kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. safe(s.name)
+        .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
+      wall_left = math.max(1, math.floor(wall - spent))
+      o = o or run(a, s, file, a.rub.sizes[1].size)
+      wall_left = wall
       local checked = o.built and not o.timed_out and o.verdict ~= "no kernel" and o.verdict ~= "crashed"
       local correct = { checked and o.correct or nil }
       for i = 2, #a.rub.sizes do
-        if not o.built or o.timed_out then break end
+        if not o.built or o.timed_out or o.unsafe then break end
         local sz = a.rub.sizes[i].size
         local oi = run(a, s, file, sz, "-size" .. i)
         correct[i] = oi.built and not oi.timed_out and oi.correct or (oi.built and not oi.timed_out and false or nil)
