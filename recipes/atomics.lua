@@ -17,7 +17,7 @@ local R = recipe.new{
   options = function(p)
     p:option("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
       :argname("N"):convert(math.tointeger)
-    p:option("--per", "Atomic adds per work-item (default 16, 4 with --quick).")
+    p:option("--per", "Atomic adds per work-item (default 16, 4 with --quick, 2 with --check-size).")
       :argname("K"):convert(math.tointeger)
     p:option("--local", "Work-group size.", "256"):argname("N"):convert(math.tointeger)
   end,
@@ -28,7 +28,7 @@ R:main(function(R, dev)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local W = math.min(info.warp_size or 32, L)
   local n = math.tointeger((R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)) // L * L)
-  local K, q = R.args.per or (R.quick and 4 or 16), R.queue
+  local K, q = R.args.per or (R.check_size and 2 or R.quick and 4 or 16), R.queue
   if n < L or K < 1 then error(("--items must be at least --local (%d), --per at least 1"):format(L), 0) end
 
   local has64 = (" " .. table.concat(info.extensions, " ") .. " "):find(" cl_khr_int64_base_atomics ", 1, true) ~= nil
