@@ -39,7 +39,8 @@ print("waited", e.status, e.duration >= 0, cl.device().name)
 local f = q:launch(k, 64)
 q:finish()
 print("finished", f.status)]]
-    local code, out = sh(("env CLUA_TIMEOUT=10 ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" oclgrind %s -e %s"):format(shell.quote(CLUA), shell.quote(script)))
+    local code, out = sh(("env CLUA_TIMEOUT=10 ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" "
+      .. "oclgrind %s -e %s"):format(shell.quote(CLUA), shell.quote(script)))
     assert.are.equal(0, code, out)
     assert.matches("waited\tcomplete\ttrue\tOclgrind Simulator", out, 1, true)
     assert.matches("finished\tcomplete", out, 1, true)

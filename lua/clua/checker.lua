@@ -358,7 +358,8 @@ function checker.run(script, args, opts)
   for i, a in ipairs(args or {}) do words[i] = q(a) end
   if opts.raw and opts.raw ~= "" then words[#words + 1] = opts.raw end
   -- a clua built with AddressSanitizer runs with Oclgrind's library preloaded before it
-  local cmd = ("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" OCLGRIND_LOG=%s OCLGRIND_MAX_ERRORS=%d CLUA_CHECK_MAP=%s CLUA_DEVICE= timeout -k 5 %s oclgrind %s %s %s %s")
+  local cmd = ("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" OCLGRIND_LOG=%s "
+    .. "OCLGRIND_MAX_ERRORS=%d CLUA_CHECK_MAP=%s CLUA_DEVICE= timeout -k 5 %s oclgrind %s %s %s %s")
     :format(q(log), checker.MAX_REPORTS, q(map), tostring(opts.wall or 600), table.concat(checker.CHECKS, " "),
       q(clua), q(script), table.concat(words, " "))
   -- Oclgrind writes its reports of kernels to the log, of API calls and of
