@@ -43,7 +43,8 @@ local function subcommands(layout, exe_of)
       assert.are.equal(0, code, out)
       assert.matches("\n  stride +Strided accesses: strideCopy", out)
       assert.matches("\n  overlap +Copy/compute overlap", out)
-      assert.matches("Tools:\n  grade +A folder of submissions", out)
+      assert.matches("Tools:\n  check +A script or experiment with every kernel checked on Oclgrind%.\n", out)
+      assert.matches("\n  grade +A folder of submissions", out)
       assert.matches("\n  report +One command that characterises a device", out)
       for line in out:gmatch("[^\n]+") do assert.is_true(utf8.len(line) <= 80, line) end
     end)
@@ -51,7 +52,7 @@ local function subcommands(layout, exe_of)
     it("clua list --names gives the names alone, subcommands included", function()
       local out, code = in_tmp(exe_of(), "list --names")
       assert.are.equal(0, code, out)
-      for _, n in ipairs({ "stride", "overlap", "report", "grade", "list", "help" }) do
+      for _, n in ipairs({ "stride", "overlap", "report", "grade", "check", "list", "help" }) do
         assert.matches("\n" .. n .. "\n", "\n" .. out)
       end
     end)

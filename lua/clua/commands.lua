@@ -52,7 +52,7 @@ function commands.names()
   return out
 end
 
-local TOOLS = { report = true, grade = true }
+local TOOLS = { report = true, grade = true, check = true }
 
 --- The one-line purpose of an experiment: the first sentence of its recipe's
 -- `description`, read from the file without running it; for a tool, its

@@ -52,6 +52,15 @@ function feedback.markdown(e, ctx)
     add(("- got: `%s`"):format(o.first_wrong.got))
     add("")
   end
+  if o.findings then
+    add("## What the checker found")
+    add("")
+    add("Your kernel ran on Oclgrind, an OpenCL device simulator that checks every access (`clua check`; "
+      .. "docs/tutorial.md). Whatever a device computed, these make the result a matter of luck:")
+    add("")
+    for _, f in ipairs(o.findings) do add("- " .. f) end
+    add("")
+  end
   if o.build_log then
     add("## Build log")
     add("")
@@ -60,7 +69,7 @@ function feedback.markdown(e, ctx)
     add("```")
     add("")
   end
-  if o.message and not o.correct and not o.build_log then
+  if o.message and not o.correct and not o.build_log and not o.findings then
     add("## The grader's message")
     add("")
     add("```")

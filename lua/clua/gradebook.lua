@@ -20,7 +20,7 @@ local report = require "clua.report"
 local gradebook = {}
 
 --- The verdicts, from best to worst.
-gradebook.VERDICTS = { "correct", "too fast", "wrong", "out of bounds", "changed its input", "did not build",
+gradebook.VERDICTS = { "correct", "too fast", "wrong", "unsafe", "out of bounds", "changed its input", "did not build",
   "timed out", "crashed", "no kernel", "not graded" }
 
 local function first_line(s) return (s or ""):match("[^\n]+") or "" end

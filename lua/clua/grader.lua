@@ -22,6 +22,7 @@ local cli = require "clua.cli"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local gradecheck = require "clua.gradecheck"
 local cl = require "cl"
 
 local grader = {}
@@ -81,6 +82,7 @@ function grader.parser()
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
     .. "STEM-feedback/, STEM-logs/ (default: gradebook).")
   p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+  p:flag("--no-check", "Do not run each submission under the checker (Oclgrind) before timing it.")
   return p
 end
 
@@ -427,11 +429,12 @@ function grader.main(argv, recipes)
   local count, total_runs = 0, #students * #assignments
 
   -- One run of the recipe; returns the outcome and the decoded JSON.
+  local wall_left = wall -- the first run's: less what its check took
   local function run(a, s, file, size, tag)
     local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
-    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel", sh(file),
+    local cmd = { "timeout", "-k", "10", tostring(wall_left), sh(clua), sh(a.script), "--kernel", sh(file),
       "--timeout", tostring(args.timeout), "--json", sh(j) }
     if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
@@ -457,14 +460,19 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o = run(a, s, file, a.rub.sizes[1].size)
+      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, clua = clua, wall = wall,
+        kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. safe(s.name)
+        .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
+      wall_left = math.max(1, math.floor(wall - spent))
+      o = o or run(a, s, file, a.rub.sizes[1].size)
+      wall_left = wall
       -- each size: correct (true), wrong (false) or not checked (nil), and what happened
       local correct, whys = {}, {}
       local function checked(x) return x.built and not x.timed_out and x.verdict ~= "no kernel" and x.verdict ~= "crashed" end
       if checked(o) then correct[1] = o.correct end
       if not o.correct and o.built then whys[1] = grader.what(o) end
       for i = 2, #a.rub.sizes do
-        if not o.built or o.timed_out then whys[i] = "not run: " .. o.verdict .. " at the first size"
+        if not o.built or o.timed_out or o.unsafe then whys[i] = "not run: " .. o.verdict .. " at the first size"
         else
           local sz = a.rub.sizes[i].size
           local oi = run(a, s, file, sz, "-size" .. i)

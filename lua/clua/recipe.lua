@@ -59,12 +59,13 @@ end
 
 local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
 
-recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
-  "args", "out", "err", "exit", "student", "student_name" }
+recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "reps", "quick_reps",
+  "warmup", "args", "out", "err", "exit", "student", "student_name" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
---   size=, quick_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
+--   size=, quick_size=, check_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
+-- check_size is the size of --check-size (small enough for Oclgrind; default quick_size).
 -- Parses `args` (default: the script's `arg`) with the shared options and the
 -- recipe's own; --help prints the help and exits. `seed` names the seed
 -- document section the recipe reproduces. Nothing touches OpenCL until the
