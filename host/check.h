@@ -307,9 +307,14 @@ carray *clua_push_view(lua_State *L, hostmem *m, const ctype *t, size_t n);
 cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list);
 /* Oclgrind (sim.c): clua_sim_device, whether the device is its; clua_sim_stored,
    after a command of q that stored into mem from the host (a write, fill, copy,
-   unmap): makes its uninitialised-value check count the whole buffer defined. */
+   unmap): makes its uninitialised-value check count the whole buffer defined;
+   clua_sim_released, at the release of a buffer or image; clua_sim_zeros, the
+   contents (zeros, to be freed) of a new buffer of `size` bytes made without
+   any on dev, or NULL where it needs none (not Oclgrind, or nothing released). */
 int clua_sim_device(cl_device_id dev);
 void clua_sim_stored(cqueue *q, cl_mem mem);
+void clua_sim_released(void);
+void *clua_sim_zeros(cl_device_id dev, size_t size);
 /* Flushes the queues of the events' commands (clFlush), as OpenCL asks
    before polling an event's status or waiting on its callback. */
 void clua_flush_events(cl_uint n, const cl_event *list);

@@ -207,6 +207,7 @@ static int img_release(lua_State *L) {
   if (!img->released) {
     img->released = 1;
     CLUA_RELEASE(clReleaseMemObject(img->mem));
+    clua_sim_released();
     CLUA_RELEASED(CNT_IMAGE);
   }
   return 0;

@@ -39,7 +39,7 @@ local TITLES = {
     return what == "barrier" and "barrier divergence" or ("divergence (" .. what .. ")") end },
   { "^Uninitialized value written to (%a+) memory", function(space)
     return "uninitialized value", "an undefined value written to " .. space .. " memory" end },
-  { "^Uninitialized address used to (%a+) (%a+) memory", function(what, space)
+  { "^Uninitialized address used to (%a+ %a+) (%a+) memory", function(what, space) -- "read from", "write to"
     return "uninitialized value", ("an undefined address used to %s %s memory"):format(what, space) end },
   { "^Controlflow depends on uninitialized value", function()
     return "uninitialized value", "a branch on an undefined value" end },
