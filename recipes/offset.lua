@@ -41,7 +41,7 @@ R:main(function(R, dev)
   local src = cl.array("float", m):random(1, -1, 1)
   local q = R.queue
   local din = R:input("idata", src)
-  local dout = R:output("odata", "float", m, "write_only")
+  local dout = R:output("odata", "float", m)
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every offset after offsetCopy.
   local variants = R:with_student({ { kernel = R:kernel("copy.cl", "offsetCopy") } })
 

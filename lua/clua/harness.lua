@@ -92,7 +92,9 @@ function Recipe:output(name, type, n, flags)
   local bytes = n * esize(type)
   local g = assign.guard(self)
   local buf = g and g:buffer(name, bytes, { flags = flags }) or self.ctx:buffer(bytes, flags)
-  known(self)[buf] = { name = name, type = type, n = n, ctx = self.ctx }
+  -- write_only: no kernel may read it, the harness's device checks neither
+  known(self)[buf] = { name = name, type = type, n = n, ctx = self.ctx,
+    write_only = flags and (" " .. flags .. " "):find("%swrite_only%s") ~= nil }
   return buf
 end
 
@@ -302,7 +304,8 @@ end
 --   nothing the owned part is not read back (`err` 0); when it finds a
 --   difference the host check (`expect` or `check`) names it. Under
 --   CLUA_CORRUPT the wrong element is put in the buffer, so that the
---   device check must find it. `R:device_strided` makes one;
+--   device check must find it; the buffer must not be write_only (a kernel
+--   reads it). `R:device_strided` makes one;
 -- * `reads` the inputs (made by `R:input`) that must be unchanged;
 -- * `bytes`, `ops` one repetition's traffic and operations (`type` "float"
 --   by default: the roofline point); `bound` what `bytes` is held against:
@@ -331,6 +334,11 @@ function Recipe:measure(spec)
       end
     end
     if not o[1] then error(("R:measure: outputs[%d] has no buffer"):format(i), 2) end
+    local info = reg[o[1]]
+    if o.device and info and info.write_only then
+      error(("R:measure: outputs[%d] (%s): the device check reads it in a kernel, and it was made write_only "
+        .. "(R:output's flags), which no kernel may read: leave write_only out"):format(i, o.name or info.name), 2)
+    end
   end
   self:check_outputs(outs, "R:measure", label)
   for _, o in ipairs(outs) do
