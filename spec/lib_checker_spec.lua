@@ -79,7 +79,8 @@ describe("clua.checker", function()
     assert.are.equal(3, #groups)
     assert.are.same({ 2, 2, 2 }, { groups[1].count, groups[2].count, groups[3].count })
     local text = checker.format(groups, { truncated = true })
-    assert.matches("clua check: 3 findings (at least 6 reports from Oclgrind, which stopped reporting after 1000)",
+    assert.matches("clua check: 3 findings (at least 6 reports from Oclgrind, which stopped reporting after "
+      .. checker.MAX_REPORTS .. ")",
       text, 1, true)
     assert.matches("data race (read-write, local memory) in kernel 'sum' at " .. FIX .. "race.cl:8:27 and line 8:30, "
       .. "first by work-item (65,0,0) (local (1,0,0)) of group (1,0,0) against work-item (64,0,0), 2 times", text, 1, true)
