@@ -11,7 +11,7 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB",
+local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", check_size = "4KiB",
   description = [[Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.3, Listing 3.5, Figure 3.7",
   student = [[a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, int
