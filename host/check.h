@@ -313,6 +313,12 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
    any on dev, or NULL where it needs none (not Oclgrind, or nothing released). */
 int clua_sim_device(cl_device_id dev);
 void clua_sim_stored(cqueue *q, cl_mem mem);
+/* clua_sim_any: a queue of Oclgrind's was made; clua_sim_waits, of a wait list
+   given to a command there; clua_sim_gated, whether a user event a command
+   waits for has not ended (Oclgrind's clFlush would wait for it for ever). */
+extern int clua_sim_any;
+void clua_sim_waits(cl_uint n, const cl_event *list);
+int clua_sim_gated(void);
 void clua_sim_released(void);
 void *clua_sim_zeros(cl_device_id dev, size_t size);
 /* Flushes the queues of the events' commands (clFlush), as OpenCL asks

@@ -2,7 +2,8 @@
 -- (clua flushes the queue before it polls, as OpenCL asks), and `clua check`
 -- finds a race, a divergent barrier and an out-of-bounds write, each with
 -- its kernel file's line, and nothing in a correct kernel; a buffer made in
--- a released one's place reads as written. Pending where
+-- a released one's place reads as written; commands held behind a user
+-- event run (a flush before it ends does not wait for it). Pending where
 -- Oclgrind is not installed.
 local shell = require "spec.support.shell"
 
@@ -45,6 +46,29 @@ print("finished", f.status)]]
     assert.are.equal(0, code, out)
     assert.matches("waited\tcomplete\ttrue\tOclgrind Simulator", out, 1, true)
     assert.matches("finished\tcomplete", out, 1, true)
+  end)
+
+  it("runs commands held behind a user event: a flush before the event ends does not wait for it", function()
+    -- Oclgrind's clFlush runs the queue and would wait for the gate for ever (host/sim.c)
+    local script = [[local cl = require "cl"
+local ctx = cl.context()
+local q = ctx:queue()
+local k = ctx:program("kernel void k(global float *a) { a[get_global_id(0)] += 1.0f; }"):build():kernel("k")
+local b = ctx:buffer(4 * 64)
+local gate = ctx:user_event()
+q:write(b, cl.array("float", 32):fill(2), { blocking = false, wait = gate })
+q:launch(k:args(b), 32)
+local got = cl.array("float", 32)
+q:read(b, got, { blocking = false })
+q:flush()
+gate:complete()
+q:finish()
+print("gated", got[0], got[31])]]
+    local code, out = sh(("env CLUA_TIMEOUT=10 ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" "
+      .. "oclgrind --uninitialized %s -e %s"):format(shell.quote(CLUA), shell.quote(script)))
+    assert.are.equal(0, code, out)
+    assert.matches("gated\t3.0\t3.0", out)
+    assert.not_matches("Uninitialized", out)
   end)
 
   it("finds a race with the kernel file's line and column, and the other work-item", function()
