@@ -23,7 +23,7 @@ local R = recipe.new{
   name = "template",
   description = [[c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.]],
   seed = "STREAM and BabelStream's triad; a template for new recipes",
-  quick_size = "1MiB", quick_reps = 3,
+  quick_size = "1MiB", check_size = "16KiB", quick_reps = 3,
   student = [[a kernel with the arguments of triad (__global float *c, __global const float *a,
     __global const float *b, float scalar, uint n), launched with one work-item per element (the global size
     rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] for every i < n and nothing else
