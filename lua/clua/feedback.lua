@@ -44,6 +44,10 @@ function feedback.markdown(e, ctx)
   end
   add("")
   if o.reason and o.reason ~= "" then add("**Why:** " .. o.reason); add("") end
+  if o.notes then
+    for _, n in ipairs(o.notes) do add("- " .. n) end
+    add("")
+  end
   if o.first_wrong then
     add("## The first wrong value")
     add("")
