@@ -63,7 +63,7 @@ describe("clua.sandbox", function()
 local a = require("clua.sandbox").argv{ command = { "/bin/sh", "-c", %q } }
 for i, w in ipairs(a) do a[i] = "'" .. w:gsub("'", "'\\''") .. "'" end
 os.exit(os.execute(table.concat(a, " ")) and 0 or 1)]]):format(
-      "cat /proc/net/dev; grep CapEff /proc/self/status; touch \"$HOME/h\" /tmp/t && echo wrote; env")
+      "cat /proc/net/dev; grep CapEff /proc/self/status; touch \"$HOME/h\" " .. tmpname .. " && echo wrote; env")
     local out, code = shell.run(("GRADER_TOKEN=xyz CLUA_DEVICE=0:0 %s -e %s"):format(shell.quote(CLUA), shell.quote(lua)))
     assert.are.equal(0, code, out)
     local ifaces = {}
