@@ -34,7 +34,7 @@ describe("clua.sandbox", function()
 
   it("builds a command line with no network, no capabilities and an emptied environment", function()
     local a = table.concat(sandbox.argv{ command = { "true" }, ro = { "/x" }, rw = { "/y" } }, " ")
-    for _, w in ipairs({ "--unshare-all", "--cap-drop ALL", "--die-with-parent", "--new-session", "--clearenv",
+    for _, w in ipairs({ "--unshare-net", "--unshare-pid", "--unshare-ipc", "--cap-drop ALL", "--die-with-parent", "--new-session", "--clearenv",
       "--ro-bind /usr /usr", "--proc /proc", "--dev /dev", "--tmpfs /tmp", "--ro-bind /x /x", "--bind /y /y",
       "--setenv HOME /tmp/home", "-- true" }) do
       assert.matches(w, a, 1, true)

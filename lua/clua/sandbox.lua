@@ -126,7 +126,10 @@ end
 function sandbox.argv(opts)
   local a = { sandbox.bwrap() or "bwrap" }
   local function add(...) for _, w in ipairs({ ... }) do a[#a + 1] = w end end
-  add("--unshare-all", "--hostname", "clua-sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
+  -- no user namespace asked for: bwrap makes one itself for a user who is not
+  -- root, and as root (CI) it is not needed, and refused in a chroot
+  add("--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname",
+    "clua-sandbox", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
   add("--ro-bind", "/usr", "/usr")
   for _, d in ipairs({ "bin", "sbin", "lib", "lib32", "lib64", "libx32" }) do
     local kind = paths.kind("/" .. d)
@@ -181,9 +184,14 @@ function sandbox.probe()
     local out = p:read("a")
     local ok = p:close()
     if not ok then
-      why = ("bwrap cannot start the box here: %s (user namespaces may be refused: sysctl "
-        .. "kernel.unprivileged_userns_clone, AppArmor's restrict_unprivileged_userns; in a chroot, its root must be "
-        .. "a mount point: mount --bind ROOT ROOT before chroot)"):format((out:gsub("%s+$", ""):gsub("\n", "; ")))
+      local msg = out:gsub("%s+$", ""):gsub("\n", "; ")
+      if msg:find("make / slave", 1, true) then
+        msg = msg .. " (in a chroot, bwrap needs the root to be a mount point: mount --bind ROOT ROOT before chroot)"
+      elseif msg:find("namespace", 1, true) then
+        msg = msg .. " (a user who is not root needs user namespaces: sysctl kernel.unprivileged_userns_clone=1, "
+          .. "or AppArmor's kernel.apparmor_restrict_unprivileged_userns=0)"
+      end
+      why = "bwrap cannot start the box here: " .. msg
     end
   end
   probed = why and { nil, why } or { true }
