@@ -18,7 +18,9 @@ local function annotate(log, source)
     local ln, col = l:match(":(%d+):(%d+): ")
     ln, col = tonumber(ln), tonumber(col)
     if ln and lines[ln] then
-      out[#out + 1] = ("  %4d | %s"):format(ln, lines[ln])
+      local text = lines[ln]
+      if #text > 300 then text = text:sub(1, (utf8.offset(text, 240) or 241) - 1) .. " …" end -- a bounded quote
+      out[#out + 1] = ("  %4d | %s"):format(ln, text)
       out[#out + 1] = ("       | %s^"):format((" "):rep(math.max(0, col - 1)))
     end
   end

@@ -14,7 +14,8 @@ local outcap = require "clua.outcap"
 local files = require "clua.files"
 
 local runner = {}
-runner.__index = runner
+local Runner = {}
+Runner.__index = Runner
 
 --- The largest JSON of a run that is read (bytes).
 runner.JSON_BYTES = 1024 * 1024
@@ -26,9 +27,9 @@ local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 -- `recipes` (the recipes' folder), `wall` (seconds a run may last),
 -- `sandboxed` (true: every run in the box), `work` (a folder of the
 -- grader's own for the runs' folders and the HOME seed)
--- @treturn clua.runner
+-- @treturn clua.runner a runner (`r:preflight`, `r:run`)
 function runner.new(opts)
-  local r = setmetatable({}, runner)
+  local r = setmetatable({}, Runner)
   r.clua, r.wall, r.sandboxed, r.work = paths.absolute(opts.clua), opts.wall, opts.sandboxed, opts.work
   r.ro = { r.clua, paths.absolute(opts.recipes) }
   if opts.root then
@@ -55,7 +56,7 @@ end
 -- @treturn string its standard error (as kept)
 -- @treturn string|nil its JSON, when it wrote one
 -- @treturn tab what it printed: `bytes`, `lines`, `cut` (bytes not kept)
-function runner:run(job)
+function Runner:run(job)
   local dir = self.work .. "/run"
   paths.remove_tree(dir)
   assert(paths.mkdirs(dir .. "/out"))
@@ -94,7 +95,7 @@ end
 -- @treturn[1] true
 -- @treturn[2] nil
 -- @treturn[2] string why not: the recipe's error
-function runner:preflight(script, args)
+function Runner:preflight(script, args)
   local home
   if self.sandboxed then
     home = self.work .. "/home"

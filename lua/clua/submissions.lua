@@ -1,4 +1,4 @@
---- clua.submissions: the students of a `--submissions` folder and each one's
+--- clua.submissions: the students of the folder of submissions and each one's
 -- kernel file, read safely. The folder is listed through the file system's
 -- API (clua.paths), so every name is kept exactly (spaces, commas, quotes,
 -- accents, a newline, a CR, escape codes, a leading dash, a leading dot);
