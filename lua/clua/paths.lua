@@ -26,6 +26,20 @@ function paths.is_dir(path)
   return lfs.attributes(path, "mode") == "directory"
 end
 
+--- The names in the folder `dir`, sorted by their bytes, less `.` and `..`
+-- (each exactly as the file system holds it).
+-- @string dir
+-- @treturn {string,...} the names (none when `dir` is no folder)
+function paths.names(dir)
+  local names = {}
+  if not paths.is_dir(dir) then return names end
+  for name in lfs.dir(dir) do
+    if name ~= "." and name ~= ".." then names[#names + 1] = name end
+  end
+  table.sort(names)
+  return names
+end
+
 --- `path` made absolute against the current folder (not resolved: a link stays a link).
 -- @string path
 -- @treturn string

@@ -9,7 +9,6 @@
 -- not UTF-8, over 1 MiB, without a kernel, or including a file that is not the
 -- submission's (clua.includes).
 -- @module clua.submissions
-local lfs = require "lfs"
 local paths = require "clua.paths"
 local includes = require "clua.includes"
 
@@ -28,15 +27,7 @@ function submissions.not_regular(kind)
   return "not a regular file: " .. (KINDS[kind] or kind)
 end
 
--- The names in a folder, sorted by their bytes, less . and ..
-local function names_in(dir)
-  local names = {}
-  for name in lfs.dir(dir) do
-    if name ~= "." and name ~= ".." then names[#names + 1] = name end
-  end
-  table.sort(names)
-  return names
-end
+local names_in = paths.names
 
 --- The students: DIR/NAME.cl (not for a course), or DIR/NAME/ (a folder, or
 -- a git repository; `.git` itself is none). A `.cl` entry that is not a
