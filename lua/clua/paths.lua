@@ -50,6 +50,36 @@ function paths.absolute(path)
   return (here == "/" and "" or here) .. "/" .. path
 end
 
+--- `path` with every symbolic link on its way followed (as `realpath`), `.`
+-- and `..` resolved.
+-- @string path
+-- @treturn string|nil the absolute path, nil when a link loops (40 links)
+function paths.real(path)
+  local todo, done, hops = {}, {}, 0
+  for part in paths.absolute(path):gmatch("[^/]+") do todo[#todo + 1] = part end
+  local i = 1
+  while i <= #todo do
+    local part = todo[i]
+    if part == ".." then done[#done] = nil
+    elseif part ~= "." then
+      local p = "/" .. table.concat(done, "/") .. (#done > 0 and "/" or "") .. part
+      local target = lfs.symlinkattributes(p, "mode") == "link" and lfs.symlinkattributes(p, "target")
+      if target then
+        hops = hops + 1
+        if hops > 40 then return nil end
+        local rest = table.move(todo, i + 1, #todo, 1, {})
+        todo = {}
+        for t in target:gmatch("[^/]+") do todo[#todo + 1] = t end
+        table.move(rest, 1, #rest, #todo + 1, todo)
+        if target:sub(1, 1) == "/" then done = {} end
+        i = 0
+      else done[#done + 1] = part end
+    end
+    i = i + 1
+  end
+  return "/" .. table.concat(done, "/")
+end
+
 --- Makes the folder `path` and its missing parents (`mkdir -p`, with the
 -- path as given: a name that starts with `-` is a name).
 -- @string path

@@ -30,7 +30,10 @@ local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 -- @treturn clua.runner a runner (`r:preflight`, `r:run`)
 function runner.new(opts)
   local r = setmetatable({}, Runner)
-  r.clua, r.wall, r.sandboxed, r.work = paths.absolute(opts.clua), opts.wall, opts.sandboxed, opts.work
+  -- a bare name (`clua` run from PATH) is found where the shell finds it
+  local clua = opts.clua:find("/", 1, true) and opts.clua or paths.which(opts.clua) or opts.clua
+  -- and a link to it followed: clua finds its lua/ beside the binary itself
+  r.clua, r.wall, r.sandboxed, r.work = paths.real(clua) or paths.absolute(clua), opts.wall, opts.sandboxed, opts.work
   r.ro = { r.clua, paths.absolute(opts.recipes) }
   if opts.root then
     for _, d in ipairs({ "lua", "kernels", "share" }) do
