@@ -47,6 +47,7 @@ function paths.absolute(path)
   if path:sub(1, 1) == "/" then return path end
   local here = assert(lfs.currentdir())
   path = path:gsub("^%./+", "")
+  if path == "." or path == "" then return here end
   return (here == "/" and "" or here) .. "/" .. path
 end
 
