@@ -22,6 +22,7 @@ local cluster = require "clua.cluster"
 local proc = require "clua.proc"
 local html = require "clua.html"
 local files = require "clua.files"
+local escape = require "clua.escape"
 
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
@@ -73,11 +74,18 @@ p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its 
   .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
 local args = p:parse()
 if args.from_json then
-  local doc, dir = html.load_card(args.from_json)
-  local out = args.html or (dir:gsub("%-files$", "") .. ".html")
-  html.write(out, html.card(doc, { dir = dir, saved = args.compare and report.load(args.compare),
-    compare_file = args.compare, note = args.note }))
-  io.stderr:write(("report: wrote %s from %s\n"):format(out, args.from_json))
+  local ok, err = pcall(function()
+    local doc, dir = html.load_card(args.from_json)
+    local out = args.html or (dir:gsub("%-files$", "") .. ".html")
+    html.write(out, html.card(doc, { dir = dir, saved = args.compare and (html.load_card(args.compare)),
+      compare_file = args.compare, note = args.note }))
+    return out
+  end)
+  if not ok then
+    io.stderr:write("report --from-json: ", escape.terminal(tostring(err)), "\n")
+    os.exit(1)
+  end
+  io.stderr:write(("report: wrote %s from %s\n"):format(escape.terminal(err), escape.terminal(args.from_json)))
   os.exit(0)
 end
 if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
@@ -118,7 +126,12 @@ else
   list = CARD
 end
 
-local saved = args.compare and report.load(args.compare, "card")
+local saved
+if args.compare then
+  local ok, doc = pcall(html.load_card, args.compare)
+  if not ok then io.stderr:write("report --compare: ", escape.terminal(doc), "\n"); os.exit(1) end
+  saved = doc
+end
 
 local function file_exists(path)
   local f = io.open(path)
