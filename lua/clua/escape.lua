@@ -10,6 +10,7 @@
 --   markdown  inline text (a cell, a heading, a list item): HTML-significant
 --             characters as entities, Markdown's syntax backslash-escaped
 --   md_code   inline code (a file name in backticks)
+--   md_url    a relative path as a link's target
 --   md_block  a block of verbatim lines (a build log): an indented code block
 --   csv       one field: a text starting with = + - @ tab or CR gets a ' first
 --             (OWASP's advice against formula injection), then RFC 4180 quoting
@@ -124,6 +125,15 @@ function escape.md_code(s)
   return fence .. pad .. s .. pad .. fence
 end
 
+--- A relative path as the target of a Markdown link or image (`![x](PATH)`):
+-- every byte but letters, digits, `-._~/` percent-encoded, so that no space,
+-- parenthesis or scheme (`javascript:`) ends or turns the link.
+-- @param s any value (tostring)
+-- @treturn string
+function escape.md_url(s)
+  return (tostring(s):gsub("[^%w%-%._~/]", function(c) return ("%%%02X"):format(c:byte()) end))
+end
+
 --- Lines of verbatim text as a Markdown code block: each line indented by
 -- four spaces (an indented code block, which every Markdown renderer shows
 -- as text and no line of it can end); control characters but the line feed
@@ -142,8 +152,7 @@ end
 -- made valid UTF-8 and, where it starts with `=`, `+`, `-`, `@`, a tab, a
 -- carriage return or a line feed (after any spaces), gets a `'` first, as
 -- OWASP advises against CSV injection: a spreadsheet then reads it as text,
--- never as a formula. Quoted where it holds a comma, a quote, a line break or
--- starts or ends with a space.
+-- never as a formula. Quoted where it holds a comma, a quote or a line break.
 -- @param v a number, a string, a boolean or nil (an empty field)
 -- @treturn string
 function escape.csv(v)
@@ -155,9 +164,7 @@ function escape.csv(v)
     s = escape.utf8(v)
     if s:match("^ *[=+%-@\t\r\n]") then s = "'" .. s end
   end
-  if s:find('[,"\r\n]') or s:match("^%s") or s:match("%s$") then
-    s = '"' .. s:gsub('"', '""') .. '"'
-  end
+  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
 

@@ -18,6 +18,7 @@ local lms = require "clua.lms"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local escape = require "clua.escape"
 local cl = require "cl"
 
 local grader = {}
@@ -207,7 +208,7 @@ function grader.main(argv, recipes)
   local students = grader.students(args.submissions, course)
   if #students == 0 then fail("no submissions (.cl files or folders) in " .. args.submissions) end
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
-  os.execute("mkdir -p " .. sh(logs) .. " " .. sh(fbdir))
+  os.execute("mkdir -p -- " .. sh(logs) .. " " .. sh(fbdir))
 
   local function kernel_file(s, a)
     if s.file then return s.file end
@@ -243,8 +244,8 @@ function grader.main(argv, recipes)
     local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
-    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel", sh(file),
-      "--timeout", tostring(args.timeout), "--json", sh(j) }
+    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel=" .. sh(file),
+      "--timeout", tostring(args.timeout), "--json=" .. sh(j) }
     if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
@@ -260,7 +261,8 @@ function grader.main(argv, recipes)
     count = count + 1
     local file, why = kernel_file(s, a)
     local e = { student = s.name, file = file and file:match("[^/]*$") or (a.kernel or "?"), path = file }
-    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, s.name, #assignments > 1 and (" " .. a.name) or ""))
+    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, escape.terminal(s.name),
+      #assignments > 1 and (" " .. escape.terminal(a.name)) or ""))
     local t0 = cl.now()
     if not file then
       e.outcome = { verdict = "no kernel", built = false, correct = false, message = why, reason = why }
@@ -294,7 +296,7 @@ function grader.main(argv, recipes)
     e.seconds = (cl.now() - t0) / 1e9
     local o = e.outcome
     io.stderr:write((" %s%s\n"):format(o.verdict, o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
-      or (o.reason and (": " .. gradebook.cut(o.reason, 90)) or "")))
+      or (o.reason and (": " .. escape.terminal(gradebook.cut(o.reason, 90))) or "")))
     return e
   end
 
@@ -336,10 +338,10 @@ function grader.main(argv, recipes)
   if not meta.device and dev_ok and dev then meta.device, meta.driver = dev.name, dev.info.driver_version end
 
   local tables, md, term = {}, {}, {}
-  md[#md + 1] = "# Gradebook" .. (course and course.name and (": " .. course.name) or (": " .. assignments[1].name))
+  md[#md + 1] = "# Gradebook: " .. escape.markdown(course and course.name or assignments[1].name)
   md[#md + 1] = ""
   for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "data" }) do
-    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, meta[k]) end
+    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, escape.markdown(meta[k])) end
   end
   md[#md + 1] = ""
   for _, a in ipairs(assignments) do
@@ -423,7 +425,10 @@ function grader.main(argv, recipes)
   if #similar > 0 then
     md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels are %.2f or more the same once comments, "
       .. "whitespace and names are gone (token-level, 1.00: the same code):\n"):format(args.similar)
-    for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
+    for _, s in ipairs(similar) do
+      md[#md + 1] = ("- %s: %s and %s, %.2f"):format(escape.markdown(s.assignment), escape.markdown(s.a),
+        escape.markdown(s.b), s.score)
+    end
     md[#md + 1] = ""
   end
   write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"), grader = "clua recipes/grade.lua",
@@ -449,13 +454,17 @@ function grader.main(argv, recipes)
     write(fbdir .. "/" .. safe(s) .. ".md", table.concat(parts, "\n"))
   end
 
-  for _, a in ipairs(assignments) do io.stderr:write(gradebook.summary(a.entries), "\n") end
-  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/ (%.0f s)\n"):format(args.out,
-    args.out, args.out, args.out, args.out, fbdir, (cl.now() - started) / 1e9))
+  for _, a in ipairs(assignments) do io.stderr:write(escape.terminal(gradebook.summary(a.entries)), "\n") end
+  local out = escape.terminal(args.out)
+  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s-feedback/ (%.0f s)\n"):format(
+    out, out, out, out, out, out, (cl.now() - started) / 1e9))
   io.stdout:write(table.concat(term, "\n"))
   if #similar > 0 then
     io.stdout:write("\nalike (a hint, not a verdict):\n")
-    for _, s in ipairs(similar) do io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(s.assignment, s.a, s.b, s.score)) end
+    for _, s in ipairs(similar) do
+      io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(escape.terminal(s.assignment), escape.terminal(s.a),
+        escape.terminal(s.b), s.score))
+    end
   end
 end
 

@@ -298,10 +298,13 @@ local function raw_header(c)
 end
 
 -- A field: a number as a number, a text as clua.escape.csv writes it (a
--- leading = + - @ tab or CR behind a ', against formula injection).
+-- leading = + - @ tab or CR behind a ', against formula injection), and
+-- quoted where it starts or ends with a space (which a reader may trim).
 local function csv_field(v)
   if type(v) == "boolean" then v = tostring(v) end
-  return escape.csv(v)
+  local s = escape.csv(v)
+  if not s:match('^"') and (s:match("^%s") or s:match("%s$")) then s = '"' .. s .. '"' end
+  return s
 end
 
 --- CSV: plain RFC 4180, as spreadsheets and `pandas.read_csv` expect: a
