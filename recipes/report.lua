@@ -77,7 +77,7 @@ if args.from_json then
   local ok, err = pcall(function()
     local doc, dir = html.load_card(args.from_json)
     local out = args.html or (dir:gsub("%-files$", "") .. ".html")
-    html.write(out, html.card(doc, { dir = dir, saved = args.compare and (html.load_card(args.compare)),
+    html.write(out, html.card(doc, { dir = dir, saved = args.compare and (html.load_card(args.compare, "compare with")),
       compare_file = args.compare, note = args.note }))
     return out
   end)
@@ -128,8 +128,8 @@ end
 
 local saved
 if args.compare then
-  local ok, doc = pcall(html.load_card, args.compare)
-  if not ok then io.stderr:write("report --compare: ", escape.terminal(doc), "\n"); os.exit(1) end
+  local ok, doc = pcall(html.load_card, args.compare, "compare with")
+  if not ok then io.stderr:write("report: ", escape.terminal(doc), "\n"); os.exit(1) end
   saved = doc
 end
 

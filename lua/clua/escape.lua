@@ -85,22 +85,24 @@ function escape.html(s)
   return (escape.utf8(s):gsub("[&<>\"']", HTML))
 end
 
--- Markdown's inline syntax: code, emphasis, links and images, tables, escapes.
-local MD_PUNCT = "[\\`*%[%]|~]"
+-- Markdown's inline syntax: code, emphasis, tables, escapes. A link or an
+-- image needs a `]` before a `(`, a `[` or (a definition) a `:`: such a `]`
+-- is escaped, and "posx[]" or "GPU [0:0]" stay as they are.
+local MD_PUNCT = "[\\`*|~]"
 
 --- Inline Markdown text (a table cell, a heading, a list item, a line): valid
 -- UTF-8; control characters shown as escapes (a cell or heading is one line);
 -- `& < >` as entities, which every Markdown renderer shows as the character
--- and none reads as HTML; `\ ` * [ ] | ~` and `_` (but inside a word)
--- backslash-escaped. Text that starts a line of its own (a paragraph: `opts.line`)
--- has a leading `#`, `+`, `-`, `=` or `1.` escaped too, so that it becomes no
--- heading, list or rule.
+-- and none reads as HTML; `\ ` * | ~`, `_` (but inside a word) and a `]`
+-- that would close a link's text backslash-escaped. Text that starts a line
+-- of its own (a paragraph: `opts.line`) has a leading `#`, `+`, `-`, `=` or
+-- `1.` escaped too, so that it becomes no heading, list or rule.
 -- @param s any value (tostring)
 -- @tab[opt] opts `line` (true: the text starts a line)
 -- @treturn string
 function escape.markdown(s, opts)
   s = controls(escape.utf8(s))
-  s = s:gsub("[&<>]", HTML):gsub(MD_PUNCT, "\\%0")
+  s = s:gsub("[&<>]", HTML):gsub(MD_PUNCT, "\\%0"):gsub("%](%s*[(%[:])", "\\]%1")
   s = s:gsub("()_()", function(i, j)
     local before, after = s:sub(i - 1, i - 1), s:sub(j, j)
     if i > 1 and before:match("%w") and after:match("%w") then return nil end

@@ -389,10 +389,11 @@ end
 -- --compare checks a saved run: a recipe's JSON or a card of another version
 -- is refused), of html.CARD's shape, and hold at most html.MAX_CARD_ROWS rows.
 -- @string path
+-- @string[opt="render"] purpose what the card is read for, for a refusal ("compare with")
 -- @treturn table the card
 -- @treturn string the folder of its SVG files
 -- @raise "FILE: ..." naming the field at fault
-function html.load_card(path)
+function html.load_card(path, purpose)
   path = path:gsub("/+$", "")
   local stem = path:match("^(.*)%-files$")
   local file, dir = path, (path:gsub("%.json$", "")) .. "-files"
@@ -401,7 +402,7 @@ function html.load_card(path)
   local ok, doc = pcall(jsonin.read, file)
   if not ok then fail(doc) end
   local fits, why = report.check_schema(doc, "card")
-  if not fits then fail(("%s: refused: %s"):format(file, why)) end
+  if not fits then fail(("refusing to %s %s: %s"):format(purpose or "render", file, why)) end
   ok, why = pcall(jsonin.check, doc, html.CARD, "card")
   if not ok then fail(file .. ": " .. why) end
   local rows = #(doc.roofline and doc.roofline.rows or {})
