@@ -365,8 +365,8 @@ local all = mpi.gather(json.encode(mine))
 local total_failed = 0
 if all then
   local gpus = {}
-  for i, text in ipairs(all) do
-    gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
+  for i, sent in ipairs(all) do
+    gpus[i] = assert(json.decode(sent), "report: rank " .. (i - 1) .. " sent no figures")
     total_failed = total_failed + #gpus[i].failed
   end
   -- A --quick card is too short to flag, whatever its --reps (clua.cluster).

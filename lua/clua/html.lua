@@ -29,8 +29,8 @@ local html = {}
 --- Text escaped for HTML (element content and attribute values): clua.escape.html.
 -- @param s any value (tostring)
 -- @treturn string
-html.esc = escape.html
-local esc = html.esc
+function html.esc(s) return escape.html(s) end
+local esc = escape.html
 
 -- An id made of letters, digits and dashes.
 local function slug(s)

@@ -1,5 +1,5 @@
---- clua.jsonin: JSON read from outside (a saved run for --compare, a saved
--- card for --from-json), bounded and checked: a file larger than
+--- clua.jsonin: JSON read from outside, bounded and checked (a saved run
+-- to compare with, a saved card to render). A file larger than
 -- jsonin.MAX_BYTES or nested deeper than jsonin.MAX_DEPTH is refused with a
 -- message before it is decoded (no stack overflow, no minutes of work), and
 -- jsonin.check holds a decoded document to a shape, naming the field at
@@ -125,7 +125,7 @@ function jsonin.check(v, shape, where)
     fail(where, ("%s %s expected, found %s"):format(names:match("^[aeiou]") and "an" or "a", names,
       k == "empty" and "an empty table" or (k:match("^[aeiou]") and "an " or "a ") .. k))
   end
-  if shape.min and type(v) == "number" and not (v >= shape.min) then
+  if shape.min and type(v) == "number" and v < shape.min then
     fail(where, ("%s is below %s"):format(tostring(v), tostring(shape.min)))
   end
   if shape.fields and type(v) == "table" then

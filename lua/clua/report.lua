@@ -478,8 +478,8 @@ function report.load(path, kind)
   local ok, doc = pcall(jsonin.read, path)
   if not ok then error("report: " .. doc, 2) end
   if kind then
-    local ok, why = report.check_schema(doc, kind)
-    if not ok then error(("report: refusing to compare with %s: %s"):format(path, why), 0) end
+    local fits, why = report.check_schema(doc, kind)
+    if not fits then error(("report: refusing to compare with %s: %s"):format(path, why), 0) end
     -- a card's tables are compared one recipe at a time: each carries the note
     for _, r in ipairs(doc.schema_note and doc.recipes or {}) do
       for _, x in ipairs(r.tables or {}) do x.schema_note = doc.schema_note end
