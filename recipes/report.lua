@@ -71,7 +71,9 @@ p:flag("--apart", "With --cluster: the ranks run each recipe one after another, 
 p:option("--html", "HTML page to write: the card as one self-contained file (default: the Markdown's name "
   .. "with .html; 'none' for no page)."):argname("FILE")
 p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its SVG files in the folder beside "
-  .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
+  .. "it, or that folder) as HTML, to --html FILE or beside it. The card must be a clua.card/1 of at most 16 MiB and "
+  .. "20000 rows, each field of its type; a figure is read only from that folder, by name, and inlined cleaned to "
+  .. "drawing elements (no script)."):argname("FILE")
 local args = p:parse()
 if args.from_json then
   local ok, err = pcall(function()
