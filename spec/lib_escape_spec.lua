@@ -15,7 +15,7 @@ describe("clua.escape", function()
 
   it("shows terminal controls as escapes: C0, DEL, C1, bidirectional overrides", function()
     assert.are.equal("\\e[31mred\\r\\n\\t\\x7f\\u{009b}\\u{202e}", escape.terminal("\27[31mred\r\n\t\127\u{9b}\u{202e}"))
-    assert.are.equal("a\nb\\r", escape.terminal("a\nb\r", { lines = true }))
+    assert.are.equal("a\nb\\r\t", escape.terminal("a\nb\r\t", { lines = true }))
   end)
 
   it("escapes HTML text and attributes", function()

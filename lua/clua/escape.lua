@@ -69,10 +69,10 @@ end
 -- escape (`\e`, `\r`, `\n`, `\t`, `\x7f`, `\u{202e}`), so that a name cannot
 -- move the cursor, rewrite a line or change the window's title.
 -- @param s any value (tostring)
--- @tab[opt] opts `lines` (true: keep line feeds, for text of several lines)
+-- @tab[opt] opts `lines` (true: keep line feeds and tabs, for text of several lines)
 -- @treturn string
 function escape.terminal(s, opts)
-  return controls(escape.utf8(s), opts and opts.lines and "\n" or nil)
+  return controls(escape.utf8(s), opts and opts.lines and "\n\t" or nil)
 end
 
 local HTML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&#39;" }
