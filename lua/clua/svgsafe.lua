@@ -10,6 +10,8 @@
 -- so is every event attribute (on...), every href and every value that
 -- points elsewhere (url(...), javascript:).
 -- @module clua.svgsafe
+local escape = require "clua.escape"
+
 local svgsafe = {}
 
 --- The largest SVG file clean accepts, in bytes.
@@ -52,11 +54,11 @@ end
 local XML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&#39;" }
 local function xml(s) return (s:gsub("[&<>\"']", XML)) end
 
--- Whether an attribute value points anywhere (a URL, a script) or is not text.
+-- Whether an attribute value points anywhere (a URL, a script, a style sheet).
 local function foreign(v)
   local flat = v:lower():gsub("[%s%c]", "")
   return flat:find("url(", 1, true) or flat:find("javascript:", 1, true) or flat:find("expression(", 1, true)
-    or flat:find("@import", 1, true) or not utf8.len(v)
+    or flat:find("@import", 1, true)
 end
 
 local NAME = "[%a_][%w_.:-]*"
@@ -89,7 +91,7 @@ end
 function svgsafe.clean(text)
   if type(text) ~= "string" then return nil, "no text" end
   if #text > svgsafe.MAX_BYTES then return nil, ("larger than %d bytes"):format(svgsafe.MAX_BYTES) end
-  if not utf8.len(text) then return nil, "not UTF-8 text" end
+  text = escape.utf8(text) -- a byte that is no UTF-8: U+FFFD
   local out, stack, skip = {}, {}, 0 -- skip: the depth inside a dropped element
   local pos, n, root_done = 1, #text, false
   while pos <= n do
