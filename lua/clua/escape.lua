@@ -86,8 +86,9 @@ function escape.html(s)
 end
 
 -- Markdown's inline syntax: code, emphasis, tables, escapes. A link or an
--- image needs a `]` before a `(`, a `[` or (a definition) a `:`: such a `]`
--- is escaped, and "posx[]" or "GPU [0:0]" stay as they are.
+-- image needs a `]` right before a `(` or (a definition) a `:`, or before a
+-- `[` (Markdown.pl allows a space between): such a `]` is escaped, and
+-- "posx[]", "GPU [0:0]" or "c[0] (local size 64)" stay as they are.
 local MD_PUNCT = "[\\`*|~]"
 
 --- Inline Markdown text (a table cell, a heading, a list item, a line): valid
@@ -102,7 +103,7 @@ local MD_PUNCT = "[\\`*|~]"
 -- @treturn string
 function escape.markdown(s, opts)
   s = controls(escape.utf8(s))
-  s = s:gsub("[&<>]", HTML):gsub(MD_PUNCT, "\\%0"):gsub("%](%s*[(%[:])", "\\]%1")
+  s = s:gsub("[&<>]", HTML):gsub(MD_PUNCT, "\\%0"):gsub("%]([(:])", "\\]%1"):gsub("%]( *%[)", "\\]%1")
   s = s:gsub("()_()", function(i, j)
     local before, after = s:sub(i - 1, i - 1), s:sub(j, j)
     if i > 1 and before:match("%w") and after:match("%w") then return nil end
