@@ -345,6 +345,17 @@ void clua_timed_out(lua_State *L, const char *method, cl_uint n, const cl_event 
    (clua_given_up) and ends the process without waiting (clua_abandoned). */
 void clua_abandon(void);
 void clua_note_launch(cl_event ev, cl_kernel k);
+
+/* A fatal signal inside the OpenCL driver (fatal.c): clua_fatal_note, at each
+   launch, makes the message it prints (the kernel, the script line of the
+   launch, the clua check command) when the launch's place differs from the
+   last one's, and installs the handler at the first; clua_fatal_forget, at a
+   kernel's release, makes the next launch note its place anew;
+   clua_keep_fatal puts the handler back where a driver may have taken the
+   signals (after device discovery and builds, as clua_keep_sigint). */
+void clua_fatal_note(lua_State *L, ckernel *k);
+void clua_fatal_forget(cl_kernel k);
+void clua_keep_fatal(void);
 void clua_timeout_init(lua_State *L);
 int clua_timeout(lua_State *L);
 /* Raises the message on top of the stack as an error about the machine

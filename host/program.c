@@ -316,6 +316,7 @@ static void build_info_program(lua_State *L, cprogram *p) {
   cl_int built = build_captured(info, opts, &noise);
   free(noise);
   clua_keep_sigint();
+  clua_keep_fatal();
   if (built != CL_SUCCESS) {
     clReleaseProgram(info);
     CLUA_RELEASED(CNT_PROGRAM);
@@ -355,6 +356,7 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
     }
   }
   clua_keep_sigint();
+  clua_keep_fatal();
   *errp = err;
   push_log(L, p, dev);
   add_noise(L, noise);

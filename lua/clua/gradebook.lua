@@ -51,6 +51,17 @@ local function build_log(err)
   return table.concat(out, "\n")
 end
 
+-- The first error of a build log as "line L:C: message", in either form a
+-- compiler's log takes: "FILE:L:C: error: message" (clang's own, NVIDIA's)
+-- or "error: FILE:L:C: message" (PoCL's); nil when it names no line.
+local function first_error(log)
+  for l in log:gmatch("[^\n]+") do
+    local at, msg = l:match("^error: .-:(%d+:%d+): (.+)$")
+    if not at then at, msg = l:match(":(%d+:%d+): [%a ]-error: (.+)$") end
+    if at then return ("line %s: %s"):format(at, msg) end
+  end
+end
+
 local function is_student(row)
   for _, v in pairs(row) do if type(v) == "string" and v:match("^student: ") then return true end end
   return false
@@ -185,8 +196,7 @@ function gradebook.outcome(code, err, doc)
     or err:match("cannot open kernel file") or err:match("more than one kernel") then
     o.verdict, o.built = "did not build", false
     o.build_log = build_log(err)
-    local e1 = o.build_log:match("error: [^\n]-:(%d+:%d+: [^\n]+)")
-    o.reason = e1 and ("line " .. e1) or gradebook.cut(first_line(o.build_log), 70)
+    o.reason = first_error(o.build_log) or gradebook.cut(first_line(o.build_log), 70)
   elseif err:match("not a result") then
     o.verdict, o.too_fast = "too fast", true
     o.reason = "faster than the device can go: " .. gradebook.cut(msg:match("[%d.]+ G[Bo][p/]s.*") or msg, 50)

@@ -153,11 +153,14 @@ end
 -- the driver: a refusal of the local size (CL_INVALID_WORK_GROUP_SIZE or
 -- CL_OUT_OF_RESOURCES from the launch) comes back as a value, any other
 -- error is raised. The kernel runs once when accepted: set its arguments
--- first, and mind the launch's effect on its outputs.
+-- first, and mind the launch's effect on its outputs; with `outputs` (as
+-- `R:measure`'s) their declared writes are checked against their buffers
+-- first (`R:check_outputs`), so that a buffer too small is an error, not a
+-- launch that writes past it.
 -- @tparam cl.kernel kernel the kernel, its arguments set
 -- @param global the global size, as for `queue:launch`
 -- @param lsize the local size, as for `queue:launch`
--- @tab[opt] opts `queue:launch`'s options, and `queue` (default R.queue)
+-- @tab[opt] opts `queue:launch`'s options, `queue` (default R.queue) and `outputs`
 -- @treturn[1] boolean true when the driver ran it
 -- @treturn[2] boolean false when the driver refused it
 -- @treturn[2] string the refusal: `"CL_INVALID_WORK_GROUP_SIZE (...)"`
@@ -168,7 +171,8 @@ function Recipe:try_launch(kernel, global, lsize, opts)
   local lo
   if opts then
     lo = {}
-    for k, v in pairs(opts) do if k ~= "queue" then lo[k] = v end end
+    for k, v in pairs(opts) do if k ~= "queue" and k ~= "outputs" then lo[k] = v end end
+    if opts.outputs then self:check_outputs(opts.outputs, "R:try_launch", ("kernel '%s'"):format(kernel.name)) end
   end
   local ok, err = pcall(q.launch, q, kernel, global, lsize, lo)
   if not ok then
