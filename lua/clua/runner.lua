@@ -54,7 +54,8 @@ end
 -- already quoted), `submission` (the student's file or folder, seen
 -- read-only), `log`, `err` and `json` (where its standard output, error
 -- and JSON are kept), `home` (a writable HOME for the box instead of a
--- private one seeded from the preflight's)
+-- private one seeded from the preflight's), `wall` (this run's limit, s,
+-- instead of the runner's)
 -- @treturn int|nil the exit status (124 or 137: the wall-clock limit; above 128: a signal)
 -- @treturn string its standard error (as kept)
 -- @treturn string|nil its JSON, when it wrote one
@@ -74,7 +75,7 @@ function Runner:run(job)
     for i, w in ipairs(words) do words[i] = q(w) end
     cmd = table.concat(words, " ") .. " " .. cmd
   end
-  cmd = ("timeout -k 10 %s %s"):format(tostring(self.wall), cmd)
+  cmd = ("timeout -k 10 %s %s"):format(tostring(job.wall or self.wall), cmd)
   os.execute(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
     cap(self.clua, job.err), cap(self.clua, job.log)))
   local code = tonumber((files.read(rc) or ""):match("%d+"))
