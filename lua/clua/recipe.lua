@@ -189,39 +189,6 @@ end
 --- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
 function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
 
--- A printf format whose cache figures (the rows R:add_row marks) read "123.4 c".
-local function cache_marked(f)
-  return function(v, row) return f:format(v) .. (row and row.cache_figure and " c" or "") end
-end
-
---- A column of a figure that may be a cache figure: `spec`, a column spec
--- (as for R:table) whose `format` is a printf format, with the format marking
--- a cache figure's value "1.61 c" (the rows R:add_row makes of a measurement
--- whose working set fits the caches; the harness's note says what c means).
--- @tab spec the column: `name`, `format` (a printf format) and the others
--- @treturn tab the column
--- @usage R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true }
-function Recipe:cache_column(spec) -- luacheck: ignore self
-  if type(spec) ~= "table" or type(spec.format) ~= "string" then
-    error("R:cache_column: a column spec with a printf format expected (format = \"%.2f\")", 2)
-  end
-  local c = {}
-  for k, v in pairs(spec) do c[k] = v end
-  c.format = cache_marked(spec.format)
-  return c
-end
-
---- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
--- with a % of the theoretical memory (or opts.theoretical = "pcie") bandwidth.
-function Recipe:bw_column(name, opts)
-  opts = optcheck.check(opts, "R:bw_column", { "format", "theoretical", "compare", "key" })
-  local f = opts.format or "%.1f"
-  local format = type(f) == "string" and cache_marked(f) or f
-  return { name = name, unit = self.bw_unit, divisor = self.divisor, format = format,
-    theoretical = opts.theoretical == nil and "memory" or opts.theoretical or nil,
-    compare = opts.compare ~= false, key = opts.key }
-end
-
 --- The metadata every output carries.
 function Recipe:meta()
   local f = self.facts
@@ -249,7 +216,7 @@ function Recipe:table(spec)
   return t
 end
 
-for _, mod in ipairs({ output, assign, (require "clua.harness") }) do
+for _, mod in ipairs({ output, assign, (require "clua.harness"), (require "clua.rows"), (require "clua.figures") }) do
   for k, f in pairs(mod.methods) do Recipe[k] = f end
 end
 
