@@ -127,7 +127,11 @@ end
 -- @tab[opt] res what `R:measure` returned, or a figure (nil: a row of cells)
 -- @tab fields the row's other cells
 -- @treturn tab the row
--- @usage R:add_row(t, nil, { device = name, H2D = h2d, D2H = d2h })  -- two figures, their spreads beside
+-- @usage local t = R:table{ title = "alone", columns = { { name = "device", key = true }, R:bw_column("H2D"),
+--   R:spread_column("H2D spread") } }
+-- local h2d = R:figure({ 1e6, 1.1e6 }, { bytes = 1e6 })   -- a figure: its bandwidth and spread go in
+-- local row = R:add_row(t, nil, { device = "gpu 0", H2D = h2d })
+-- assert(row.H2D == h2d.bw and row["H2D spread"] == h2d.spread)
 function Recipe:add_row(t, res, fields)
   fields = fields or {}
   local row, marks, widest = {}, nil, nil
