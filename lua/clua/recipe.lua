@@ -289,7 +289,8 @@ function Recipe:main(body)
   if not ok then
     output.clear_progress(self)
     self.out:flush()
-    self.err:write(("recipe %s: %s\n"):format(self.name, err))
+    -- a compiler's log or a file's name: shown, never sent to the terminal as control codes
+    self.err:write(("recipe %s: %s\n"):format(self.name, require("clua.escape").terminal(err, { lines = true })))
     self.exit(1)
     return false, err
   end
