@@ -11,12 +11,8 @@
 --     R:add_row(t, res.figures.copy, { kernel = "copy" })
 --
 -- @module clua.figures
-local stats = require "clua.stats"
-local noise = require "clua.noise"
-local bounds = require "clua.bounds"
-local units = require "clua.units"
-local optcheck = require "clua.options"
-local timing = require "clua.timing"
+local stats, noise, bounds = require "clua.stats", require "clua.noise", require "clua.bounds"
+local units, optcheck, timing = require "clua.units", require "clua.options", require "clua.timing"
 
 local figures = {}
 
@@ -211,6 +207,12 @@ local function values(f, t, results)
   return out
 end
 
+-- Why `per_ns` (bytes or operations a ns) is above the bound of `kind`, or nil.
+local function refused(per_ns, facts, kind)
+  local ok, why = bounds.check(per_ns * 1e9, facts, kind)
+  return not ok and why or nil
+end
+
 --- The figures of a measurement, after its repetitions ran (`R:measure`
 -- calls it): each summarised, its spread, its bandwidth and rate, held
 -- against its bound by its fastest repetition (an error when above), a
@@ -242,23 +244,19 @@ function figures.summarise(R, list, res, results, spec)
       kind = "cache"
       fig.cache, fig.cache_note, fig.footprint = true, res.cache_note, res.footprint
     end
-    if check and fig.min and fig.min > 0 then
-      if f.bytes and kind then
-        local ok, why = bounds.check(f.bytes / fig.min * 1e9, R.facts, kind)
-        if not ok and f.agree then
-          fig.agrees, fig.disagree = false, "above its bound"
-        elseif not ok then
-          error(("%s: %s GB/s by its fastest repetition is %s: not a result (a wrong byte count, or a clock that "
-            .. "did not see the work)"):format(label, units.format_number(f.bytes / fig.min), why), 0)
-        end
-      end
-      if f.ops then
-        local ok, why = bounds.check(f.ops / fig.min * 1e9, R.facts, "compute")
-        if not ok then
-          error(("%s: %s Gop/s by its fastest repetition is %s: not a result"):format(label,
-            units.format_number(f.ops / fig.min), why), 0)
-        end
-      end
+    -- by its fastest repetition: bytes against the bound, operations against compute's
+    local fast = check and fig.min and fig.min > 0 and fig.min
+    local over = fast and f.bytes and kind and refused(f.bytes / fast, R.facts, kind)
+    if over and f.agree then
+      fig.agrees, fig.disagree = false, "above its bound"
+    elseif over then
+      error(("%s: %s GB/s by its fastest repetition is %s: not a result (a wrong byte count, or a clock that did "
+        .. "not see the work)"):format(label, units.format_number(f.bytes / fast), over), 0)
+    end
+    over = fast and f.ops and refused(f.ops / fast, R.facts, "compute")
+    if over then
+      error(("%s: %s Gop/s by its fastest repetition is %s: not a result"):format(label,
+        units.format_number(f.ops / fast), over), 0)
     end
     if f.ops and f.bytes and f.roofline ~= false and fig.median then
       R:roofline_point(name, { ops = f.ops, bytes = f.bytes, ns = fig.median, type = f.type or spec.type,

@@ -9,9 +9,7 @@
 --     R:add_row(t, R:measure{ ... }, { size = n })
 --
 -- @module clua.rows
-local noise = require "clua.noise"
-local figures = require "clua.figures"
-local optcheck = require "clua.options"
+local noise, figures, optcheck = require "clua.noise", require "clua.figures", require "clua.options"
 
 local rows = {}
 
