@@ -19,7 +19,7 @@ local R = recipe.new{
     p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
       :argname("N"):convert(math.tointeger)
     p:option("--copy-engines", "Copy engines assumed by the model (default: 2 on an NVIDIA GPU that reports "
-      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(math.tointeger)
+      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(require("clua.argcheck").whole)
     p:option("--max-queues", "Largest number of queues tried.", "4"):argname("N"):convert(math.tointeger)
     p:option("--max-chunks", "Largest number of chunks tried.", "16"):argname("N"):convert(math.tointeger)
   end,

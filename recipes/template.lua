@@ -31,7 +31,7 @@ local R = recipe.new{
     Checked element by element against the CPU.]],
   student_name = "triad",
   options = function(p)
-    p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(tonumber)
+    p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(require("clua.argcheck").number)
     p:option("--local", "Work-group sizes to sweep, comma-separated (default: 64 up to the device's "
       .. "maximum; 64,256 with --quick).")
       :argname("LIST")

@@ -60,7 +60,7 @@ end
 local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
 
 recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
-  "args", "out", "err", "exit", "student", "student_name" }
+  "args", "out", "err", "exit", "student", "student_name", "size_unit" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
@@ -70,6 +70,9 @@ recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size
 -- document section the recipe reproduces. Nothing touches OpenCL until the
 -- recipe first reads R.device, R.ctx, R.queue or R.facts. out, err and exit
 -- (default io.stdout, io.stderr, os.exit) are replaceable for specs.
+-- size_unit: the bytes of one unit of --size where it counts elements
+-- (default 1: --size is bytes); a --size more than the device can hold is
+-- refused with the option errors (clua.cli.size_refused).
 -- description, seed and student are prose: written as long strings
 -- (`[[...]]` over several lines), each run of white space reads as one space.
 function recipe.new(spec)
