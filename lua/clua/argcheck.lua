@@ -206,4 +206,18 @@ function argcheck.join_negatives(parser, argv)
   return out
 end
 
+--- Parses `argv` with `parser` (negative numbers joined to their options):
+-- the parsed table, or, on a bad option, the usage and `NAME: why` on
+-- stderr and exit status 2, as a recipe's options do.
+-- @tparam argparse.Parser parser the parser (its checks installed)
+-- @tab argv the words
+-- @string name the program's name, for the message
+-- @treturn tab the options
+function argcheck.parse(parser, argv, name)
+  local ok, a = parser:pparse(argcheck.join_negatives(parser, argv))
+  if ok then return a end
+  io.stderr:write(parser:get_usage(), "\n", name, ": ", tostring(a), "\n")
+  os.exit(2)
+end
+
 return argcheck

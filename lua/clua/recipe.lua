@@ -132,7 +132,8 @@ end
 --- Times a step: clua.timing.run with the recipe's defaults.
 -- The defaults: --reps and --warmup (which
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
--- for host timing. opts.label is shown as progress.
+-- for host timing. opts.label is shown as progress (Recipe:progress), with
+-- the repetition it is at.
 function Recipe:time(step, opts)
   local o = {}
   for k, v in pairs(optcheck.check(opts, "R:time", TIME_OPTIONS)) do o[k] = v end
@@ -143,7 +144,12 @@ function Recipe:time(step, opts)
     local q = rawget(self, "queue")
     o.finish = q and function() q:finish() end or function() self.queue:finish() end
   end
-  if o.label then self:progress("timing " .. o.label) end
+  if o.label then
+    local label = o.label
+    self.measured = (rawget(self, "measured") or 0) + 1
+    self:progress("%s", label)
+    if o.progress == nil then o.progress = function(i, n) self:progress("%s: repetition %d of %d", label, i, n) end end
+  end
   o.label = nil
   return timing.run(step, o)
 end
