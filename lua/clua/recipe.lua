@@ -103,8 +103,36 @@ local function defines_key(d)
   return table.concat(keys, " ")
 end
 
+-- The current folder.
+local function cwd()
+  local ok, lfs = pcall(require, "lfs")
+  if ok and lfs.currentdir then return lfs.currentdir() end
+  return os.getenv("PWD") or "."
+end
+
+-- "cannot open kernel file 'x.cl': looked for /a/x.cl (beside the script),
+-- /b/x.cl (as given, from the current folder) and /root/kernels/x.cl".
+local function not_found(file, dir)
+  local places = {}
+  if file:find("^/") then
+    places[1] = file
+  else
+    local here = cwd()
+    if dir and not dir:find("^/") then dir = dir == "." and here or (here .. "/" .. dir) end
+    if dir and dir ~= here then places[#places + 1] = dir .. "/" .. file .. " (beside the script)" end
+    places[#places + 1] = here .. "/" .. file .. (dir == here and " (beside the script, the current folder)"
+      or " (as given, from the current folder)")
+    local ok, cl = pcall(require, "cl")
+    local root = ok and type(cl) == "table" and cl.root
+    if root then places[#places + 1] = root .. "/kernels/" .. file .. " (clua's kernels folder)" end
+  end
+  local list = #places == 1 and places[1]
+    or table.concat(places, ", ", 1, #places - 1) .. " and " .. places[#places]
+  return ("R:program: cannot open kernel file '%s': looked for %s"):format(file, list)
+end
+
 --- A program built from `file` (looked up beside the running script, then as
--- given, then under clua's kernels/ folder) with
+-- given, then under clua's kernels/ folder; an error names every place looked) with
 -- `defines` ({N=16, USE_X=true}) and build `options`, cached per device.
 function Recipe:program(file, defines, options)
   self.programs = rawget(self, "programs") or {}
@@ -118,7 +146,14 @@ function Recipe:program(file, defines, options)
   local key = table.concat({ file, defines_key(defines), options or "" }, "\0")
   local prog = self.programs[key]
   if not prog then
-    prog = self.ctx:program_file(file):build(options, defines)
+    local ok, src = pcall(self.ctx.program_file, self.ctx, file)
+    if not ok then
+      if tostring(src):find("cannot open kernel file", 1, true) then
+        error(not_found(file, dir or (type(script) == "string" and ".")), 3)
+      end
+      error(src, 0)
+    end
+    prog = src:build(options, defines)
     self.programs[key] = prog
   end
   return prog
