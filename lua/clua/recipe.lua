@@ -57,6 +57,14 @@ Recipe.__index = function(self, k)
   end
 end
 
+--- The running script's name: its file's, without the folder and `.lua`
+-- (`mywork/vsize.lua` gives `"vsize"`), or nil where there is no script.
+-- @treturn ?string the name
+function recipe.script_name()
+  local script = rawget(_G, "arg") and arg[0]
+  return type(script) == "string" and script:match("([^/]+)%.lua$") or nil
+end
+
 local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
 
 recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
@@ -64,6 +72,7 @@ recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
+-- (name: default the script's, recipe.script_name)
 --   size=, quick_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
 -- Parses `args` (default: the script's `arg`) with the shared options and the
 -- recipe's own; --help prints the help and exits. `seed` names the seed
@@ -80,7 +89,7 @@ function recipe.new(spec)
   for _, k in ipairs({ "description", "seed", "student" }) do
     if type(spec[k]) == "string" then spec[k] = spec[k]:gsub("%s+", " "):match("^ ?(.-) ?$") end
   end
-  local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
+  local self = setmetatable({ name = spec.name or recipe.script_name() or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)
   cli.parse(self, spec)
