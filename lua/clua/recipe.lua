@@ -89,7 +89,8 @@ function recipe.new(spec)
   for _, k in ipairs({ "description", "seed", "student" }) do
     if type(spec[k]) == "string" then spec[k] = spec[k]:gsub("%s+", " "):match("^ ?(.-) ?$") end
   end
-  local self = setmetatable({ name = spec.name or recipe.script_name() or "recipe", spec = spec, out = spec.out or io.stdout,
+  spec.name = spec.name or recipe.script_name()
+  local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)
   cli.parse(self, spec)
