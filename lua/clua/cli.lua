@@ -34,27 +34,29 @@ local function given_text(argv, name)
 end
 
 --- Why a --size is more than the device can hold, or nil when it fits.
--- A recipe's --size fits when `size * unit` bytes (`unit`: the bytes of
--- one unit of --size, recipe.new's `size_unit`) fit in one buffer
--- (CL_DEVICE_MAX_MEM_ALLOC_SIZE) and in a quarter of the global memory
+-- A recipe's --size fits when `size * unit` bytes fit in one buffer
+-- (CL_DEVICE_MAX_MEM_ALLOC_SIZE) and in 1/share of the global memory
 -- (recipes hold several arrays of that size); with --device all, on every
 -- device. Only the devices' facts are read: nothing runs on them.
 -- @int size the --size
--- @int unit bytes per unit of size
--- @tparam ?string sel the --device selector (nil: CLUA_DEVICE, else the default)
--- @tparam ?string text the --size as given (`1e12`)
+-- @tab[opt] opts `unit` (bytes per unit of size, default 1), `share`
+-- (default 4), `device` (the --device selector; default CLUA_DEVICE, else
+-- the default device), `text` (the --size as given, `1e12`)
 -- @treturn ?string why not, naming the device, its limit and where it comes from
-function cli.size_refused(size, unit, sel, text)
-  for _, d in ipairs(selected_devices(sel) or {}) do
+function cli.size_refused(size, opts)
+  opts = opts or {}
+  local unit, share = opts.unit or 1, opts.share or 4
+  local part = share == 4 and "a quarter" or ("1/%d"):format(share)
+  for _, d in ipairs(selected_devices(opts.device) or {}) do
     local i = d.info
-    local limit = math.min(i.max_mem_alloc_size, i.global_mem_size // 4) // unit
+    local limit = math.min(i.max_mem_alloc_size, i.global_mem_size // share) // unit
     if size > limit then
       local shown = unit > 1 and ("%d, %d bytes each"):format(size, unit) or units.format_size(size)
-      if text and text ~= shown then shown = ("%s (%s)"):format(text, shown) end
+      if opts.text and opts.text:gsub("%s", "") ~= shown:gsub("%s", "") then shown = ("%s (%s)"):format(opts.text, shown) end
       return ("--size %s: more than the device can hold: at most %s on %s (its largest buffer, "
-        .. "CL_DEVICE_MAX_MEM_ALLOC_SIZE, is %s; a quarter of its global memory, %s)"):format(shown,
+        .. "CL_DEVICE_MAX_MEM_ALLOC_SIZE, is %s; %s of its global memory, %s)"):format(shown,
         unit > 1 and tostring(limit) or units.format_size(limit), i.name,
-        units.format_size(i.max_mem_alloc_size), units.format_size(i.global_mem_size // 4))
+        units.format_size(i.max_mem_alloc_size), part, units.format_size(i.global_mem_size // share))
     end
   end
 end
@@ -119,7 +121,8 @@ function cli.parse(self, spec)
   local ok, a = p:pparse(argcheck.join_negatives(p, list))
   if not ok then refuse(a) end
   if a.size and not a.help then
-    local why = cli.size_refused(a.size, spec.size_unit or 1, a.device, given_text(list, "--size"))
+    local why = cli.size_refused(a.size, { unit = spec.size_unit, share = spec.size_share, device = a.device,
+      text = given_text(list, "--size") })
     if why then refuse(why) end
   end
   self.args, self.argv = a, list

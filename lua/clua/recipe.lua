@@ -68,7 +68,7 @@ end
 local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
 
 recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
-  "args", "out", "err", "exit", "student", "student_name", "size_unit" }
+  "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
@@ -80,8 +80,10 @@ recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size
 -- recipe first reads R.device, R.ctx, R.queue or R.facts. out, err and exit
 -- (default io.stdout, io.stderr, os.exit) are replaceable for specs.
 -- size_unit: the bytes of one unit of --size where it counts elements
--- (default 1: --size is bytes); a --size more than the device can hold is
--- refused with the option errors (clua.cli.size_refused).
+-- (default 1: --size is bytes); size_share: a --size may take 1/size_share
+-- of the device's global memory (default 4; 8 for a recipe that holds more
+-- arrays of it); a --size more than that, or than one buffer, is refused
+-- with the option errors (clua.cli.size_refused), never capped unsaid.
 -- description, seed and student are prose: written as long strings
 -- (`[[...]]` over several lines), each run of white space reads as one space.
 function recipe.new(spec)
