@@ -33,7 +33,7 @@ local function given_text(argv, name)
   return text
 end
 
---- Why a --size is more than the device can hold, or nil when it fits.
+--- Why a size option is more than the device can hold (nil when it fits).
 -- A recipe's --size fits when `size * unit` bytes fit in one buffer
 -- (CL_DEVICE_MAX_MEM_ALLOC_SIZE) and in 1/share of the global memory
 -- (recipes hold several arrays of that size); with --device all, on every

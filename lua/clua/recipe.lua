@@ -134,8 +134,8 @@ local function not_found(file, dir)
     if dir and dir ~= here then places[#places + 1] = dir .. "/" .. file .. " (beside the script)" end
     places[#places + 1] = here .. "/" .. file .. (dir == here and " (beside the script, the current folder)"
       or " (as given, from the current folder)")
-    local ok, cl = pcall(require, "cl")
-    local root = ok and type(cl) == "table" and cl.root
+    local ok, mod = pcall(require, "cl")
+    local root = ok and type(mod) == "table" and mod.root
     if root then places[#places + 1] = root .. "/kernels/" .. file .. " (clua's kernels folder)" end
   end
   local list = #places == 1 and places[1]
