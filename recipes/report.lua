@@ -22,6 +22,8 @@ local cluster = require "clua.cluster"
 local proc = require "clua.proc"
 local html = require "clua.html"
 local files = require "clua.files"
+local cardfiles = require "clua.cardfiles"
+local glance = require "clua.glance"
 
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
@@ -52,7 +54,8 @@ local p = argparse("report", "Run a set of recipes and write one report card of 
 p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
 p:flag("--quick", "Small sizes and few repetitions in every recipe (for CI).")
 p:option("--recipes", "Comma-separated recipes to run instead of the card's set.")
-p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go beside it.", "report.md")
+p:option("--out", "Markdown file to write (.md added to a name without one); the JSON, the page, the SVG plots "
+  .. "and logs go beside it (default: beside --html FILE, else report.md).")
 p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
   :argname("FILE")
 p:option("--with", "A recipe's options in place of the card's, with or without --quick: the recipe's name, then "
@@ -86,7 +89,11 @@ if args.apart and not args.cluster then p:error("--apart is for --cluster runs")
 
 local clua = proc.interpreter()
 local here = (arg[0]:match("^(.*)/[^/]*$") or ".")
-local stem = args.out:gsub("%.md$", "")
+-- Every file beside --out, or beside --html FILE when no --out is given.
+local html_given = args.html
+local place = cardfiles.place(args.out, args.html)
+local stem = place.stem
+args.out, args.html = place.md, place.html
 
 -- A cluster run: this rank's GPU, and its own card beside the cluster report.
 local mpi, cluster_stem
@@ -95,6 +102,7 @@ if args.cluster then
   cluster_stem = stem
   stem = ("%s-rank%d"):format(stem, mpi.rank())
   args.out = stem .. ".md"
+  if args.html and not html_given then args.html = stem .. ".html" end
 end
 local dir = stem .. "-files"
 local sh = proc.quote
@@ -246,6 +254,14 @@ if facts.type == "CPU" then
   add("")
   add("This device is a CPU (an OpenCL implementation running on the host's cores): its figures are CPU figures.")
 end
+-- The answer first: the run's headline figures, each with its bound.
+local at_a_glance = glance.table({ recipes = results })
+if at_a_glance then
+  add("")
+  add("## At a glance")
+  add("")
+  add((report.markdown(at_a_glance):gsub("^### [^\n]*\n\n", "")))
+end
 add("")
 add("## The device")
 add("")
@@ -264,7 +280,7 @@ for _, r in ipairs(results) do
       r.options and (" " .. r.options) or "", r.seconds))
     for _, d in ipairs(r.tables) do
       if d.id == roofline.ID then goto next_table end -- gathered in the roofline section
-      local t = report.from_data(d)
+      local t = report.without_empty(report.from_data(d)) -- no column of "-" only
       local old = saved_tables(r.name)
       if old then t = report.compare(t, old, { file = args.compare }) end
       add("")
@@ -298,7 +314,7 @@ end
 local placed
 if #points > 0 then
   local roofs = roofline.roofs(roof_rows)
-  placed = roofline.place(points, roofs)
+  placed = roofline.place(points, roofs, { cache_roof = glance.cache_roof({ recipes = results }) })
   add("")
   add("## The seed experiments on the roofline")
   add("")
@@ -344,13 +360,15 @@ doc.roofline = placed and placed:data() or nil
 f = assert(io.open(stem .. ".json", "w"))
 f:write(json.encode(doc, { indent = true, keyorder = { "schema", "report" } }), "\n")
 f:close()
-if args.html ~= "none" then
-  html.write(args.html or (stem .. ".html"), html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
+local written = { args.out, stem .. ".json" }
+if args.html then
+  written[#written + 1] = args.html
+  html.write(args.html, html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
     note = args.note, command = "clua recipes/report.lua" .. (args.quick and " --quick" or "")
       .. (args.device and (" --device " .. args.device) or "") }))
 end
-io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed, %.1f s)\n"):format(args.out, stem, #results,
-  failed, card_seconds))
+io.stderr:write(("report: %d recipes, %d failed, %.1f s; wrote %s\n"):format(#results, failed, card_seconds,
+  cardfiles.named(written, dir)))
 if not mpi then os.exit(failed == 0 and 0 or 1) end
 
 -- The cluster report: every rank's figures to rank 0.

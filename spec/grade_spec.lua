@@ -64,12 +64,12 @@ describe("recipes/grade.lua", function()
       assert.truthy(r.against:find("^6 many elements per work%-item") or r.against:find("^slides")
         or r.against:find("^%d[ ,]"), r.against)
       assert.falsy(r.against:find("copy", 1, true), r.against)
-      assert.matches("+3 correct at --size 1MiB; +2 correct at --size 1000000", r.rubric, 1, true)
+      assert.matches("correct at --size 1MiB: 3 of 3; correct at --size 1000000: 2 of 2", r.rubric, 1, true)
     end
     assert.are.equal(6 + speed_points(rows.r01_fast), rows.r01_fast.score)
     assert.are.equal(4 + speed_points(rows.r09_late), rows.r09_late.score) -- two days late: -2
     assert.are.equal(2, rows.r09_late["late days"])
-    assert.matches("-2 late: 2 days after the deadline", rows.r09_late.rubric, 1, true)
+    assert.matches("penalty, late: 2 off (2 days after the deadline)", rows.r09_late.rubric, 1, true)
     assert.matches("2025-01-03T10:00:00Z (last commit)", rows.r09_late.submitted, 1, true)
     assert.are.equal(0, rows.r01_fast["late days"])
     -- the slow one (2048 dependent steps a work-item, ~10x on PoCL) is slower than the fast one, beyond the noise
@@ -84,6 +84,7 @@ describe("recipes/grade.lua", function()
     assert.matches("^out%[511%]: got 2%.57%d*e%+32, expected 128%.49%d* %(first launch, n = 261887 %(512 groups, "
       .. "the last one 255 of 512 elements%)%)$", r["first wrong"])
     assert.are.equal(1, r.score) -- builds, nothing else
+    assert.matches("correct at --size 1MiB: 0 of 3 (wrong at out[511] (first launch, n = 261887 (512 groups", r.rubric, 1, true)
     assert.is_nil(r.rank)
   end)
 

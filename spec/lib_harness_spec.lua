@@ -27,8 +27,8 @@ end
 local SRC = [[
 __kernel void copy_extra(__global const float *in, __global float *out, uint n, int extra) {
   size_t i = get_global_id(0);
-  if (i < n) out[i] = in[i];
-  if (i == 0 && extra >= 0) out[extra] = -1.0f;
+  if (i < n) out[i] = (int)i == extra ? -1.0f : in[i];
+  if (i == 0 && extra >= (int)n) out[extra] = -1.0f;
 }
 __kernel void copy_stride(__global const float *in, __global float *out, uint n, uint s, int extra) {
   size_t i = get_global_id(0);

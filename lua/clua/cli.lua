@@ -61,6 +61,12 @@ function cli.size_refused(size, opts)
   end
 end
 
+--- Seconds a wait for a student's kernel may last when nothing says otherwise:
+-- a recipe's assignment mode (`--kernel`) and the grader (`clua grade`) both
+-- default to it. A naive kernel at a recipe's default size on a CPU device
+-- can take tens of seconds per launch.
+cli.TIMEOUT = 60
+
 --- The argparse parser of a recipe made with `spec` (recipe.new's table).
 -- @tab spec the recipe's declaration
 -- @treturn argparse.Parser
@@ -90,7 +96,7 @@ function cli.parser(spec)
   p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
   p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
   p:option("--timeout", "End with an error when a wait for the device takes longer than S seconds (a kernel " ..
-    "that never ends); default: CLUA_TIMEOUT, else none" .. (spec.student and ", or 60 with --kernel" or "") .. ".")
+    "that never ends); default: CLUA_TIMEOUT, else none" .. (spec.student and (", or %d with --kernel"):format(cli.TIMEOUT) or "") .. ".")
     :argname("S"):convert(argcheck.positive)
   if spec.student then
     p:option("--kernel", "Assignment mode: also time your own kernel from FILE, verified like the "
@@ -138,7 +144,7 @@ function cli.parse(self, spec)
   -- A student's kernel may never end: assignment mode waits 60 s at most
   -- unless --timeout or CLUA_TIMEOUT says otherwise.
   local env_timeout = os.getenv("CLUA_TIMEOUT")
-  self.timeout = a.timeout or ((not env_timeout or env_timeout == "") and a.kernel and 60) or nil
+  self.timeout = a.timeout or ((not env_timeout or env_timeout == "") and a.kernel and cli.TIMEOUT) or nil
 end
 
 return cli

@@ -10,7 +10,8 @@
 -- its JSON and says what happened: correct (with its time), wrong (the first
 -- wrong element, with what it got and what was expected), out of bounds (a
 -- write outside the part of an output it owns, named by its index, or past
--- an allocation, by its offset), too fast (above what the device can do:
+-- an allocation, by its offset), changed its input (a write into a buffer
+-- it may only read, named by its index), too fast (above what the device can do:
 -- flagged, not ranked), did not build (the compiler's log), timed out, or
 -- crashed.
 -- @module clua.gradebook
@@ -19,8 +20,8 @@ local report = require "clua.report"
 local gradebook = {}
 
 --- The verdicts, from best to worst.
-gradebook.VERDICTS = { "correct", "too fast", "wrong", "out of bounds", "did not build", "timed out", "crashed",
-  "no kernel", "not graded" }
+gradebook.VERDICTS = { "correct", "too fast", "wrong", "out of bounds", "changed its input", "did not build",
+  "timed out", "crashed", "no kernel", "not graded" }
 
 local function first_line(s) return (s or ""):match("[^\n]+") or "" end
 
@@ -101,7 +102,7 @@ local function first_wrong(msg)
   end
 end
 
---- What one run says: a table {verdict=, built=, correct=, oob=, timed_out=,
+--- What one run says: a table {verdict=, built=, correct=, oob=, changed_input=, timed_out=,
 -- too_fast=, reason= (one line), message= (the whole), first_wrong= ({where=,
 -- got=, expected=, text=}), build_log=, time=, min=, max=, spread=,
 -- bandwidth=, reference= (the recipe's fastest kernel for the same job),
@@ -111,7 +112,7 @@ end
 -- @tab[opt] doc its decoded --json (nil when none was written)
 function gradebook.outcome(code, err, doc)
   err = err or ""
-  local o = { built = true, correct = false, oob = false, timed_out = false, too_fast = false }
+  local o = { built = true, correct = false, oob = false, changed_input = false, timed_out = false, too_fast = false }
   local msg = recipe_error(err)
   if code == 0 and doc then
     local rows = student_rows(doc)
@@ -165,7 +166,16 @@ function gradebook.outcome(code, err, doc)
     o.verdict, o.oob = "out of bounds", true
     local at, part = msg:match("(%S+%[%d+%]) written outside the part the kernel owns %(([^%s]+%[%d+ %.%. %d+%))")
     o.reason = at and ("writes %s, outside its part %s"):format(at, part) or gradebook.cut(msg, 70)
-  elseif err:match("written at offset") or err:match("an input changed") then
+  elseif err:match("an input changed") then
+    o.verdict, o.changed_input = "changed its input", true
+    -- guard: "student: in: an input changed: 1 of 16 elements, the first at index 3 (99.0, was 3.0)";
+    -- harness: "LABEL: in: an input changed: 1 of 16 elements, the first in[3] (99.0, was 3.0)"
+    local buf, nbad, total, rest = msg:match("([^%s:]+): an input changed: (%d+) of (%d+) elements, the first ([^)]+%))")
+    local at, now, was = rest and (rest:match("^at index (%d+)") or rest:match("%[(%d+)%]")), nil, nil
+    if rest then now, was = rest:match("%(([^,]+), was ([^)]+)%)") end
+    o.reason = buf and at and ("writes its input %s: %s of %s elements changed, the first %s[%s] (%s, was %s)"):format(
+      buf, nbad, total, buf, at, now, was) or gradebook.cut(msg, 70)
+  elseif err:match("written at offset") then
     o.verdict, o.oob = "out of bounds", true
     local buf, bytes, off, where = msg:match("student: ([^:]+): (%d+) bytes written at offset (%d+), ([^(]+)")
     o.reason = buf and ("writes %s bytes at offset %s of %s, %s"):format(bytes, off, buf, where:gsub("%s+$", ""))
@@ -240,7 +250,7 @@ function gradebook.table(entries, meta, title)
       { name = "spread", unit = "%", format = "%.1f" }, { name = "noisy" },
       { name = "bandwidth", unit = "GB/s", format = "%.1f" },
       { name = "speed-up", unit = "x", format = "%.2f" }, { name = "against" },
-      { name = "built" }, { name = "correct" }, { name = "out of bounds" }, { name = "timed out" },
+      { name = "built" }, { name = "correct" }, { name = "out of bounds" }, { name = "changed input" }, { name = "timed out" },
       { name = "too fast" }, { name = "late days", format = "%d" }, { name = "submitted" },
       { name = "first wrong" }, { name = "reason" }, { name = "rubric" }, { name = "message" }, { name = "build log" },
       { name = "seconds", format = "%.1f" },
@@ -253,6 +263,7 @@ function gradebook.table(entries, meta, title)
       noisy = o.spread and yes(o.spread > 10) or nil, bandwidth = o.bandwidth,
       ["speed-up"] = o.speedup, against = o.speedup and o.reference or nil,
       built = yes(o.built), correct = yes(o.correct), ["out of bounds"] = yes(o.oob),
+      ["changed input"] = yes(o.changed_input),
       ["timed out"] = yes(o.timed_out), ["too fast"] = yes(o.too_fast), ["late days"] = e.late_days,
       submitted = e.submitted, ["first wrong"] = o.first_wrong and o.first_wrong.text or nil,
       reason = o.reason, rubric = e.lines and table.concat(e.lines, "; ") or nil,

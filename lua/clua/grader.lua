@@ -15,6 +15,10 @@ local rubricmod = require "clua.rubric"
 local similarity = require "clua.similarity"
 local feedback = require "clua.feedback"
 local lms = require "clua.lms"
+local classhint = require "clua.classhint"
+local gradescope = require "clua.gradescope"
+local classroom = require "clua.classroom"
+local cli = require "clua.cli"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
@@ -43,24 +47,39 @@ function grader.parser()
   p:option("--course", "A course file listing assignments (recipe, kernel, options, rubric); the submissions "
     .. "are then one folder per student."):argname("FILE")
   p:option("--submissions", "A folder of .cl files, or of one folder (or git repository) per student.")
-    :argname("DIR"):count(1)
+    :argname("DIR")
+  p:option("--submission", "One submission: DIR is the student's folder or git repository (GitHub Classroom).")
+    :argname("DIR")
+  p:flag("--gradescope", "Grade as Gradescope's autograder: the submission in ROOT/submission, the results in "
+    .. "ROOT/results/results.json, the gradebook's files in ROOT/results/clua/.")
+  p:option("--gradescope-root", "The root of --gradescope (default: CLUA_GRADESCOPE_ROOT, else /autograder).")
+    :argname("ROOT")
+  p:option("--classroom", "Also write the result as GitHub Classroom's autograding reporter reads it (JSON; "
+    .. "contrib/github-classroom/).") :argname("FILE")
   p:option("--kernel-name", "The kernel's name in every submission (default: the recipe's).")
   p:option("--rubric", "The rubric (a Lua file: docs/assignments.md); default: build 1, correct 3, speed 2.")
     :argname("FILE")
   p:option("--deadline", "The deadline, YYYY-MM-DD[THH:MM[:SS]][Z] (local time without Z); a submission's "
     .. "time is its file's, or its last commit's in a git repository."):argname("TIME")
-  p:option("--timeout", "Seconds a wait for the device may last (the recipe's --timeout).", "10"):convert(tonumber)
+  p:option("--timeout", ("Seconds a wait for the device may last (the recipe's --timeout; default: CLUA_TIMEOUT, "
+    .. "else %d)."):format(cli.TIMEOUT)):convert(tonumber)
   p:option("--wall", "Seconds one run of a submission may last (default: 3 x --timeout + 60).")
     :convert(tonumber)
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
     :argname("OPTS")
-  p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint.", "0.95"):convert(tonumber)
+  p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint (default: 0.95).")
+    :convert(tonumber)
+  p:option("--similar-common", "Share of the submissions (0 to 1) above which a passage is what everyone writes "
+    .. "and counts for nothing in the similarity (never one only two submissions have; default: 0.5).")
+    :convert(tonumber)
+  p:option("--base", "The code handed out (MOSS's -b): its passages count for nothing in the similarity.")
+    :argname("FILE"):args("+")
   p:option("--roster", "A CSV naming each submission's student for the exports (columns: student, name, email, "
     .. "username, id, sis_id, login, section).") :argname("FILE")
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
-    .. "STEM-feedback/, STEM-logs/.", "gradebook")
+    .. "STEM-feedback/, STEM-logs/ (default: gradebook).")
   p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
   return p
 end
@@ -98,14 +117,93 @@ function grader.parse_time(s)
   return t
 end
 
+--- The grading options a course file may set as well as the command line
+-- (which wins): each with its check and its default. A path is relative to
+-- the course file's folder.
+grader.SETTINGS = {
+  timeout = { what = "a number of seconds > 0" }, wall = { what = "a number of seconds > 0" },
+  budget = { what = "a number of seconds >= 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
+  similar_common = { what = "a number above 0, at most 1", default = 0.5 },
+  roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
+  deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
+}
+local COURSE_KEYS = { name = true, assignments = true }
+local ASSIGNMENT_KEYS = { "name", "recipe", "kernel", "kernel_name", "options", "rubric", "deadline", "base" }
+
+local function setting_ok(k, v)
+  if k == "timeout" or k == "wall" then return type(v) == "number" and v > 0 and v < math.huge end
+  if k == "budget" then return type(v) == "number" and v >= 0 and v < math.huge end
+  if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
+  if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
+  return type(v) == "string" and v ~= ""
+end
+
+local function known(list)
+  local l = {}
+  for k in pairs(list) do l[#l + 1] = k end
+  table.sort(l)
+  return table.concat(l, ", ")
+end
+
+--- The options once a course file (or none) and the defaults are applied:
+-- the command line first, then the course file's top level, then the
+-- default (the timeout's: CLUA_TIMEOUT, else clua.cli.TIMEOUT). Ends the
+-- process with a message naming a bad value.
+-- @tab args the options (`grader.args`); changed in place
+-- @tab[opt] course the course file's table
+-- @string[opt] dir the course file's folder
+-- @treturn tab args
+function grader.settle(args, course, dir)
+  for k, s in pairs(grader.SETTINGS) do
+    local v = course and course[k]
+    if args[k] == nil and v ~= nil then
+      if not setting_ok(k, v) then
+        fail(("course %s: %s must be %s, got %s"):format(args.course, k, s.what, type(v) == "string" and ("'" .. v .. "'")
+          or tostring(v)))
+      end
+      if s.path and v:sub(1, 1) ~= "/" then v = dir .. "/" .. v end
+      args[k] = v
+    end
+    if args[k] == nil then args[k] = s.default end
+  end
+  if args.timeout == nil then
+    local env = os.getenv("CLUA_TIMEOUT")
+    if env and env ~= "" then
+      args.timeout = tonumber(env)
+      if not args.timeout or args.timeout <= 0 then
+        fail(("CLUA_TIMEOUT='%s': the grader needs a limit of seconds > 0; give --timeout S"):format(env))
+      end
+    else args.timeout = cli.TIMEOUT end
+  end
+  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common" }) do
+    if args[k] ~= nil and not setting_ok(k, args[k]) then
+      fail(("--%s must be %s"):format(k:gsub("_", "-"), grader.SETTINGS[k].what))
+    end
+  end
+  return args
+end
+
+-- The recipes of a folder that have an assignment mode (declare `student =`).
+local function with_assignment_mode(recipes)
+  local out = {}
+  for _, f in ipairs(lines_of("ls -1 " .. sh(recipes) .. " 2>/dev/null")) do
+    local src = f:match("%.lua$") and read(recipes .. "/" .. f)
+    if src and src:find("\n%s*student%s*=") then out[#out + 1] = f:gsub("%.lua$", "") end
+  end
+  return out
+end
+
 --- The assignments to grade: the one the option recipe names, or the
--- course file's, each checked once before anything is graded: its recipe, its rubric, its
--- options (the recipe parses them, with every rubric size) and its deadline.
--- Ends the process with a message on the first fault.
+-- course file's, each checked once before anything is graded: the course
+-- file's keys (an unknown one is named, with the known ones), its recipe
+-- (one with an assignment mode), its rubric, its options (the recipe parses
+-- them, with every rubric size) and its deadline. Settles the options
+-- (`grader.settle`). Ends the process with a message on the first fault.
 -- @tab args the options (`grader.args`)
 -- @string recipes the folder of the recipes
 -- @string clua the interpreter that runs them
--- @treturn tab the assignments (`name`, `recipe`, `script`, `rub`, `options`, ...)
+-- @treturn tab the assignments (`name`, `recipe`, `script`, `rub`, `options`,
+-- `assign_options` (clua.classhint.options), ...)
 -- @treturn tab|nil the course, when --course gave one
 function grader.assignments(args, recipes, clua)
   local course, assignments = nil, {}
@@ -117,23 +215,39 @@ function grader.assignments(args, recipes, clua)
       fail("course " .. args.course .. ": " .. (ok and "returns no table with a list 'assignments'" or tostring(c)))
     end
     course = c
+    local keys = {}
+    for k in pairs(COURSE_KEYS) do keys[k] = true end
+    for k in pairs(grader.SETTINGS) do keys[k] = true end
+    for k in pairs(c) do
+      if not keys[k] then
+        fail(("course %s: unknown key '%s' (known: %s)"):format(args.course, tostring(k), known(keys)))
+      end
+    end
     local dir = args.course:match("^(.*)/[^/]*$") or "."
+    grader.settle(args, c, dir)
+    local akeys = {}
+    for _, k in ipairs(ASSIGNMENT_KEYS) do akeys[k] = true end
     for i, a in ipairs(c.assignments) do
+      if type(a) ~= "table" then fail(("course %s: assignments[%d] is not a table"):format(args.course, i)) end
       for k in pairs(a) do
-        if not ({ name = 1, recipe = 1, kernel = 1, kernel_name = 1, options = 1, rubric = 1, deadline = 1 })[k] then
-          fail(("course %s: assignments[%d]: unknown key '%s' (known: name, recipe, kernel, kernel_name, options, "
-            .. "rubric, deadline)"):format(args.course, i, tostring(k)))
+        if not akeys[k] then
+          fail(("course %s: assignments[%d]: unknown key '%s' (known: %s)"):format(args.course, i, tostring(k), known(akeys)))
         end
       end
       if not a.recipe or not a.kernel then fail(("course %s: assignments[%d] needs recipe = and kernel ="):format(args.course, i)) end
       local rub = a.rubric
       if type(rub) == "string" then rub = rub:sub(1, 1) == "/" and rub or (dir .. "/" .. rub) end
+      local base = type(a.base) == "string" and { a.base } or a.base
+      for j, b in ipairs(type(base) == "table" and base or {}) do
+        if type(b) == "string" and b:sub(1, 1) ~= "/" then base[j] = dir .. "/" .. b end
+      end
       assignments[i] = { name = a.name or a.recipe, recipe = a.recipe, kernel = a.kernel, kernel_name = a.kernel_name,
-        options = a.options or "", rubric = rub, deadline = a.deadline or c.deadline }
+        options = a.options or "", rubric = rub, deadline = a.deadline or args.deadline, base = base }
     end
   else
+    grader.settle(args)
     assignments[1] = { name = args.recipe, recipe = args.recipe, kernel_name = args.kernel_name,
-      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline }
+      options = args.recipe_options, rubric = args.rubric, deadline = args.deadline, base = args.base }
   end
 
   -- Checked once, before anything is graded: each recipe, its rubric, its
@@ -141,6 +255,7 @@ function grader.assignments(args, recipes, clua)
   for _, a in ipairs(assignments) do
     a.script = recipes .. "/" .. a.recipe .. ".lua"
     if not read(a.script) then fail("no recipe " .. a.script) end
+    a.base_src = grader.base(a.base, a.name)
     local ok, r = pcall(function()
       if type(a.rubric) == "table" then return rubricmod.check(a.rubric, a.name .. ": rubric") end
       return a.rubric and rubricmod.load(a.rubric) or rubricmod.check(rubricmod.DEFAULT)
@@ -152,14 +267,20 @@ function grader.assignments(args, recipes, clua)
         fail(("%s: the recipe options may not hold %s: the grader sets it"):format(a.name, o))
       end
     end
-    for _, sz in ipairs(a.rub.sizes) do
+    for i, sz in ipairs(a.rub.sizes) do
       local opts = a.options .. (sz.size and (" --size " .. sh(sz.size)) or "")
-      local out = lines_of(("%s %s --kernel /dev/null %s --help 2>&1 >/dev/null; echo \"rc=$?\""):format(sh(clua),
+      local out = lines_of(("%s %s --kernel /dev/null %s --help 2>&1; echo \"rc=$?\""):format(sh(clua),
         sh(a.script), opts))
-      if out[#out] ~= "rc=0" then
+      local last = out[#out - 1] or "?"
+      if out[#out] ~= "rc=0" and last:find("unknown option '--kernel'", 1, true) then
+        local have = with_assignment_mode(recipes)
+        fail(("%s: recipe %s has no assignment mode (it takes no --kernel FILE)%s"):format(a.name, a.recipe,
+          #have > 0 and ("; those that have one: " .. table.concat(have, ", ")) or ""))
+      elseif out[#out] ~= "rc=0" then
         fail(("%s: recipe %s refuses the options '%s': %s"):format(a.name, a.recipe, opts,
-          (out[#out - 1] or "?"):gsub("^recipe [%w_]+: ", "")))
+          last:gsub("^recipe [%w_]+: ", "")))
       end
+      if i == 1 then a.assign_options = classhint.options(table.concat(out, "\n")) end
     end
     if a.deadline then
       a.deadline_t = grader.parse_time(a.deadline)
@@ -167,6 +288,48 @@ function grader.assignments(args, recipes, clua)
     end
   end
   return assignments, course
+end
+
+--- The one submission graded alone (options submission and gradescope):
+-- the folder `dir` is the student's folder (or git repository).
+-- @string dir the folder
+-- @string[opt] name the student's name (default: the folder's)
+-- @treturn tab a list of one `{name, path, dir, git}`
+function grader.one(dir, name)
+  dir = dir:gsub("/+$", "")
+  if dir == "" then dir = "/" end
+  local base = dir:match("([^/]+)$")
+  if not base or base == "." then base = lines_of("basename \"$(cd " .. sh(dir) .. " && pwd)\"")[1] or "submission" end
+  return { { name = name or base, path = dir, dir = true, git = os.execute("test -e " .. sh(dir .. "/.git")) == true } }
+end
+
+--- What happened to a run that was not correct, in a few words for the
+-- rubric's line: "wrong at out[255] (first launch, n = 261887)", "did not
+-- build: line 5:44: use of undeclared identifier 'j'".
+-- @tab o an outcome (clua.gradebook.outcome)
+-- @treturn string the words
+function grader.what(o)
+  if o.verdict == "wrong" and o.first_wrong then return "wrong at " .. o.first_wrong.where end
+  local r = o.reason and o.reason ~= "" and o.reason ~= o.verdict and gradebook.cut(o.reason, 80) or nil
+  return o.verdict .. (r and (": " .. r) or "")
+end
+
+--- The sources of an assignment's base (the code handed out, for the
+-- similarity). Ends the process with a message when one cannot be read.
+-- @tparam nil|string|{string,...} base the files
+-- @string name the assignment's name, for the message
+-- @treturn {string,...} their sources
+function grader.base(base, name)
+  if type(base) == "string" then base = { base } end
+  if base ~= nil and (type(base) ~= "table" or #base == 0) then
+    fail(("%s: base must be a file or a list of files, not %s"):format(name, tostring(base)))
+  end
+  local srcs = {}
+  for i, f in ipairs(base or {}) do
+    srcs[i] = type(f) == "string" and read(f)
+    if not srcs[i] then fail(("%s: base %s: not a readable file"):format(name, tostring(f))) end
+  end
+  return srcs
 end
 
 --- The students: DIR/NAME.cl (not for a course), or DIR/NAME/ (a folder, or
@@ -195,17 +358,42 @@ function grader.main(argv, recipes)
   local args = grader.args(argv)
   local clua = proc.interpreter()
   if (args.recipe == nil) == (args.course == nil) then fail("give --recipe NAME or --course FILE (one of them)") end
-  if not is_dir(args.submissions) then fail("no folder " .. args.submissions) end
-  local wall = args.wall or (3 * args.timeout + 60)
+  local gs
+  if args.gradescope then
+    gs = gradescope.paths(args.gradescope_root or os.getenv("CLUA_GRADESCOPE_ROOT") or "/autograder")
+    if args.submissions or args.submission then fail("--gradescope grades ROOT/submission: give no --submissions or --submission") end
+    args.submission, args.out = gs.submission, args.out or gs.out
+  elseif args.gradescope_root then fail("--gradescope-root is an option of --gradescope")
+  end
+  if (args.submissions == nil) == (args.submission == nil) then
+    fail("give --submissions DIR (a class), --submission DIR (one student) or --gradescope (one of them)")
+  end
+  if args.classroom and not args.submission then fail("--classroom writes one submission's result: give --submission DIR") end
+  local folder = args.submissions or args.submission
+  if not is_dir(folder) then fail("no folder " .. folder) end
+  if args.course and args.base then fail("--base is for --recipe: a course file names each assignment's base") end
   local assignments, course = grader.assignments(args, recipes, clua)
+  local wall = args.wall or (3 * args.timeout + 60)
+  local common = args.similar_common
 
   -- The device the runs use, for the gradebook's record and its ranks.
   local dev_ok, dev = pcall(cl.device, args.device)
   local dev_type = dev_ok and dev and dev.info.type or "unknown"
   local on_cpu = dev_type ~= "GPU" and dev_type ~= "unknown"
 
-  local students = grader.students(args.submissions, course)
+  local students = args.submission and grader.one(args.submission, gs and (gradescope.student(read(gs.metadata))
+    or "submission"))
+    or grader.students(args.submissions, course)
   if #students == 0 then fail("no submissions (.cl files or folders) in " .. args.submissions) end
+  -- The roster, read before anything is graded: a fault in it costs nothing.
+  local roster, unlisted
+  if args.roster then
+    local names = {}
+    for i, s in ipairs(students) do names[i] = s.name end
+    local ok, r, m = pcall(lms.roster, args.roster, names)
+    if not ok then fail(tostring(r)) end
+    roster, unlisted = r, m
+  end
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
   os.execute("mkdir -p " .. sh(logs) .. " " .. sh(fbdir))
 
@@ -271,20 +459,26 @@ function grader.main(argv, recipes)
       e.outcome.reason = e.outcome.message
     else
       local o = run(a, s, file, a.rub.sizes[1].size)
-      local checked = o.built and not o.timed_out and o.verdict ~= "no kernel" and o.verdict ~= "crashed"
-      local correct = { checked and o.correct or nil }
+      -- each size: correct (true), wrong (false) or not checked (nil), and what happened
+      local correct, whys = {}, {}
+      local function checked(x) return x.built and not x.timed_out and x.verdict ~= "no kernel" and x.verdict ~= "crashed" end
+      if checked(o) then correct[1] = o.correct end
+      if not o.correct and o.built then whys[1] = grader.what(o) end
       for i = 2, #a.rub.sizes do
-        if not o.built or o.timed_out then break end
-        local sz = a.rub.sizes[i].size
-        local oi = run(a, s, file, sz, "-size" .. i)
-        correct[i] = oi.built and not oi.timed_out and oi.correct or (oi.built and not oi.timed_out and false or nil)
-        if o.correct and not oi.correct then
-          -- wrong at another size: the submission is not correct, and says where
-          oi.reason = ("at --size %s: %s"):format(sz, oi.reason or oi.verdict)
-          o = oi
+        if not o.built or o.timed_out then whys[i] = "not run: " .. o.verdict .. " at the first size"
+        else
+          local sz = a.rub.sizes[i].size
+          local oi = run(a, s, file, sz, "-size" .. i)
+          if checked(oi) then correct[i] = oi.correct end
+          if not oi.correct then whys[i] = grader.what(oi) end
+          if o.correct and not oi.correct then
+            -- wrong at another size: the submission is not correct, and says where
+            oi.reason = ("at --size %s: %s"):format(sz, oi.reason or oi.verdict)
+            o = oi
+          end
         end
       end
-      e.outcome, e.correct = o, correct
+      e.outcome, e.correct, e.whys = o, correct, whys
       local t, how = submitted_at(s, file)
       if t then
         e.submitted = os.date("!%Y-%m-%dT%H:%M:%SZ", t) .. (how == "commit" and " (last commit)"
@@ -309,7 +503,8 @@ function grader.main(argv, recipes)
     for _, e in ipairs(ranked) do a.times[#a.times + 1] = e.outcome.time end
     for _, e in ipairs(a.entries) do
       local o = e.outcome
-      e.score, e.max, e.lines = rubricmod.score(a.rub, { built = o.built, correct = e.correct, oob = o.oob,
+      e.score, e.max, e.lines, e.items = rubricmod.score(a.rub, { built = o.built, correct = e.correct, why = e.whys,
+        build_why = not o.built and grader.what(o) or nil, oob = o.oob, changed_input = o.changed_input,
         timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, late_days = e.late_days })
     end
     local srcs = {}
@@ -318,13 +513,20 @@ function grader.main(argv, recipes)
       if src then srcs[#srcs + 1] = { name = e.student, source = src } end
       e.source = src
     end
-    a.similar = similarity.pairs(srcs, args.similar)
+    a.similar = similarity.pairs(srcs, { threshold = args.similar, common = common, base = a.base_src,
+      over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
+    if not a.similar then
+      a.similar, a.similar_skipped = {}, ("alike: not looked for, the grading budget (--budget %s s) was spent")
+        :format(args.budget)
+    end
+    a.hint = classhint.same_factor(a.entries, a.assign_options, a.options)
   end
 
   -- Recorded once: the device, driver and clua of the runs, the options and the data.
   local meta = { recipe = table.concat((function() local r = {}; for i, a in ipairs(assignments) do r[i] = a.recipe end; return r end)(), ", "),
     clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), device_type = dev_type,
-    options = ("--timeout %s --wall %s"):format(args.timeout, wall),
+    options = ("--timeout %s --wall %s --similar %s --similar-common %s%s"):format(args.timeout, wall, args.similar,
+      common, args.budget and (" --budget " .. args.budget) or ""),
     data = "the recipe's own fixed seeds: every submission gets the same data" }
   for _, a in ipairs(assignments) do
     for _, e in ipairs(a.entries) do
@@ -337,6 +539,14 @@ function grader.main(argv, recipes)
   if not meta.device and dev_ok and dev then meta.device, meta.driver = dev.name, dev.info.driver_version end
 
   local tables, md, term = {}, {}, {}
+  -- Every file is written on its own: a fault in one (an export, a full
+  -- disk) is said at the end and makes the exit status 1, and the others
+  -- are written all the same.
+  local failed = {}
+  local function attempt(what, fn)
+    local ok, err = pcall(fn)
+    if not ok then failed[#failed + 1] = ("%s: %s"):format(what, tostring(err)) end
+  end
   md[#md + 1] = "# Gradebook" .. (course and course.name and (": " .. course.name) or (": " .. assignments[1].name))
   md[#md + 1] = ""
   for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "data" }) do
@@ -364,22 +574,30 @@ function grader.main(argv, recipes)
       table.insert(notes, 1, ("CPU ranks: the device is a %s (%s), whose times are noisy and whose order need not "
         .. "be a GPU's; rows with a spread above 10%% are marked noisy"):format(dev_type, meta.device or "?"))
     end
+    if a.hint then table.insert(notes, 1, a.hint) end
+    if unlisted and #unlisted > 0 then
+      notes[#notes + 1] = ("roster %s: no row for %s: the exports name them by the submission's name"):format(args.roster,
+        table.concat(unlisted, ", "))
+    end
     for _, n in ipairs(notes) do t:note(n) end
     t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
       :format(a.recipe, args.timeout, a.options, wall, logs))
+    if a.similar_skipped then notes[#notes + 1] = a.similar_skipped; t:note(a.similar_skipped) end
     tables[#tables + 1] = t
     local c = gradebook.compact(a.entries, title)
     for _, n in ipairs(notes) do c:note(n) end
     if #a.similar > 0 then
       local parts = {}
       for _, pr in ipairs(a.similar) do parts[#parts + 1] = ("%s ~ %s %.2f"):format(pr.a, pr.b, pr.score) end
-      c:note("alike (a hint, not a verdict: the same tokens once comments, whitespace and names are gone): "
-        .. table.concat(parts, "; "))
+      c:note("alike (a hint, not a verdict: the passages of their own two kernels share, once comments, whitespace "
+        .. "and names are gone" .. (#a.base_src > 0 and ", the handed-out code" or "") .. (" and what more than %g%% "
+        .. "of the class writes left out): "):format(common * 100) .. table.concat(parts, "; "))
     end
     md[#md + 1] = report.markdown(c)
     md[#md + 1] = ""
     term[#term + 1] = report.text(c)
-    if #assignments == 1 then write(args.out .. ".csv", report.csv(t)) else write(args.out .. "-" .. safe(a.name) .. ".csv", report.csv(t)) end
+    local csv = args.out .. (#assignments == 1 and "" or ("-" .. safe(a.name))) .. ".csv"
+    attempt(csv, function() write(csv, report.csv(t)) end)
   end
 
   -- The course: a column per assignment and a total.
@@ -411,7 +629,7 @@ function grader.main(argv, recipes)
       ct:add(row)
     end
     table.insert(tables, 1, ct)
-    write(args.out .. ".csv", report.csv(ct))
+    attempt(args.out .. ".csv", function() write(args.out .. ".csv", report.csv(ct)) end)
     md[#md + 1] = report.markdown(ct)
     term[#term + 1] = report.text(ct)
   end
@@ -422,23 +640,20 @@ function grader.main(argv, recipes)
     for _, pr in ipairs(a.similar) do similar[#similar + 1] = { assignment = a.name, a = pr.a, b = pr.b, score = pr.score } end
   end
   if #similar > 0 then
-    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels are %.2f or more the same once comments, "
-      .. "whitespace and names are gone (token-level, 1.00: the same code):\n"):format(args.similar)
+    md[#md + 1] = ("## Alike (a hint, not a verdict)\n\nPairs whose kernels share %.2f or more of their own passages "
+      .. "once comments, whitespace and names are gone, the handed-out code (--base) and what more than %g%% of the "
+      .. "class writes left out (token fingerprints as MOSS makes them; 1.00: the same code):\n"):format(args.similar,
+      common * 100)
     for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
     md[#md + 1] = ""
   end
-  write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"), grader = "clua recipes/grade.lua",
-    similar = similar }))
-  write(args.out .. ".md", table.concat(md, "\n") .. "\n")
-  local roster = args.roster and lms.roster(args.roster) or nil
-  local alist = {}
-  for i, a in ipairs(assignments) do alist[i] = { name = a.name, max = a.rub.max } end
-  local function get(s, an)
-    local e = score_of[an][s]
-    return e.score, ("%s: %s"):format(e.outcome.verdict, e.outcome.reason or "")
-  end
-  write(args.out .. "-moodle.csv", lms.moodle(names, alist, get, roster))
-  write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster))
+  attempt(args.out .. ".json", function() write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"),
+    grader = "clua recipes/grade.lua", similar = similar })) end)
+  attempt(args.out .. ".md", function() write(args.out .. ".md", table.concat(md, "\n") .. "\n") end)
+
+  -- The feedback, then what a course system reads: Gradescope's and GitHub
+  -- Classroom's results for one submission, Moodle's and Canvas's imports.
+  local texts = {}
   for _, s in ipairs(names) do
     local parts = {}
     for _, a in ipairs(assignments) do
@@ -447,16 +662,58 @@ function grader.main(argv, recipes)
       parts[#parts + 1] = feedback.markdown(e, { assignment = a.name, recipe = a.recipe, ranked = a.ranked, times = a.times,
         source = e.source, deadline = a.deadline })
     end
-    write(fbdir .. "/" .. safe(s) .. ".md", table.concat(parts, "\n"))
+    texts[s] = table.concat(parts, "\n")
+    attempt(fbdir .. "/" .. safe(s) .. ".md", function() write(fbdir .. "/" .. safe(s) .. ".md", texts[s]) end)
   end
+  local function parts_of(s)
+    local l = {}
+    for i, a in ipairs(assignments) do l[i] = { assignment = a.name, entry = score_of[a.name][s] } end
+    return l
+  end
+  if gs then
+    attempt(gs.json, function()
+      write(gs.json, gradescope.encode(gradescope.results(parts_of(names[1]), { output = texts[names[1]],
+        seconds = (cl.now() - started) / 1e9, several = #assignments > 1 })))
+    end)
+  end
+  if args.classroom then
+    attempt(args.classroom, function()
+      write(args.classroom, classroom.encode(classroom.result(parts_of(names[1]), { several = #assignments > 1 })))
+    end)
+  end
+  local alist = {}
+  for i, a in ipairs(assignments) do alist[i] = { name = a.name, max = a.rub.max } end
+  local function get(s, an)
+    local e = score_of[an][s]
+    return e.score, ("%s: %s"):format(e.outcome.verdict, e.outcome.reason or "")
+  end
+  attempt(args.out .. "-moodle.csv", function() write(args.out .. "-moodle.csv", lms.moodle(names, alist, get, roster)) end)
+  attempt(args.out .. "-canvas.csv", function() write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster)) end)
 
-  for _, a in ipairs(assignments) do io.stderr:write(gradebook.summary(a.entries), "\n") end
-  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/ (%.0f s)\n"):format(args.out,
-    args.out, args.out, args.out, args.out, fbdir, (cl.now() - started) / 1e9))
+  for _, a in ipairs(assignments) do
+    io.stderr:write(gradebook.summary(a.entries), "\n")
+    if a.hint then io.stderr:write("grade: ", a.name, ": ", a.hint, "\n") end
+  end
+  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/%s%s (%.0f s)\n"):format(args.out,
+    args.out, args.out, args.out, args.out, fbdir, gs and (", " .. gs.json) or "",
+    args.classroom and (", " .. args.classroom) or "", (cl.now() - started) / 1e9))
   io.stdout:write(table.concat(term, "\n"))
   if #similar > 0 then
     io.stdout:write("\nalike (a hint, not a verdict):\n")
     for _, s in ipairs(similar) do io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(s.assignment, s.a, s.b, s.score)) end
+  end
+  if args.submission then
+    local total, max = 0, 0
+    for _, a in ipairs(assignments) do
+      local e = score_of[a.name][names[1]]
+      total, max = total + e.score, max + e.max
+    end
+    io.stdout:write(("score: %s of %s\n"):format(gradebook.pts(total), gradebook.pts(max)))
+  end
+  if #failed > 0 then
+    for _, f in ipairs(failed) do io.stderr:write("grade: not written: ", f, "\n") end
+    io.stderr:flush()
+    os.exit(1)
   end
 end
 

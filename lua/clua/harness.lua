@@ -398,7 +398,8 @@ function Recipe:measure(spec)
     if not ok then error(("%s: %s Gop/s is %s: not a result"):format(label,
       units.format_number(spec.ops / t.median), why), 0) end
     if spec.roofline ~= false and spec.bytes then
-      self:roofline_point(label, { ops = spec.ops, bytes = spec.bytes, ns = t.median, type = spec.type })
+      self:roofline_point(label, { ops = spec.ops, bytes = spec.bytes, ns = t.median, type = spec.type,
+        cache = res.cache })
     end
   end
 

@@ -18,6 +18,7 @@ local report = require "clua.report"
 local noise = require "clua.noise"
 local device = require "clua.device"
 local roofline = require "clua.roofline"
+local glance = require "clua.glance"
 
 local html = {}
 
@@ -394,7 +395,7 @@ function html.card(doc, opts)
       for _, d in ipairs(r.tables or {}) do
         if r.name == "roofline" and d.id == "roofs" then roofs_rows = d.rows end
         if d.id ~= roofline.ID then
-          local t = report.from_data(d)
+          local t = report.without_empty(report.from_data(d)) -- no column of "-" only
           if old then t = report.compare(t, old, { file = opts.compare_file }) end
           put(html.table(t, { id = slug(r.name .. "-" .. (d.id or "table")), tally = tally }))
         end
@@ -428,7 +429,7 @@ function html.card(doc, opts)
     if p then put(html.figure(p:svg({ width = 980, height = 620 }), { id = "figure-roofline-experiments",
       caption = "Every kernel that has operations (a copy or a transpose has none: see the table). "
         .. "Point at a kernel, or tap it, for its intensity, throughput and share of the roof." })) end
-    put(html.table(report.from_data(doc.roofline), { id = "roofline-placed", tally = tally }))
+    put(html.table(report.without_empty(report.from_data(doc.roofline)), { id = "roofline-placed", tally = tally }))
     put("</section>")
   end
 
@@ -439,6 +440,14 @@ function html.card(doc, opts)
     esc(opts.command or ("clua recipes/report.lua" .. (doc.quick and " --quick" or ""))),
     esc(doc.date or "?"), esc(doc.clua or "?")))
   if opts.note then add("<p>" .. esc(opts.note) .. "</p>") end
+  -- the answer first: the run's headline figures, each with its bound (clua.glance)
+  local at_a_glance = glance.table(doc)
+  if at_a_glance then
+    at_a_glance.title = ""
+    add('<section id="glance"><h2>At a glance</h2>')
+    add(html.table(at_a_glance, { id = "glance-table" }))
+    add("</section>")
+  end
   local failed = 0
   for _, r in ipairs(doc.recipes or {}) do
     if r.error and not r.error:match("^not available") then failed = failed + 1 end

@@ -480,6 +480,28 @@ function report.load(path, kind)
   return doc
 end
 
+--- A copy of `t` without the columns that no row fills (every cell "-": a
+-- "theoretical" the device does not tell, say); key columns stay. The rows
+-- and notes are shared with `t`.
+-- @tparam clua.report t
+-- @treturn clua.report
+function report.without_empty(t)
+  local keep = {}
+  for _, c in ipairs(t.columns) do
+    local used = c.key or #t.rows == 0
+    for _, row in ipairs(t.rows) do
+      if used then break end
+      used = value(c, row) ~= nil
+    end
+    if used then keep[#keep + 1] = c end
+  end
+  if #keep == #t.columns then return t end
+  local out = setmetatable({}, Report)
+  for k, v in pairs(t) do out[k] = v end
+  out.columns = keep
+  return out
+end
+
 local function key_string(v)
   if type(v) == "number" then return ("%.10g"):format(v) end
   return tostring(v)

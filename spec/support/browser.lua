@@ -112,6 +112,37 @@ function M.pdf(page, pdf)
   return slurp(pdf) ~= nil
 end
 
+-- The probe of text_overlaps: every pair of text boxes (as drawn: rotation
+-- and scaling applied) of one figure that overlap by more than a pixel each way.
+local OVERLAP_PROBE = [[<script>addEventListener("load",function(){
+var out={figures:0,texts:0,overlaps:[]};
+document.querySelectorAll("figure.plot svg").forEach(function(svg){out.figures++;
+var f=svg.closest("figure"),boxes=[];
+svg.querySelectorAll("text").forEach(function(t){if(!t.textContent.trim())return;
+var r=t.getBoundingClientRect();if(r.width>0&&r.height>0)boxes.push({t:t.textContent,r:r});});
+out.texts+=boxes.length;
+for(var i=0;i<boxes.length;i++)for(var j=i+1;j<boxes.length;j++){var a=boxes[i].r,b=boxes[j].r;
+var w=Math.min(a.right,b.right)-Math.max(a.left,b.left),h=Math.min(a.bottom,b.bottom)-Math.max(a.top,b.top);
+if(w>1&&h>1)out.overlaps.push(f.id+": '"+boxes[i].t+"' / '"+boxes[j].t+"'");}});
+var pre=document.createElement("pre");pre.id="clua-overlap";pre.textContent=JSON.stringify(out);
+document.body.appendChild(pre);});</script>]]
+
+-- The text boxes that overlap in the page's figures, as chromium draws them
+-- at `width` CSS pixels (default 1200): returns {figures=, texts=,
+-- overlaps={"FIGURE: 'a' / 'b'", ...}}, or nil and what went wrong.
+function M.text_overlaps(page, width)
+  local text = assert(slurp(page), "no page " .. page)
+  local copy = os.tmpname() .. ".html"
+  spit(copy, (text:gsub("</body>", function() return OVERLAP_PROBE .. "\n</body>" end, 1)))
+  local dom, err = chromium(copy, ("--window-size=%d,2000 --virtual-time-budget=10000 --dump-dom"):format(
+    width or 1200))
+  os.remove(copy)
+  local found = dom:match('<pre id="clua%-overlap">(.-)</pre>')
+  if not found then return nil, "no probe output; chromium said: " .. err:sub(-2000) end
+  found = found:gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&nbsp;", "\194\160"):gsub("&amp;", "&")
+  return (assert(json.decode(found)))
+end
+
 if arg and arg[0] and arg[0]:match("browser%.lua$") then
   local r, why = M.check(assert(arg[1], "usage: browser.lua PAGE.html [WIDTH PNG]"))
   if not r then io.stderr:write(why, "\n") os.exit(1) end
