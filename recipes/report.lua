@@ -75,7 +75,7 @@ p:option("--html", "HTML page to write: the card as one self-contained file (def
 p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its SVG files in the folder beside "
   .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
 local argcheck = require "clua.argcheck"
-argcheck.install(p, { write = { "--out", "--html" }, read = { "--compare", "--from-json" } })
+argcheck.install(p, { create = { "--out", "--html" }, read = { "--compare", "--from-json" } })
 local args = argcheck.parse(p, arg, "report")
 if args.from_json then
   local doc, dir = html.load_card(args.from_json)

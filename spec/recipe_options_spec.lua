@@ -39,8 +39,9 @@ local CARD = {
   { "--reps 0", "report: --reps 0: must be a whole number >= 1", NODEV },
   { "--reps -2", "report: --reps -2: must be positive", NODEV },
   { "--timeout -3", "report: --timeout -3: must be positive", NODEV },
-  { "--out /nonexistent/r.md", "report: --out /nonexistent/r.md: cannot write it", NODEV },
-  { "--html /nonexistent/r.html", "report: --html /nonexistent/r.html: cannot write it", NODEV },
+  -- the card makes the folders of --out and --html: a file in their way is what cannot be
+  { "--out /dev/null/card/r.md", "report: --out /dev/null/card/r.md: cannot write it: /dev/null is not a folder", NODEV },
+  { "--html /dev/null/r.html", "report: --html /dev/null/r.html: cannot write it", NODEV },
   { "--compare /nonexistent/old.json", "report: --compare /nonexistent/old.json: cannot read it", NODEV },
 }
 

@@ -117,6 +117,31 @@ function argcheck.writable(path)
   return path
 end
 
+--- A file that can be written once its missing folders are made (as the
+-- card makes the folder of its --out): the file itself where its folder
+-- exists (argcheck.writable), else the nearest folder above it that exists
+-- must be one that a file can be made in. Nothing is left behind.
+-- @string path the file
+-- @treturn ?string the path, or nil and why not
+-- @treturn ?string why not
+function argcheck.creatable(path)
+  local parent = path:match("^(.*)/[^/]*$")
+  if parent == nil or parent == "" then return argcheck.writable(path) end
+  local ok, lfs = pcall(require, "lfs")
+  if not ok then return argcheck.writable(path) end
+  local dir = parent
+  while dir ~= "" and lfs.attributes(dir) == nil do dir = dir:match("^(.*)/[^/]*$") or "" end
+  if dir == parent then return argcheck.writable(path) end
+  if dir == "" then dir = path:sub(1, 1) == "/" and "/" or "." end
+  if lfs.attributes(dir, "mode") ~= "directory" then return nil, ("cannot write it: %s is not a folder"):format(dir) end
+  local probe = dir:gsub("/$", "") .. "/.clua-write-check-" .. tostring(os.time()) .. tostring(math.random(1e9))
+  local f, err = io.open(probe, "w")
+  if not f then return nil, ("cannot write it: cannot make a folder in %s: %s"):format(dir, tostring(err):gsub("^.-: ", "")) end
+  f:close()
+  os.remove(probe)
+  return path
+end
+
 --- A file that can be read.
 -- @string path the file
 -- @treturn ?string the path, or nil and why not
@@ -144,20 +169,22 @@ end
 -- `math.tointeger` takes a whole number >= 1 (argcheck.count), by
 -- `tonumber` a number > 0 (argcheck.positive), by clua.units.parse_size a
 -- size > 0 (argcheck.size); the options named in `files.write` a file that
--- can be written, in `files.read` one that can be read (`none` and `-` are
--- let through). Every refusal names the option and its value.
+-- can be written, in `files.create` one that can be written once its
+-- folders are made (argcheck.creatable), in `files.read` one that can be
+-- read (`none` and `-` are let through). Every refusal names the option and its value.
 -- @tparam argparse.Parser parser the parser, its options declared
--- @tab[opt] files `{write = {"--json", ...}, read = {"--compare", ...}}`
+-- @tab[opt] files `{write = {"--json", ...}, create = {...}, read = {"--compare", ...}}`
 -- @treturn argparse.Parser the parser
 function argcheck.install(parser, files)
   local writes, reads = {}, {}
-  for _, n in ipairs(files and files.write or {}) do writes[n] = true end
+  for _, n in ipairs(files and files.write or {}) do writes[n] = argcheck.writable end
+  for _, n in ipairs(files and files.create or {}) do writes[n] = argcheck.creatable end
   for _, n in ipairs(files and files.read or {}) do reads[n] = true end
   for _, opt in ipairs(parser._options or {}) do
     local name = option_name(opt)
     local f = opt._convert
     if type(f) == "function" then f = PLAIN[f] or f end
-    if writes[name] and f == nil then f = argcheck.writable end
+    if writes[name] and f == nil then f = writes[name] end
     if reads[name] and f == nil then f = argcheck.readable end
     if type(f) == "function" then
       local check = f
