@@ -16,6 +16,31 @@ describe("clua.gradebook", function()
     assert.is_true(o.timed_out)
   end)
 
+  it("sums up a build failure as its first error's line, in PoCL's and in NVIDIA's form of the log", function()
+    local head = "recipe reduction: recipes/reduction.lua:202: program:build: clBuildProgram failed: "
+      .. "CL_BUILD_PROGRAM_FAILURE\n"
+    local pocl = head .. "error: /tmp/class/r07_broken.cl:5:44: use of undeclared identifier 'j'\n"
+      .. "Device pthread-haswell-AMD EPYC failed to build the program\n1 error generated.\n"
+    local nvidia = head .. "/tmp/tmp.Xy12/r07_broken.cl:5:44: error: use of undeclared identifier 'j'\n"
+      .. "    sdata[tid] = in[get_global_id(0)] + in[j];\n                                           ^\n\n"
+    for _, err in ipairs({ pocl, nvidia }) do
+      local o = gradebook.outcome(1, err)
+      assert.are.equal("did not build", o.verdict)
+      assert.is_false(o.built)
+      assert.are.equal("line 5:44: use of undeclared identifier 'j'", o.reason)
+      assert.matches("r07_broken.cl:5:44: ", o.build_log, 1, true)
+    end
+    -- a warning before the error, and clang's "fatal error"
+    local o = gradebook.outcome(1, head .. "/tmp/k.cl:2:7: warning: unused variable 'x'\n"
+      .. "/tmp/k.cl:1:10: fatal error: 'missing.h' file not found\n")
+    assert.are.equal("line 1:10: 'missing.h' file not found", o.reason)
+    o = gradebook.outcome(1, head .. "warning: /tmp/k.cl:2:7: unused variable 'x'\nerror: /tmp/k.cl:3:1: expected ';'\n")
+    assert.are.equal("line 3:1: expected ';'", o.reason)
+    -- a log that names no line: its first line
+    o = gradebook.outcome(1, head .. "error: the compiler ran out of memory\n")
+    assert.are.equal("error: the compiler ran out of memory", o.reason)
+  end)
+
   it("takes the student's fastest row against the fastest ranked kernel, never a reference", function()
     local doc = { tables = { { id = "t", columns = { { name = "variant" }, { name = "time", unit = "ns" },
       { name = "bandwidth", unit = "GB/s" }, { name = "rank" } },

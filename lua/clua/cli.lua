@@ -83,6 +83,9 @@ function cli.parser(spec)
     :argname("N"):convert(argcheck.count)
   p:option("--warmup", ("Untimed warm-up runs (default %d)."):format(spec.warmup or 2))
     :argname("N"):convert(argcheck.whole)
+  p:flag("--check-size", "Sizes small enough for a checking device (clua check NAME --check-size): " ..
+    (spec.check_size and ("--size " .. spec.check_size .. ", ") or "the --quick sizes, ") ..
+    "one repetition, no warm-up.")
   p:option("--size", "Problem size, e.g. 4096, 64K, 256MiB, 1e6" ..
     (spec.size and (" (default " .. spec.size .. (spec.quick_size and (", " .. spec.quick_size
       .. " with --quick") or "") .. ").") or "."))
@@ -109,7 +112,7 @@ function cli.parser(spec)
 end
 
 --- Parses the recipe's command line into `self` (a recipe): `args`, `argv`,
--- `quick`, `reps`, `warmup`, `size`, `divisor`, `bw_unit`, `timeout`.
+-- `quick`, `check_size`, `reps`, `warmup`, `size`, `divisor`, `bw_unit`, `timeout`.
 -- On a bad option it prints the usage and "recipe NAME: why" on self.err and
 -- calls self.exit(2) (then raises, where exit is replaced by a spec).
 -- @param self the recipe
@@ -132,11 +135,14 @@ function cli.parse(self, spec)
     if why then refuse(why) end
   end
   self.args, self.argv = a, list
-  self.quick = a.quick or false
+  -- --check-size: --quick's paths, at the recipe's check size, run once
+  self.check_size = a.check_size or false
+  self.quick = a.quick or self.check_size
   self.reps_given, self.warmup_given = a.reps ~= nil, a.warmup ~= nil
-  self.reps = a.reps or (self.quick and (spec.quick_reps or 3) or (spec.reps or 10))
-  self.warmup = a.warmup or spec.warmup or 2
-  self.size = a.size or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
+  self.reps = a.reps or (self.check_size and 1) or (self.quick and (spec.quick_reps or 3) or (spec.reps or 10))
+  self.warmup = a.warmup or (self.check_size and 0) or spec.warmup or 2
+  self.size = a.size or (self.check_size and spec.check_size and units.parse_size(spec.check_size))
+    or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
     or (spec.size and units.parse_size(spec.size)) or nil
   self.divisor = a.gib and units.GiB or units.GB
   self.bw_unit = units.bw_unit(self.divisor)

@@ -16,11 +16,12 @@
 -- crashed.
 -- @module clua.gradebook
 local report = require "clua.report"
+local escape = require "clua.escape"
 
 local gradebook = {}
 
 --- The verdicts, from best to worst.
-gradebook.VERDICTS = { "correct", "too fast", "wrong", "out of bounds", "changed its input", "did not build",
+gradebook.VERDICTS = { "correct", "too fast", "wrong", "unsafe", "out of bounds", "changed its input", "did not build",
   "timed out", "crashed", "no kernel", "not graded" }
 
 local function first_line(s) return (s or ""):match("[^\n]+") or "" end
@@ -48,6 +49,17 @@ local function build_log(err)
   end
   if #out == 0 then out[1] = recipe_error(err) end
   return table.concat(out, "\n")
+end
+
+-- The first error of a build log as "line L:C: message", in either form a
+-- compiler's log takes: "FILE:L:C: error: message" (clang's own, NVIDIA's)
+-- or "error: FILE:L:C: message" (PoCL's); nil when it names no line.
+local function first_error(log)
+  for l in log:gmatch("[^\n]+") do
+    local at, msg = l:match("^error: .-:(%d+:%d+): (.+)$")
+    if not at then at, msg = l:match(":(%d+:%d+): [%a ]-error: (.+)$") end
+    if at then return ("line %s: %s"):format(at, msg) end
+  end
 end
 
 local function is_student(row)
@@ -184,8 +196,7 @@ function gradebook.outcome(code, err, doc)
     or err:match("cannot open kernel file") or err:match("more than one kernel") then
     o.verdict, o.built = "did not build", false
     o.build_log = build_log(err)
-    local e1 = o.build_log:match("error: [^\n]-:(%d+:%d+: [^\n]+)")
-    o.reason = e1 and ("line " .. e1) or gradebook.cut(first_line(o.build_log), 70)
+    o.reason = first_error(o.build_log) or gradebook.cut(first_line(o.build_log), 70)
   elseif err:match("not a result") then
     o.verdict, o.too_fast = "too fast", true
     o.reason = "faster than the device can go: " .. gradebook.cut(msg:match("[%d.]+ G[Bo][p/]s.*") or msg, 50)
@@ -272,8 +283,10 @@ function gradebook.table(entries, meta, title)
   return t
 end
 
---- The compact table for the terminal: student, verdict, score, time, rank
--- (with "=" for a tie within the noise) and a one-line reason.
+--- The compact table for the terminal: student (its control characters
+-- shown as escapes, clua.escape.terminal, so that two names stay apart),
+-- verdict, score, time, rank (with "=" for a tie within the noise) and a
+-- one-line reason.
 function gradebook.compact(entries, title)
   local t = report.new{ title = title or "Gradebook", id = "leaderboard", columns = {
     { name = "student", key = true }, { name = "verdict" }, { name = "score" },
@@ -281,7 +294,7 @@ function gradebook.compact(entries, title)
   local sorted = gradebook.sorted(entries)
   for _, e in ipairs(sorted) do
     local o = e.outcome
-    t:add{ student = gradebook.cut(e.student, 24), verdict = o.verdict .. ((e.late_days or 0) > 0 and ", late" or ""),
+    t:add{ student = gradebook.cut(escape.terminal(e.student), 24), verdict = o.verdict .. ((e.late_days or 0) > 0 and ", late" or ""),
       score = e.score and ("%s/%s"):format(gradebook.pts(e.score), gradebook.pts(e.max)) or nil,
       time = o.time, rank = e.rank and (tostring(e.rank) .. (e.tied and "=" or "")) or nil,
       reason = gradebook.cut(o.reason, 64) }

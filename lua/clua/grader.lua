@@ -22,6 +22,8 @@ local cli = require "clua.cli"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local gradecheck = require "clua.gradecheck"
+local escape = require "clua.escape"
 local cl = require "cl"
 
 local grader = {}
@@ -81,6 +83,7 @@ function grader.parser()
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
     .. "STEM-feedback/, STEM-logs/ (default: gradebook).")
   p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+  p:flag("--no-check", "Do not run each submission under the checker (Oclgrind) before timing it.")
   return p
 end
 
@@ -395,7 +398,7 @@ function grader.main(argv, recipes)
     roster, unlisted = r, m
   end
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
-  os.execute("mkdir -p " .. sh(logs) .. " " .. sh(fbdir))
+  os.execute("mkdir -p -- " .. sh(logs) .. " " .. sh(fbdir))
 
   local function kernel_file(s, a)
     if s.file then return s.file end
@@ -427,12 +430,13 @@ function grader.main(argv, recipes)
   local count, total_runs = 0, #students * #assignments
 
   -- One run of the recipe; returns the outcome and the decoded JSON.
+  local wall_left = wall -- the first run's: less what its check took
   local function run(a, s, file, size, tag)
     local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
-    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel", sh(file),
-      "--timeout", tostring(args.timeout), "--json", sh(j) }
+    local cmd = { "timeout", "-k", "10", tostring(wall_left), sh(clua), sh(a.script), "--kernel=" .. sh(file),
+      "--timeout", tostring(args.timeout), "--json=" .. sh(j) }
     if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
@@ -448,8 +452,8 @@ function grader.main(argv, recipes)
     count = count + 1
     local file, why = kernel_file(s, a)
     local e = { student = s.name, file = file and file:match("[^/]*$") or (a.kernel or "?"), path = file }
-    io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ..."):format(count, total_runs, s.name,
-      #assignments > 1 and (" " .. a.name) or "", (cl.now() - started) / 1e9))
+    io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ..."):format(count, total_runs, escape.terminal(s.name),
+      #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (cl.now() - started) / 1e9))
     local t0 = cl.now()
     if not file then
       e.outcome = { verdict = "no kernel", built = false, correct = false, message = why, reason = why }
@@ -458,14 +462,19 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o = run(a, s, file, a.rub.sizes[1].size)
+      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, clua = clua, wall = wall,
+        kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. safe(s.name)
+        .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
+      wall_left = math.max(1, math.floor(wall - spent))
+      o = o or run(a, s, file, a.rub.sizes[1].size)
+      wall_left = wall
       -- each size: correct (true), wrong (false) or not checked (nil), and what happened
       local correct, whys = {}, {}
       local function checked(x) return x.built and not x.timed_out and x.verdict ~= "no kernel" and x.verdict ~= "crashed" end
       if checked(o) then correct[1] = o.correct end
       if not o.correct and o.built then whys[1] = grader.what(o) end
       for i = 2, #a.rub.sizes do
-        if not o.built or o.timed_out then whys[i] = "not run: " .. o.verdict .. " at the first size"
+        if not o.built or o.timed_out or o.unsafe then whys[i] = "not run: " .. o.verdict .. " at the first size"
         else
           local sz = a.rub.sizes[i].size
           local oi = run(a, s, file, sz, "-size" .. i)
@@ -489,7 +498,7 @@ function grader.main(argv, recipes)
     e.seconds = (cl.now() - t0) / 1e9
     local o = e.outcome
     io.stderr:write((" %s%s\n"):format(o.verdict, o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
-      or (o.reason and (": " .. gradebook.cut(o.reason, 90)) or "")))
+      or (o.reason and (": " .. escape.terminal(gradebook.cut(o.reason, 90))) or "")))
     return e
   end
 
@@ -547,10 +556,10 @@ function grader.main(argv, recipes)
     local ok, err = pcall(fn)
     if not ok then failed[#failed + 1] = ("%s: %s"):format(what, tostring(err)) end
   end
-  md[#md + 1] = "# Gradebook" .. (course and course.name and (": " .. course.name) or (": " .. assignments[1].name))
+  md[#md + 1] = "# Gradebook: " .. escape.markdown(course and course.name or assignments[1].name)
   md[#md + 1] = ""
   for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "data" }) do
-    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, meta[k]) end
+    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, escape.markdown(meta[k])) end
   end
   md[#md + 1] = ""
   for _, a in ipairs(assignments) do
@@ -644,7 +653,10 @@ function grader.main(argv, recipes)
       .. "once comments, whitespace and names are gone, the handed-out code (--base) and what more than %g%% of the "
       .. "class writes left out (token fingerprints as MOSS makes them; 1.00: the same code):\n"):format(args.similar,
       common * 100)
-    for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
+    for _, s in ipairs(similar) do
+      md[#md + 1] = ("- %s: %s and %s, %.2f"):format(escape.markdown(s.assignment), escape.markdown(s.a),
+        escape.markdown(s.b), s.score)
+    end
     md[#md + 1] = ""
   end
   attempt(args.out .. ".json", function() write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"),
@@ -691,16 +703,20 @@ function grader.main(argv, recipes)
   attempt(args.out .. "-canvas.csv", function() write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster)) end)
 
   for _, a in ipairs(assignments) do
-    io.stderr:write(gradebook.summary(a.entries), "\n")
-    if a.hint then io.stderr:write("grade: ", a.name, ": ", a.hint, "\n") end
+    io.stderr:write(escape.terminal(gradebook.summary(a.entries)), "\n")
+    if a.hint then io.stderr:write("grade: ", escape.terminal(a.name), ": ", escape.terminal(a.hint), "\n") end
   end
-  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/%s%s (%.0f s)\n"):format(args.out,
-    args.out, args.out, args.out, args.out, fbdir, gs and (", " .. gs.json) or "",
-    args.classroom and (", " .. args.classroom) or "", (cl.now() - started) / 1e9))
+  local out = escape.terminal(args.out)
+  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/%s%s (%.0f s)\n"):format(out,
+    out, out, out, out, escape.terminal(fbdir), gs and (", " .. escape.terminal(gs.json)) or "",
+    args.classroom and (", " .. escape.terminal(args.classroom)) or "", (cl.now() - started) / 1e9))
   io.stdout:write(table.concat(term, "\n"))
   if #similar > 0 then
     io.stdout:write("\nalike (a hint, not a verdict):\n")
-    for _, s in ipairs(similar) do io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(s.assignment, s.a, s.b, s.score)) end
+    for _, s in ipairs(similar) do
+      io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(escape.terminal(s.assignment), escape.terminal(s.a),
+        escape.terminal(s.b), s.score))
+    end
   end
   if args.submission then
     local total, max = 0, 0
@@ -711,7 +727,7 @@ function grader.main(argv, recipes)
     io.stdout:write(("score: %s of %s\n"):format(gradebook.pts(total), gradebook.pts(max)))
   end
   if #failed > 0 then
-    for _, f in ipairs(failed) do io.stderr:write("grade: not written: ", f, "\n") end
+    for _, f in ipairs(failed) do io.stderr:write("grade: not written: ", escape.terminal(f), "\n") end
     io.stderr:flush()
     os.exit(1)
   end

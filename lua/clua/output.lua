@@ -225,11 +225,9 @@ function output.print_merged(self, merged)
 end
 
 local function write_file(self, path, text)
-  local f, err = io.open(path, "w")
-  if not f then error("cannot write " .. tostring(err), 0) end
-  f:write(text)
-  f:close()
-  self.err:write(("%s: wrote %s\n"):format(self.name, path))
+  local ok, err = pcall(require("clua.files").write, path, text)
+  if not ok then error(err, 0) end
+  self.err:write(("%s: wrote %s\n"):format(self.name, require("clua.escape").terminal(path)))
 end
 
 local function write_files(self, tables, version)
