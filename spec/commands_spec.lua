@@ -112,7 +112,7 @@ describe("subcommands, help for a mistake", function()
       for _, a in ipairs(o._aliases) do
         if a:sub(1, 2) == "--" then
           n = n + 1
-          assert.truthy(out:find(a .. "[ ,.\n]"), a .. " is missing from clua --help")
+          assert.truthy(out:find(a:gsub("%-", "%%-") .. "[ ,.\n]"), a .. " is missing from clua --help")
         end
       end
     end

@@ -13,7 +13,7 @@ if not CLUA:match("^/") then CLUA = REPO .. "/" .. CLUA end
 local recipes = {}
 for f in io.popen("ls " .. REPO .. "/recipes"):lines() do
   local n = f:match("^([%w_%-]+)%.lua$")
-  if n and n ~= "report" and n ~= "grade" then recipes[#recipes + 1] = n end
+  if n and n ~= "report" and n ~= "grade" and n ~= "check" then recipes[#recipes + 1] = n end -- the tools apart
 end
 
 local NODEV = "CLUA_DEVICE=no-such-device-anywhere"
