@@ -12,12 +12,12 @@ local R = recipe.new{
   name = "overlap",
   description = [[Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
-  quick_size = "1MiB",
+  quick_size = "1MiB", size_share = 8,
   options = function(p)
     p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
       :argname("N"):convert(math.tointeger)
     p:option("--copy-engines", "Copy engines assumed by the model (default: 2 on an NVIDIA GPU that reports "
-      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(math.tointeger)
+      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(require("clua.argcheck").whole)
     p:option("--max-queues", "Largest number of queues tried.", "4"):argname("N"):convert(math.tointeger)
     p:option("--max-chunks", "Largest number of chunks tried.", "16"):argname("N"):convert(math.tointeger)
   end,

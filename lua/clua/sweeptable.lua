@@ -47,7 +47,7 @@ end
 -- @param p the recipe's argparse parser (recipe.new's `options`)
 function sweeptable.local_option(p)
   p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
-    :argname("N"):convert(math.tointeger)
+    :argname("N"):convert(require("clua.argcheck").whole)
 end
 
 --- The work-group size the option asks for, capped by the device's
