@@ -499,8 +499,8 @@ function grader.main(argv, recipes)
     local src, refused
     if file then src, refused, e.source = submissions.read(file, s.dir and s.path or nil) end
     e.source = src or e.source
-    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, escape.terminal(s.name),
-      #assignments > 1 and (" " .. escape.terminal(a.name)) or ""))
+    io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ..."):format(count, total_runs, escape.terminal(s.name),
+      #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (cl.now() - started) / 1e9))
     local t0 = cl.now()
     if s.refused or refused then
       local msg = s.refused or refused
