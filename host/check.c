@@ -323,6 +323,13 @@ void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
   lua_pop(L, 1);
 }
 
+void clua_add_methods(lua_State *L, const char *tname, const luaL_Reg *funcs) {
+  luaL_getmetatable(L, tname);
+  lua_getfield(L, -1, "methods");
+  luaL_setfuncs(L, funcs, 0);
+  lua_pop(L, 2);
+}
+
 /* ---- host memory ---- */
 
 hostmem *hostmem_new(lua_State *L, size_t size) {

@@ -278,12 +278,6 @@ int clua_nvml(lua_State *L);
 void clua_push_device(lua_State *L, cl_device_id id);
 const char *clua_device_name(cl_device_id id, char *buf, size_t len);
 
-/* Context methods defined next to the type they create. */
-int clua_ctx_queue(lua_State *L);
-int clua_ctx_buffer(lua_State *L);
-int clua_ctx_program(lua_State *L);
-int clua_ctx_program_file(lua_State *L);
-int clua_ctx_user_event(lua_State *L);
 /* The context's first device (for messages and defaults). */
 cl_device_id clua_ctx_device(lua_State *L, int ctxidx);
 
@@ -291,6 +285,10 @@ cl_device_id clua_ctx_device(lua_State *L, int ctxidx);
    index is given) and a shared release function for __gc/__close/release. */
 void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
                   const luaL_Reg *meta);
+/* Adds funcs to the methods of a type registered before whose metatable has
+   an __index function (its "methods" field): a type adds the methods that
+   make it to its maker's type (ctx:queue, in queue.c). */
+void clua_add_methods(lua_State *L, const char *tname, const luaL_Reg *funcs);
 
 /* Host arrays, for the queue and buffer code. */
 carray *clua_checkarray(lua_State *L, int idx);
@@ -362,7 +360,7 @@ void clua_note_launch(cl_event ev, cl_kernel k);
    kernel's release, makes the next launch note its place anew;
    clua_keep_fatal puts the handler back where a driver may have taken the
    signals (after device discovery and builds, as clua_keep_sigint). */
-void clua_fatal_note(lua_State *L, ckernel *k);
+void clua_fatal_note(lua_State *L, cl_kernel k);
 void clua_fatal_forget(cl_kernel k);
 void clua_keep_fatal(void);
 void clua_timeout_init(lua_State *L);
@@ -377,6 +375,5 @@ int clua_env_error(lua_State *L);
    released cl.queue"). */
 cqueue *clua_test_queue(lua_State *L, int idx);
 cqueue *clua_check_queue(lua_State *L, int idx);
-int clua_queue_launch(lua_State *L);
 
 #endif

@@ -269,7 +269,7 @@ static int ev_complete(lua_State *L) {
   return 1;
 }
 
-int clua_ctx_user_event(lua_State *L) {
+static int ctx_user_event(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   cl_int err;
   cl_event ev = clCreateUserEvent(c->ctx, &err);
@@ -425,5 +425,7 @@ void clua_open_event(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", ev_index}, {"__close", ev_release}, {"__tostring", ev_tostring}, {NULL, NULL}};
   clua_newtype(L, T_EVENT, methods, meta);
+  static const luaL_Reg cmethods[] = {{"user_event", ctx_user_event}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
   clua_open_evpool(L);
 }
