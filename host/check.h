@@ -8,6 +8,10 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
+/* NVIDIA's device queries that cl_ext.h lacks (device.c, nvml.c). */
+#define CL_DEVICE_PCI_BUS_ID_NV 0x4008
+#define CL_DEVICE_PCI_SLOT_ID_NV 0x4009
+#define CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
 #include <stddef.h>
 #include <lua.h>
 #include <lauxlib.h>
