@@ -36,6 +36,7 @@ print(d.name, d.info.compute_units)
 */
 #include "check.h"
 #include "clua.h"
+#include "root.h"
 #include "state.h"
 
 #include <time.h>

@@ -8,6 +8,7 @@ Programs: OpenCL C source, built for a context's devices.
 for _, name in ipairs(prog:kernels()) do print(name) end
 */
 #include "check.h"
+#include "root.h"
 #include "state.h"
 
 #include <stdio.h>

@@ -48,10 +48,4 @@ void clua_keep_sigint(void);
    program. */
 extern volatile sig_atomic_t clua_direct_wait;
 
-/* The folder holding clua's lua/ and kernels/ (build tree or PREFIX/share/clua).
-   main.c (module.c for cl.so) sets it once before any script runs; cl.root and
-   program_file use it. clua_root returns NULL when it is not known. */
-void clua_set_root(const char *root);
-const char *clua_root(void);
-
 #endif
