@@ -8,6 +8,7 @@ Kernels: arguments and work-group facts (launched by `queue:launch`).
 print(k.name, k.nargs, k:info().work_group_size)
 */
 #include "check.h"
+#include "handles.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,8 @@ int clua_program_kernel(lua_State *L) {
 }
 
 static ckernel *check_kernel(lua_State *L, int idx) { return clua_check(L, idx, T_KERNEL); }
+
+cl_kernel clua_kernel_handle(lua_State *L, int idx) { return check_kernel(L, idx)->k; }
 
 static const char *kname(ckernel *k, char *buf, size_t len) {
   if (clGetKernelInfo(k->k, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS) buf[0] = 0;

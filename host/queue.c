@@ -10,6 +10,7 @@ local e = q:launch(k, n, 256)
 q:finish()
 */
 #include "check.h"
+#include "handles.h"
 #include "clua.h"
 #include "state.h"
 
@@ -95,6 +96,8 @@ CLUA_HOT cqueue *clua_check_queue(lua_State *L, int idx) {
   if (q->released) clua_released(L, idx, T_QUEUE);
   return q;
 }
+
+cl_command_queue clua_queue_handle(lua_State *L, int idx) { return clua_check_queue(L, idx)->q; }
 
 static int ctx_queue(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
