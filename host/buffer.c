@@ -5,6 +5,11 @@ Buffers: device memory, made by `context:buffer`.
 @module cl.buffer
 */
 #include "check.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "array.h"
+#include "open.h"
+#include "state.h"
 
 #include <stdio.h>
 #include <string.h>

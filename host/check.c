@@ -1,5 +1,7 @@
 /* Error names, argument checks and the helpers every type shares. */
 #include "check.h"
+#include "objects.h"
+#include "clua.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -107,6 +109,14 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
   luaL_where(L, 1);
   lua_insert(L, -2);
   lua_concat(L, 2);
+  return lua_error(L);
+}
+
+/* Raises the message on top of the stack as an error about the machine (see
+   CLUA_ENV_ERROR): no source position, and main.c prints no traceback. */
+int clua_env_error(lua_State *L) {
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, CLUA_ENV_ERROR);
   return lua_error(L);
 }
 

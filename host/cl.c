@@ -35,9 +35,13 @@ local d = cl.device()
 print(d.name, d.info.compute_units)
 */
 #include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "array.h"
+#include "deadline.h"
+#include "open.h"
 #include "root.h"
-#include "state.h"
+#include "clua.h"
+#include "version.h"
 
 #include <time.h>
 

@@ -7,6 +7,9 @@ Contexts: what `cl.context` returns.
 local q = ctx:queue()
 */
 #include "check.h"
+#include "objects.h"
+#include "open.h"
+#include "state.h"
 
 #include <string.h>
 

@@ -7,7 +7,8 @@ Platforms and devices: what `cl.platforms`, `cl.devices` and `cl.device` return.
 @usage for _, d in ipairs(cl.devices()) do print(d.platform, d.name, d.info.global_mem_size) end
 */
 #include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "open.h"
 #include "state.h"
 
 #include <dirent.h>
@@ -45,14 +46,6 @@ static void push_platform(lua_State *L, cl_platform_id id, int index) {
   cplatform *p = clua_new(L, sizeof *p, T_PLATFORM, 0);
   p->id = id;
   p->index = index;
-}
-
-/* Raises the message on top of the stack as an error about the machine (see
-   CLUA_ENV_ERROR): no source position, and main.c prints no traceback. */
-int clua_env_error(lua_State *L) {
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, CLUA_ENV_ERROR);
-  return lua_error(L);
 }
 
 /* The driver library an .icd file names (its first line), or NULL. */

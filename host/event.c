@@ -9,6 +9,10 @@ e:wait()
 print(e.command, e.duration, "ns")
 */
 #include "check.h"
+#include "objects.h"
+#include "events.h"
+#include "wait.h"
+#include "open.h"
 #include "state.h"
 
 #include <string.h>

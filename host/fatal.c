@@ -23,8 +23,8 @@
    installs while it finds its devices and which hands a fault on to ASan's
    report in the ASan binary, else the default action. */
 #define _GNU_SOURCE /* gettid */
-#include "check.h"
-#include "clua.h"
+#include "fatal.h"
+#include "compiler.h"
 
 #include <signal.h>
 #include <stdatomic.h>

@@ -2,8 +2,10 @@
 #define _DEFAULT_SOURCE
 /* Host memory shared by an array, its slices, the mappings of a buffer and
    pending transfers: freed when the last holder lets go. */
-#include "check.h"
+#include "objects.h"
+#include "hostmem.h"
 
+#include <lauxlib.h>
 #include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>

@@ -9,6 +9,13 @@ false, making either raises `ctx:image2d: images are not supported on DEVICE`.
 @module cl.image
 */
 #include "check.h"
+#include "objects.h"
+#include "array.h"
+#include "events.h"
+#include "wait.h"
+#include "queue.h"
+#include "open.h"
+#include "state.h"
 
 #include <stdio.h>
 #include <string.h>

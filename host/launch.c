@@ -2,7 +2,14 @@
    checks (work sizes, the kernel's arguments, the geometry, the options);
    queue:launcher, the same launch checked once and made many times. */
 #include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "events.h"
+#include "wait.h"
+#include "queue.h"
+#include "deadline.h"
+#include "fatal.h"
+#include "open.h"
+#include "compiler.h"
 
 #include <string.h>
 

@@ -19,9 +19,13 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "clua.h"
-#include "root.h"
 #include "state.h"
+#include "root.h"
+#include "clua.h"
+#include "version.h"
+#include "alloc.h"
+#include "lineedit.h"
+#include "mpimod.h"
 
 #define PROMPT1 "> "
 #define PROMPT2 ">> "
@@ -143,7 +147,7 @@ static void on_sigint(int sig) {
   }
   first_sigint = now;
   clua_interrupted = 1;
-  clua_given_up = 1; /* no release of OpenCL objects from now on (clua.h) */
+  clua_given_up = 1; /* no release of OpenCL objects from now on (state.h) */
   if (active_state)
     lua_sethook(active_state, interrupted, mask, 1);
 }
@@ -158,8 +162,6 @@ static void set_sigint(void (*handler)(int)) {
 }
 
 static clua_alloc *alloc; /* the state's allocator: freed once the state is closed */
-
-void (*clua_mpi_end)(int failed);
 
 /* The end of the state, from os.exit and from main: ^C from here on ends the
    process at once; with cl.timeout, the commands still running are waited
@@ -196,8 +198,9 @@ static int close_state(lua_State *L, int status, int abandoned) {
   clua_alloc_end(alloc);
   clua_exit_wait();
   clua_exit_abandoned(abandoned);
-  if (clua_mpi_end != NULL)
-    clua_mpi_end(status);
+#ifdef CLUA_MPI
+  clua_mpi_end(status);
+#endif
   return status;
 }
 

@@ -20,8 +20,8 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "clua.h"
 #include "root.h"
+#include "clua.h"
 
 #define SENTINEL "clua.module_sentinel"
 

@@ -3,6 +3,8 @@
    facts OpenCL does not give (memory clock and bus width, PCIe link, NVLinks,
    the topology between GPUs), for the device found by its UUID or PCI ids. */
 #include "check.h"
+#include "objects.h"
+#include "open.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

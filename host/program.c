@@ -8,8 +8,11 @@ Programs: OpenCL C source, built for a context's devices.
 for _, name in ipairs(prog:kernels()) do print(name) end
 */
 #include "check.h"
-#include "root.h"
+#include "objects.h"
+#include "fatal.h"
+#include "open.h"
 #include "state.h"
+#include "root.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,12 +571,9 @@ static int prog_tostring(lua_State *L) {
   return 1;
 }
 
-int clua_program_kernel(lua_State *L);
-
 void clua_open_program(lua_State *L) {
   static const luaL_Reg methods[] = {
-    {"build", prog_build}, {"try_build", prog_try_build}, {"kernel", clua_program_kernel},
-    {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
+    {"build", prog_build}, {"try_build", prog_try_build}, {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
     {"__index", prog_index}, {"__gc", prog_release}, {"__close", prog_release}, {"__tostring", prog_tostring}, {NULL, NULL}};
   clua_newtype(L, T_PROGRAM, methods, meta);

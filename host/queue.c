@@ -10,9 +10,18 @@ local e = q:launch(k, n, 256)
 q:finish()
 */
 #include "check.h"
-#include "handles.h"
-#include "clua.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "array.h"
+#include "events.h"
+#include "wait.h"
+#include "queue.h"
+#include "deadline.h"
+#include "sim.h"
+#include "open.h"
 #include "state.h"
+#include "compiler.h"
+#include "handles.h"
 
 #include <stdint.h>
 #include <stdio.h>

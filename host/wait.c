@@ -3,6 +3,9 @@
    end where the driver's clWaitForEvents cannot. Events themselves live in
    event.c (the cl.event type) and evpool.c (their lifetimes). */
 #include "check.h"
+#include "events.h"
+#include "wait.h"
+#include "deadline.h"
 #include "state.h"
 
 #include <pthread.h>
