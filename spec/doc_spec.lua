@@ -210,7 +210,7 @@ describe("API reference (docs/api, make doc)", function()
         for _, d in ipairs(defs) do doc[d.sep .. d.name] = doc[d.sep .. d.name] or d.documented end
         if modname == "clua.recipe" then
           -- R's methods from the modules of one concern each, documented there
-          for _, other in ipairs({ "harness", "assign", "output" }) do
+          for _, other in ipairs({ "harness", "assign", "output", "rows", "figures" }) do
             for _, d in ipairs((lua_defs("lua/clua/" .. other .. ".lua"))) do
               if d.sep == ":" then doc[":" .. d.name] = doc[":" .. d.name] or d.documented end
             end

@@ -37,6 +37,20 @@ describe(".ci/setup", function()
     assert.is_nil(run["libopenmpi-dev"], "OpenMPI is for make MPI=1 and its spec, not make run")
   end)
 
+  it("for make doc lists LDoc and its Markdown alone, and make doc installs only that set", function()
+    if not has_setup then return pending(".ci/setup is not here (a bundle)") end
+    local doc = list("doc")
+    local n = 0
+    for _ in pairs(doc) do n = n + 1 end
+    assert.is_true(doc["lua-ldoc"] and doc["lua-markdown"], "LDoc or its Markdown is missing from .ci/setup doc")
+    assert.are.equal(2, n, "make doc installs more than LDoc")
+    local p = assert(io.popen("make -n doc 2>&1"))
+    local out = p:read("a")
+    p:close()
+    assert.matches("sh .ci/setup doc\n", out, 1, true)
+    assert.is_nil(out:find("sh .ci/setup\n", 1, true), out)
+  end)
+
   it("refuses a set it does not know", function()
     if not has_setup then return pending(".ci/setup is not here (a bundle)") end
     local p = assert(io.popen("sh .ci/setup --list tests 2>&1; echo \"exit=$?\""))

@@ -452,8 +452,8 @@ function grader.main(argv, recipes)
     count = count + 1
     local file, why = kernel_file(s, a)
     local e = { student = s.name, file = file and file:match("[^/]*$") or (a.kernel or "?"), path = file }
-    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, escape.terminal(s.name),
-      #assignments > 1 and (" " .. escape.terminal(a.name)) or ""))
+    io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ..."):format(count, total_runs, escape.terminal(s.name),
+      #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (cl.now() - started) / 1e9))
     local t0 = cl.now()
     if not file then
       e.outcome = { verdict = "no kernel", built = false, correct = false, message = why, reason = why }
