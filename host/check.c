@@ -75,6 +75,8 @@ static const struct { cl_int code; const char *name; } errnames[] = {
   {-9999, "CL_NV_ILLEGAL_ADDRESS (an out-of-bounds access in a kernel)"},
 };
 
+/* The live counts of objects.h, which every type's file adds to: here, at the
+   bottom of the call graph, where all of them may reach. */
 size_t clua_counts[CNT_KINDS][2];
 
 const char *clua_errname(cl_int err) {
