@@ -18,6 +18,7 @@ local lms = require "clua.lms"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local gradetime = require "clua.gradetime"
 local cl = require "cl"
 
 local grader = {}
@@ -52,6 +53,9 @@ function grader.parser()
   p:option("--timeout", "Seconds a wait for the device may last (the recipe's --timeout).", "10"):convert(tonumber)
   p:option("--wall", "Seconds one run of a submission may last (default: 3 x --timeout + 60).")
     :convert(tonumber)
+  p:option("--rounds", "Timing rounds: each correct submission's time is the median of this many runs, "
+    .. "interleaved with as many runs of the recipe's own kernels (the references).", tostring(gradetime.ROUNDS))
+    :argname("N")
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
@@ -156,7 +160,7 @@ function grader.assignments(args, recipes, clua)
     end)
     if not ok then fail(r) end
     a.rub = r
-    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name" }) do
+    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name", "--grading" }) do
       if (" " .. a.options):find("%s" .. o:gsub("%-", "%%-") .. "[%s=]") or (" " .. a.options .. " "):find(" " .. o:gsub("%-", "%%-") .. " ") then
         fail(("%s: the recipe options may not hold %s: the grader sets it"):format(a.name, o))
       end
@@ -228,6 +232,8 @@ function grader.main(argv, recipes)
   local common = args.similar_common
   if not (common and common > 0 and common <= 1) then fail("--similar-common must be a number above 0, at most 1") end
   local wall = args.wall or (3 * args.timeout + 60)
+  local rounds, why = gradetime.check_rounds(args.rounds)
+  if not rounds then fail(why) end
   local assignments, course = grader.assignments(args, recipes, clua)
 
   -- The device the runs use, for the gradebook's record and its ranks.
@@ -269,8 +275,9 @@ function grader.main(argv, recipes)
   local started = cl.now()
   local count, total_runs = 0, #students * #assignments
 
-  -- One run of the recipe; returns the outcome and the decoded JSON.
-  local function run(a, s, file, size, tag)
+  -- One run of the recipe (mode: its --grading, nil for the whole recipe);
+  -- returns the outcome and the decoded JSON.
+  local function run(a, s, file, size, tag, mode)
     local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
@@ -280,6 +287,7 @@ function grader.main(argv, recipes)
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
     if size then cmd[#cmd + 1] = "--size " .. sh(size) end
+    if mode then cmd[#cmd + 1] = "--grading " .. mode end
     local _, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2> " .. sh(err))
     local text = read(j)
     local doc = text and report.decode(text)
@@ -300,13 +308,13 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o = run(a, s, file, a.rub.sizes[1].size)
+      local o = run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1))
       local checked = o.built and not o.timed_out and o.verdict ~= "no kernel" and o.verdict ~= "crashed"
       local correct = { checked and o.correct or nil }
       for i = 2, #a.rub.sizes do
         if not o.built or o.timed_out then break end
         local sz = a.rub.sizes[i].size
-        local oi = run(a, s, file, sz, "-size" .. i)
+        local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i))
         correct[i] = oi.built and not oi.timed_out and oi.correct or (oi.built and not oi.timed_out and false or nil)
         if o.correct and not oi.correct then
           -- wrong at another size: the submission is not correct, and says where
@@ -332,6 +340,11 @@ function grader.main(argv, recipes)
   for _, a in ipairs(assignments) do
     a.entries = {}
     for _, s in ipairs(students) do a.entries[#a.entries + 1] = grade_one(a, s) end
+    -- the timing rounds: references and correct submissions, interleaved (clua.gradetime)
+    a.timing = gradetime.rounds(a.entries, function(e, mode, tag)
+      return run(a, { name = e.student }, e.path, a.rub.sizes[1].size, tag, mode)
+    end, { rounds = rounds, progress = function(l) io.stderr:write(l, "\n") end,
+      over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
     -- ranks: a difference within the noise is none (on a CPU at least 5%)
     local ranked = gradebook.rank(a.entries, on_cpu and 5 or 0)
     a.ranked = #ranked
@@ -399,8 +412,10 @@ function grader.main(argv, recipes)
       table.insert(notes, 1, ("CPU ranks: the device is a %s (%s), whose times are noisy and whose order need not "
         .. "be a GPU's; rows with a spread above 10%% are marked noisy"):format(dev_type, meta.device or "?"))
     end
+    if a.timing then notes[#notes + 1] = gradetime.note(a.timing) end
     for _, n in ipairs(notes) do t:note(n) end
-    t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
+    t:note(("each run: clua recipes/%s.lua --kernel FILE --grading check|verify|time --timeout %s %s, killed after "
+      .. "%s s; logs in %s/")
       :format(a.recipe, args.timeout, a.options, wall, logs))
     if a.similar_skipped then notes[#notes + 1] = a.similar_skipped; t:note(a.similar_skipped) end
     tables[#tables + 1] = t
