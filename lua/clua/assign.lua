@@ -76,13 +76,14 @@ function Recipe:with_student(variants, defines, like)
   return list
 end
 
---- How `R:measure` runs a variant under `--grading MODE` (clua grade's runs,
--- docs/assignments.md): "once" for the recipe's own variants (one run,
+--- How `R:measure` runs a variant in clua grade's runs (the option
+-- `--grading MODE`, docs/assignments.md): "once" for the recipe's own variants (one run,
 -- neither timed nor checked: the grader times the references in a run of
 -- their own), "untimed" for the student's under `verify` (checked, one run),
 -- "unchecked" for the student's under `time` (timed; a `check` run checked
 -- it), nil otherwise (the whole cycle). A variant is the student's when its
 -- label holds the student's label (`R:student_kernel`).
+-- @param self the recipe
 -- @string label the variant's label
 -- @treturn string|nil the way
 function assign.grading(self, label)
@@ -93,7 +94,9 @@ function assign.grading(self, label)
   return ({ verify = "untimed", time = "unchecked" })[mode]
 end
 
---- The note of every table of a `--grading` run: what its figures are.
+--- The note of every table of a grading run: what its figures are (the
+-- option `--grading`).
+-- @param self the recipe
 -- @tparam clua.report t the table
 function assign.note_grading(self, t)
   local mode = self.args.grading

@@ -232,8 +232,8 @@ function grader.main(argv, recipes)
   local common = args.similar_common
   if not (common and common > 0 and common <= 1) then fail("--similar-common must be a number above 0, at most 1") end
   local wall = args.wall or (3 * args.timeout + 60)
-  local rounds, why = gradetime.check_rounds(args.rounds)
-  if not rounds then fail(why) end
+  local rounds, bad_rounds = gradetime.check_rounds(args.rounds)
+  if not rounds then fail(bad_rounds) end
   local assignments, course = grader.assignments(args, recipes, clua)
 
   -- The device the runs use, for the gradebook's record and its ranks.

@@ -20,7 +20,7 @@ local gradetime = {}
 -- (its check run the first), and the references as many.
 gradetime.ROUNDS = 3
 
---- The `--grading` mode of a submission's run at a rubric size.
+--- The mode of a submission's run at a rubric size (its option grading).
 -- @int size_index 1 for the first size (checked and timed), more for the
 -- others (verified, not timed)
 -- @treturn string "check" or "verify"
