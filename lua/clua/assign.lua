@@ -94,6 +94,16 @@ function assign.grading(self, label)
   return ({ verify = "untimed", time = "unchecked" })[mode]
 end
 
+--- Whether this run checks the student's kernel: true in assignment mode
+-- but under `--grading time` (clua grade's timing runs, each after the
+-- submission's check run). `R:measure` asks it itself; a recipe asks it
+-- before checks of its own making (reduction's first launches, group by
+-- group), which a timing run need not repeat.
+-- @treturn boolean
+function Recipe:checking_student()
+  return self.args.kernel ~= nil and self.args.grading ~= "time"
+end
+
 --- The note of every table of a grading run: what its figures are (the
 -- option `--grading`).
 -- @param self the recipe
