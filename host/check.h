@@ -92,6 +92,7 @@ typedef struct cqueue_s {
   int busy;             /* commands may still run: a blocking transfer waits for them first (interruptibly) */
   int ooo;              /* out-of-order execution */
   int cpu;              /* the device is a CPU: waits must leave it its cores (and stay interruptible) */
+  int sim;              /* the device is Oclgrind's (sim.c) */
   cl_event last;        /* the newest command, when busy and in order (what settling waits for): retained,
                            or borrowed from last_ev */
   struct cevent_s *last_ev;  /* a launch's event that owns `last` (no retain/release pair per launch) */
@@ -304,6 +305,14 @@ carray *clua_push_view(lua_State *L, hostmem *m, const ctype *t, size_t n);
    Ctrl-C ends the wait with an error "METHOD: interrupted", and waiting for
    a user event not completed yet (which nothing could complete) raises. */
 cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list);
+/* Oclgrind (sim.c): clua_sim_device, whether the device is its; clua_sim_stored,
+   after a command of q that stored into mem from the host (a write, fill, copy,
+   unmap): makes its uninitialised-value check count the whole buffer defined. */
+int clua_sim_device(cl_device_id dev);
+void clua_sim_stored(cqueue *q, cl_mem mem);
+/* Flushes the queues of the events' commands (clFlush), as OpenCL asks
+   before polling an event's status or waiting on its callback. */
+void clua_flush_events(cl_uint n, const cl_event *list);
 /* Whether a queue of a CPU device was ever made: until then every wait is a GPU's (event.c). */
 extern int clua_cpu_queue_made;
 /* Before a blocking command: waits (interruptibly) for what it would wait
@@ -345,6 +354,17 @@ void clua_timed_out(lua_State *L, const char *method, cl_uint n, const cl_event 
    (clua_given_up) and ends the process without waiting (clua_abandoned). */
 void clua_abandon(void);
 void clua_note_launch(cl_event ev, cl_kernel k);
+
+/* A fatal signal inside the OpenCL driver (fatal.c): clua_fatal_note, at each
+   launch, makes the message it prints (the kernel, the script line of the
+   launch, the clua check command) when the launch's place differs from the
+   last one's, and installs the handler at the first; clua_fatal_forget, at a
+   kernel's release, makes the next launch note its place anew;
+   clua_keep_fatal puts the handler back where a driver may have taken the
+   signals (after device discovery and builds, as clua_keep_sigint). */
+void clua_fatal_note(lua_State *L, ckernel *k);
+void clua_fatal_forget(cl_kernel k);
+void clua_keep_fatal(void);
 void clua_timeout_init(lua_State *L);
 int clua_timeout(lua_State *L);
 /* Raises the message on top of the stack as an error about the machine

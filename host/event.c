@@ -90,6 +90,17 @@ static int on_cpu(cl_event ev) {
 
 int clua_cpu_queue_made;
 
+void clua_flush_events(cl_uint n, const cl_event *list) {
+  cl_command_queue last = NULL;
+  for (cl_uint i = 0; i < n; i++) {
+    cl_command_queue cq = NULL;  /* NULL for a user event */
+    if (clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) == CL_SUCCESS && cq && cq != last) {
+      clFlush(cq);
+      last = cq;
+    }
+  }
+}
+
 cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
   /* One pass: each event's status, and for one not ended its type (two
      driver calls at most: a round trip's wait on the H100 made four) */
@@ -122,6 +133,10 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
     clua_direct_wait = 0;
     return err;
   }
+  /* OpenCL promises that a polled or called-back command progresses only once
+     its queue was flushed (Oclgrind runs nothing before): one clFlush, cheap
+     on a queue already flushed. */
+  clua_flush_events(n, list);
   /* With a deadline the wait must end on time and on ^C: callbacks and a
      condition variable. On a GPU a moment of polling answers short commands
      sooner than a wake-up; on a CPU device it would take a core from the
@@ -140,7 +155,9 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
   pthread_mutex_unlock(&wait_mu);
   for (cl_uint i = 0; i < n; i++)
     if (clSetEventCallback(list[i], CL_COMPLETE, wait_done, (void *)gen) != CL_SUCCESS) wait_done(list[i], 0, (void *)gen);
+  int ended = !not_done(list, n, &failed);  /* ran at the flush (Oclgrind does), or before a callback was set */
   pthread_mutex_lock(&wait_mu);
+  if (ended) wait_left = 0;
   int late = 0;
   while (wait_left && !clua_interrupted && !(late = clua_past(deadline))) {
     clua_keep_sigint();
@@ -151,7 +168,14 @@ cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_even
       ts.tv_sec++;
       ts.tv_nsec -= 1000000000;
     }
-    pthread_cond_timedwait(&wait_cv, &wait_mu, &ts);
+    if (pthread_cond_timedwait(&wait_cv, &wait_mu, &ts) && wait_left) {
+      /* every 50 ms, the status too: Oclgrind 21.10 never calls back for an
+         event that had ended when the callback was set */
+      pthread_mutex_unlock(&wait_mu);
+      ended = !not_done(list, n, &failed);
+      pthread_mutex_lock(&wait_mu);
+      if (ended) wait_left = 0;
+    }
   }
   int done = wait_left == 0;
   wait_gen++;
@@ -346,6 +370,7 @@ static int ev_index(lua_State *L) {
     cl_int st = 0;
     cl_int err = clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
     if (err != CL_SUCCESS) return clua_clerror(L, "event.status", "clGetEventInfo", err, NULL);
+    if (st > CL_COMPLETE) clua_flush_events(1, &e->ev);  /* a script polling the status sees it progress */
     const char *name = status_name(st);
     if (name) lua_pushstring(L, name);
     else lua_pushinteger(L, st);

@@ -365,6 +365,7 @@ static int k_release(lua_State *L) {
   ckernel *k = luaL_checkudata(L, 1, T_KERNEL);
   if (!k->released) {
     k->released = 1;
+    clua_fatal_forget(k->k);
     CLUA_RELEASE(clReleaseKernel(k->k));
     CLUA_RELEASED(CNT_KERNEL);
     free_kernel_info(k);

@@ -260,6 +260,7 @@ CLUA_HOT int clua_queue_launch(lua_State *L) {
   cl_uint nw = 0;
   if (has_offset) launch_offset(L, "queue:launch", off, dims);
   if (has_wait) nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
+  if (q->cpu) clua_fatal_note(L, k);  /* before: the kernel may fault before clEnqueueNDRangeKernel returns */
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, has_offset ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
@@ -307,6 +308,7 @@ static CLUA_HOT int launcher_call(lua_State *L) {
       lua_getiuservalue(L, lua_upvalueindex(2), 2);
       launch_released_arg(L, "launcher", lua_gettop(L), k, i);
     }
+  if (q->cpu) clua_fatal_note(L, k);
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, p->dims, p->has_offset ? p->off : NULL, p->g,
                                       p->haslocal ? p->l : NULL, 0, NULL, p->want_event ? &ev : NULL);

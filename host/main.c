@@ -6,6 +6,8 @@
    front of package.path from the binary's own location, `-v` names clua's
    version too, and `--devices` lists the OpenCL platforms and devices. */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,11 +170,30 @@ void (*clua_mpi_end)(int failed);
    process ends while it compiles a kernel for a launch. Where a wait timed
    out, the process ends there with status abandoned (clua_exit_abandoned);
    else MPI ends (clua_mpi_end) and status is returned, to exit with. */
+/* A write to the standard output that failed (a full disk, a descriptor the
+   caller closed): the script's output is lost, so the run fails with a
+   message, not status 0. */
+static int check_stdout(int status) {
+  errno = 0;
+  int flushed = fflush(stdout) == 0;
+  int err = errno;
+  if (flushed && !ferror(stdout))
+    return status;
+  const char *why = err ? strerror(err) : NULL;
+  if (why == NULL) { /* print flushes at once: the failed write's errno is gone by now */
+    int fl = fcntl(STDOUT_FILENO, F_GETFL);
+    why = (fl == -1 || (fl & O_ACCMODE) == O_RDONLY) ? "it is closed" : "a write to it failed (a full disk?)";
+  }
+  fprintf(stderr, "%s: cannot write the standard output: %s\n", progname, why);
+  return status == EXIT_SUCCESS ? EXIT_FAILURE : status;
+}
+
 static int close_state(lua_State *L, int status, int abandoned) {
   set_sigint(SIG_DFL);
   active_state = NULL;
   clua_settle_all();
   lua_close(L);
+  status = check_stdout(status);
   clua_alloc_end(alloc);
   clua_exit_wait();
   clua_exit_abandoned(abandoned);
@@ -723,6 +744,12 @@ int main(int argc, char **argv) {
   int status, ok;
 
   atexit(flush_all);
+  /* A standard descriptor the caller closed (`clua x.lua >&-`) is held by
+     /dev/null, read-only: no file the script opens takes its number, and a
+     write to it fails (EBADF), which close_state reports. */
+  for (int fd = 0; fd <= 2; fd++)
+    if (fcntl(fd, F_GETFD) == -1 && errno == EBADF && open("/dev/null", O_RDONLY) != fd)
+      return EXIT_FAILURE;
   if (argv[0] != NULL && argv[0][0] != '\0')
     progname = argv[0];
   root = find_root();

@@ -188,7 +188,10 @@ void clua_queue_orphan(cqueue *q) {
     if (q->last_ev) q->last_ev->newest_of = NULL;
     q->last_ev = NULL;
     q->last = NULL;  /* moves, counted as it was */
-    if (!ev && clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev) == CL_SUCCESS) CLUA_CREATED(CNT_EVENT);
+    if (!ev && clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev) == CL_SUCCESS) {
+      CLUA_CREATED(CNT_EVENT);
+      clFlush(q->q);  /* clua_exit_wait polls it */
+    }
     if (ev && !orphan(q, -1, ev)) {
       clReleaseEvent(ev);
       CLUA_RELEASED(CNT_EVENT);

@@ -316,6 +316,7 @@ static void build_info_program(lua_State *L, cprogram *p) {
   cl_int built = build_captured(info, opts, &noise);
   free(noise);
   clua_keep_sigint();
+  clua_keep_fatal();
   if (built != CL_SUCCESS) {
     clReleaseProgram(info);
     CLUA_RELEASED(CNT_PROGRAM);
@@ -327,6 +328,8 @@ static void build_info_program(lua_State *L, cprogram *p) {
   }
   p->info = info;
 }
+
+static void note_pieces(lua_State *L, cprogram *p);
 
 /* Returns 1 on success; on failure leaves the mapped log on the stack. */
 static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
@@ -355,6 +358,7 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
     }
   }
   clua_keep_sigint();
+  clua_keep_fatal();
   *errp = err;
   push_log(L, p, dev);
   add_noise(L, noise);
@@ -369,6 +373,7 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
     const char *log = lua_tostring(L, -1);
     if (show && !strcmp(show, "1") && *log) fprintf(stderr, "%s\n", log);
     lua_pop(L, 1);
+    note_pieces(L, p);
     return 1;
   }
   if (!*lua_tostring(L, -1)) {
@@ -376,6 +381,36 @@ static int do_build(lua_State *L, cprogram *p, cl_int *errp) {
     lua_pushfstring(L, "(the compiler gave no log; options were: %s)", opts);
   }
   return 0;
+}
+
+/* Under `clua check` (CLUA_CHECK_MAP names a file): appends, for each
+   kernel of the program just built, where each piece of its source came from,
+   "KERNEL<TAB>FIRST<TAB>LINES<TAB>FILE" a line, so that the checker can name
+   the kernel file's own line of a finding (lua/clua/checker.lua). */
+static void note_pieces(lua_State *L, cprogram *p) {
+  const char *path = getenv("CLUA_CHECK_MAP");
+  if (!path || !*path) return;
+  size_t n = 0;
+  if (clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n) != CL_SUCCESS) return;
+  char *names = malloc(n + 1);
+  FILE *f = names ? fopen(path, "a") : NULL;
+  if (f && clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, names, NULL) == CL_SUCCESS) {
+    names[n] = 0;
+    lua_getiuservalue(L, 1, 2);
+    lua_Integer np = luaL_len(L, -1);
+    for (char *k = strtok(names, ";"); k; k = strtok(NULL, ";"))
+      for (lua_Integer i = 1; i <= np; i++) {
+        lua_rawgeti(L, -1, i);
+        lua_getfield(L, -1, "first");
+        lua_getfield(L, -2, "lines");
+        lua_getfield(L, -3, "name");
+        fprintf(f, "%s\t%d\t%d\t%s\n", k, (int)lua_tointeger(L, -3), (int)lua_tointeger(L, -2), lua_tostring(L, -1));
+        lua_pop(L, 4);
+      }
+    lua_pop(L, 1);
+  }
+  if (f) fclose(f);
+  free(names);
 }
 
 /***

@@ -133,6 +133,7 @@ int clua_ctx_queue(lua_State *L) {
   clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   q->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   if (q->cpu) clua_cpu_queue_made = 1;
+  q->sim = clua_sim_device(dev);
   q->released = 0;
   clua_queue_live(q);
   CLUA_CREATED(CNT_QUEUE);
@@ -191,6 +192,7 @@ void clua_queue_settle(lua_State *L, cqueue *q, const char *method, cl_uint nw, 
   }
   cl_event m;
   if (clEnqueueMarkerWithWaitList(q->q, nw, wl, &m) != CL_SUCCESS) return;  /* the command itself says why */
+  clua_flush_events(nw, wl);  /* what the marker waits for, on other queues too */
   clFlush(q->q);
   cevent *e = clua_push_event(L, m);  /* an error (^C) leaves it to the collector */
   clua_wait_list(L, method, 1, &m);
@@ -314,6 +316,7 @@ static int transfer(lua_State *L, int write) {
                         "%I bytes at offset %I", (lua_Integer)size, (lua_Integer)off);
   if (!blocking) clua_queue_hold(L, q, ev, a->mem);
   clua_queue_enqueued(q, !blocking, err == CL_SUCCESS ? ev : NULL);
+  if (q->sim && write) clua_sim_stored(q, b->mem);
   clua_push_event(L, ev);
   return 1;
 }
@@ -382,6 +385,7 @@ static int q_copy(lua_State *L) {
   cl_int err = clEnqueueCopyBuffer(q->q, s->mem, d->mem, so, dof, size, nw, wl, &ev);
   clua_queue_enqueued(q, 1, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:copy", "clEnqueueCopyBuffer", err, "%I bytes", (lua_Integer)size);
+  if (q->sim) clua_sim_stored(q, d->mem);
   clua_push_event(L, ev);
   return 1;
 }
@@ -436,6 +440,7 @@ static int q_fill(lua_State *L) {
   cl_int err = clEnqueueFillBuffer(q->q, b->mem, pat, psize, off, size, nw, wl, &ev);
   clua_queue_enqueued(q, 1, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:fill", "clEnqueueFillBuffer", err, NULL);
+  if (q->sim) clua_sim_stored(q, b->mem);
   clua_push_event(L, ev);
   return 1;
 }
@@ -528,6 +533,7 @@ static int rect_transfer(lua_State *L, int write) {
     return clua_clerror(L, method, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect", err, NULL);
   if (!blocking) clua_queue_hold(L, q, ev, a->mem);
   clua_queue_enqueued(q, !blocking, err == CL_SUCCESS ? ev : NULL);
+  if (q->sim && write) clua_sim_stored(q, b->mem);
   clua_push_event(L, ev);
   return 1;
 }
@@ -598,6 +604,7 @@ static int q_copy_rect(lua_State *L) {
   cl_int err = clEnqueueCopyBufferRect(q->q, sm, dm, so, dof, r, srp, ssp, drp, dsp, nw, wl, &ev);
   clua_queue_enqueued(q, 1, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return clua_clerror(L, method, "clEnqueueCopyBufferRect", err, NULL);
+  if (q->sim) clua_sim_stored(q, d->mem);
   clua_push_event(L, ev);
   return 1;
 }
@@ -708,6 +715,7 @@ static int q_unmap(lua_State *L) {
   cl_int err = clEnqueueUnmapMemObject(q->q, b->mem, m->ptr, nw, wl, &ev);
   clua_queue_enqueued(q, 1, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:unmap", "clEnqueueUnmapMemObject", err, NULL);
+  if (q->sim) clua_sim_stored(q, b->mem);
   CLUA_RELEASED(CNT_MAP);
   if (m->mapq) {
     clReleaseCommandQueue(m->mapq);

@@ -22,12 +22,14 @@
 #define ADD_INT(p) atomic_add(p, 1)
 #define ADD_LONG(p) atom_add(p, 1L)
 
-/* float: read, add, and publish only if nobody changed the word meanwhile. */
+/* float: read, add, and publish only if nobody changed the word meanwhile.
+   The first read is atomic too: a plain one races with the other work-items'
+   atomic_cmpxchg (OpenCL's memory model; Oclgrind reports it). */
 #define CAS_FLOAT(SPACE)                                                       \
 static inline void add_float_##SPACE(volatile SPACE float *p)                  \
 {                                                                              \
     volatile SPACE int *w = (volatile SPACE int *)p;                           \
-    int seen, old = *w;                                                        \
+    int seen, old = atomic_or(w, 0);                                           \
     do {                                                                       \
         seen = old;                                                            \
         old = atomic_cmpxchg(w, seen, as_int(as_float(seen) + 1.0f));        \

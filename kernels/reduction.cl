@@ -235,7 +235,7 @@ __kernel void reduce_atomic(__global const float *in, __global float *out, uint 
     last_warp(sdata, tid);
     if (tid == 0) {
         volatile __global int *w = (volatile __global int *)out;
-        int seen, old = *w;
+        int seen, old = atomic_or(w, 0); /* atomic: a plain read races with the other groups' cmpxchg */
         do {
             seen = old;
             old = atomic_cmpxchg(w, seen, as_int(as_float(seen) + sdata[0]));

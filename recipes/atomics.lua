@@ -17,7 +17,7 @@ local R = recipe.new{
   options = function(p)
     p:option("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
       :argname("N"):convert(math.tointeger)
-    p:option("--per", "Atomic adds per work-item (default 16, 4 with --quick).")
+    p:option("--per", "Atomic adds per work-item (default 16, 4 with --quick, 2 with --check-size).")
       :argname("K"):convert(math.tointeger)
     p:option("--local", "Work-group size.", "256"):argname("N"):convert(math.tointeger)
   end,
@@ -28,7 +28,7 @@ R:main(function(R, dev)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local W = math.min(info.warp_size or 32, L)
   local n = math.tointeger((R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)) // L * L)
-  local K, q = R.args.per or (R.quick and 4 or 16), R.queue
+  local K, q = R.args.per or (R.check_size and 2 or R.quick and 4 or 16), R.queue
   if n < L or K < 1 then error(("--items must be at least --local (%d), --per at least 1"):format(L), 0) end
 
   local has64 = (" " .. table.concat(info.extensions, " ") .. " "):find(" cl_khr_int64_base_atomics ", 1, true) ~= nil
@@ -38,7 +38,12 @@ R:main(function(R, dev)
   -- C11 atomics: the device's OpenCL C 3.0 (else 2.0) compiler, if it takes them.
   local c11, why
   for _, std in ipairs({ "CL3.0", "CL2.0" }) do
-    local ok, p = pcall(R.program, R, "atomics.cl", { C11 = 1 }, "-cl-std=" .. std)
+    -- built, and a kernel made of it (Oclgrind 21.10 builds C11 atomics and cannot make the kernels)
+    local ok, p = pcall(function()
+      local built = R:program("atomics.cl", { C11 = 1 }, "-cl-std=" .. std)
+      built:kernel("global_c11_int")
+      return built
+    end)
     if ok then c11 = p; types[#types + 1] = { "c11_int", "int", "int (C11 " .. std .. ", relaxed)" }; break end
     why = why or tostring(p):match("[^\n]*")
   end

@@ -33,7 +33,7 @@ local R = recipe.new{
   student_name = "chase",
   options = function(p)
     p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
-      .. "32 with --quick).") :argname("N"):convert(math.tointeger)
+      .. "32 with --quick, 4 with --check-size).") :argname("N"):convert(math.tointeger)
     p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
       :argname("N"):convert(math.tointeger)
     p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N")
@@ -66,7 +66,7 @@ R:main(function(R, dev)
   while W * 4 > info.local_mem_size do W = W // 2 end
   if W < 33 * banks then error(("local memory of %d bytes is too small for the table"):format(info.local_mem_size)) end
   local mask = W - 1
-  local iterations = R.args.iterations or (R.quick and 32 or gpu and 1024 or 256)
+  local iterations = R.args.iterations or (R.check_size and 4 or R.quick and 32 or gpu and 1024 or 256)
   local groups = R.args.groups or info.compute_units * (R.quick and 2 or gpu and 16 or 4)
   local items = groups * G
   local reads = items * 4 * iterations

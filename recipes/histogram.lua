@@ -22,7 +22,7 @@ local R = recipe.new{
     every bin count and input.]],
   student_name = "histogram",
   options = function(p)
-    p:option("--keys", "Keys (default 2^24 on a GPU, 2^20 on a CPU, 2^14 with --quick).")
+    p:option("--keys", "Keys (default 2^24 on a GPU, 2^20 on a CPU, 2^14 with --quick, 2^8 with --check-size).")
       :argname("N"):convert(math.tointeger)
     p:option("--local", "Work-group size.", "256"):argname("N"):convert(math.tointeger)
     p:option("--groups-per-cu", "Work-groups per compute unit of the one-launch kernels.", "4")
@@ -32,7 +32,7 @@ local R = recipe.new{
 
 R:main(function(R, dev)
   local info = dev.info
-  local n = R.args.keys or (R.quick and 2^14 or info.type == "GPU" and 2^24 or 2^20)
+  local n = R.args.keys or (R.check_size and 2^8 or R.quick and 2^14 or info.type == "GPU" and 2^24 or 2^20)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local G = math.max(1, R.args.groups_per_cu * info.compute_units)
   local N2, passes = 1, {} -- the sort's power of two, and its launches' (k, j)
@@ -40,7 +40,8 @@ R:main(function(R, dev)
     N2 = N2 * 2
     for e = math.log(N2, 2) - 1, 0, -1 do passes[#passes + 1] = { N2, 1 << e } end
   end
-  local BINS, q, prog = R.quick and { 16, MAXB } or { 16, 256, 4096, MAXB }, R.queue, R:program("histogram.cl")
+  local BINS = R.check_size and { 16, 256 } or R.quick and { 16, MAXB } or { 16, 256, 4096, MAXB }
+  local q, prog = R.queue, R:program("histogram.cl")
   local step, counts = prog:kernel("bitonic_step"), prog:kernel("hist_sorted")
   local VARIANTS = { { id = "global", label = "global atomics", kernel = prog:kernel("hist_global") },
     { id = "local", label = "privatised in local memory", kernel = prog:kernel("hist_local") },

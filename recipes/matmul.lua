@@ -16,7 +16,7 @@ local R = recipe.new{
     local memory) and the slides' N x N multiply, naive and tiled.]],
   seed = [[NVIDIA OpenCL Best Practices Guide 3.2.2.2, Listings 3.7-3.9, Table 3.2; OpenCL slides (seed 002),
     "Multiplication of Matrices"]],
-  quick_size = "256KiB",
+  quick_size = "256KiB", check_size = "16KiB",
   student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global const float *b,
     __global float *c, int N), built with -DTILE_DIM=T and launched as they are, once for each tile T of the
     guide's table (16, and the warp width or --tile when it differs): on {N, M} work-items in {T, T} groups, M and
@@ -31,7 +31,7 @@ local R = recipe.new{
   options = function(p)
     p:option("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "
       .. "on NVIDIA, else 16; the guide's rows always use 16).") :argname("T"):convert(math.tointeger)
-    p:option("--n", "Side of the N x N multiply (default 4096 on a GPU, 512 on a CPU, 128 with --quick).")
+    p:option("--n", "Side of the N x N multiply (default 4096 on a GPU, 512 on a CPU, 128 with --quick, 32 with --check-size).")
       :argname("N"):convert(math.tointeger)
   end,
 }
@@ -51,7 +51,7 @@ R:main(function(R, dev)
 
   -- Sizes: C of the guide's product is M x N with M = N (--size: C's bytes).
   local side = tiles.side(R, align)
-  local nn = R.args.n or (R.quick and 128 or info.type == "GPU" and 4096 or 512)
+  local nn = R.args.n or (R.check_size and 32 or R.quick and 128 or info.type == "GPU" and 4096 or 512)
   nn = math.min(nn, math.floor(math.sqrt(math.min(info.max_mem_alloc_size, info.global_mem_size // 4) / 4)))
     // align * align
   if nn < align then error(("--n must be at least %d"):format(align)) end

@@ -12,7 +12,7 @@ local R = recipe.new{
   description = [[Sum of a float vector: the reduction ladder (divergent, bank-conflicting, sequential, add
     during load, unrolled last warp, many elements per work-item) and the slides' two-stage kernel.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\"; Best Practices Guide A.2",
-  quick_size = "1MiB",
+  quick_size = "1MiB", check_size = "16KiB",
   student = [[a kernel with the arguments of reduce1-6 (__global const float *in, __global float *out, uint n,
     __local float *sdata); launched with --local L work-items per group and ceil(n / (P L)) groups (P =
     --kernel-per), work-group g must write the sum of in[g P L .. (g+1) P L) (those below n) to out[g]; the

@@ -22,6 +22,9 @@ local cluster = require "clua.cluster"
 local proc = require "clua.proc"
 local html = require "clua.html"
 local files = require "clua.files"
+local cardfiles = require "clua.cardfiles"
+local glance = require "clua.glance"
+local escape = require "clua.escape"
 
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
@@ -52,7 +55,8 @@ local p = argparse("report", "Run a set of recipes and write one report card of 
 p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
 p:flag("--quick", "Small sizes and few repetitions in every recipe (for CI).")
 p:option("--recipes", "Comma-separated recipes to run instead of the card's set.")
-p:option("--out", "Markdown file to write; the JSON, SVG plots and logs go beside it.", "report.md")
+p:option("--out", "Markdown file to write (.md added to a name without one); the JSON, the page, the SVG plots "
+  .. "and logs go beside it (default: beside --html FILE, else report.md).")
 p:option("--compare", "A JSON of an earlier report: each compared figure shown with its ratio to it.")
   :argname("FILE")
 p:option("--with", "A recipe's options in place of the card's, with or without --quick: the recipe's name, then "
@@ -70,21 +74,34 @@ p:flag("--apart", "With --cluster: the ranks run each recipe one after another, 
 p:option("--html", "HTML page to write: the card as one self-contained file (default: the Markdown's name "
   .. "with .html; 'none' for no page)."):argname("FILE")
 p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its SVG files in the folder beside "
-  .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
+  .. "it, or that folder) as HTML, to --html FILE or beside it. The card must be a clua.card/1 of at most 16 MiB and "
+  .. "20000 rows, each field of its type; a figure is read only from that folder, by name, and inlined cleaned to "
+  .. "drawing elements (no script)."):argname("FILE")
 local args = p:parse()
 if args.from_json then
-  local doc, dir = html.load_card(args.from_json)
-  local out = args.html or (dir:gsub("%-files$", "") .. ".html")
-  html.write(out, html.card(doc, { dir = dir, saved = args.compare and report.load(args.compare),
-    compare_file = args.compare, note = args.note }))
-  io.stderr:write(("report: wrote %s from %s\n"):format(out, args.from_json))
+  local ok, err = pcall(function()
+    local doc, dir = html.load_card(args.from_json)
+    local out = args.html or (dir:gsub("%-files$", "") .. ".html")
+    html.write(out, html.card(doc, { dir = dir, saved = args.compare and (html.load_card(args.compare, "compare with")),
+      compare_file = args.compare, note = args.note }))
+    return out
+  end)
+  if not ok then
+    io.stderr:write("report --from-json: ", escape.terminal(tostring(err)), "\n")
+    os.exit(1)
+  end
+  io.stderr:write(("report: wrote %s from %s\n"):format(escape.terminal(err), escape.terminal(args.from_json)))
   os.exit(0)
 end
 if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
 
 local clua = proc.interpreter()
 local here = (arg[0]:match("^(.*)/[^/]*$") or ".")
-local stem = args.out:gsub("%.md$", "")
+-- Every file beside --out, or beside --html FILE when no --out is given.
+local html_given = args.html
+local place = cardfiles.place(args.out, args.html)
+local stem = place.stem
+args.out, args.html = place.md, place.html
 
 -- A cluster run: this rank's GPU, and its own card beside the cluster report.
 local mpi, cluster_stem
@@ -93,10 +110,11 @@ if args.cluster then
   cluster_stem = stem
   stem = ("%s-rank%d"):format(stem, mpi.rank())
   args.out = stem .. ".md"
+  if args.html and not html_given then args.html = stem .. ".html" end
 end
 local dir = stem .. "-files"
 local sh = proc.quote
-os.execute("mkdir -p " .. sh(dir))
+os.execute("mkdir -p -- " .. sh(dir))
 
 -- --with: a recipe's own options, each word quoted for the shell.
 local given = {}
@@ -118,7 +136,12 @@ else
   list = CARD
 end
 
-local saved = args.compare and report.load(args.compare, "card")
+local saved
+if args.compare then
+  local ok, doc = pcall(html.load_card, args.compare, "compare with")
+  if not ok then io.stderr:write("report: ", escape.terminal(doc), "\n"); os.exit(1) end
+  saved = doc
+end
 
 local function file_exists(path)
   local f = io.open(path)
@@ -143,7 +166,7 @@ local function run(name, finding, options)
   if args.reps then cmd[#cmd + 1] = "--reps " .. args.reps end
   if given[name] then options = given[name] elseif args.quick then options = nil end
   if options and options ~= "" then cmd[#cmd + 1] = options else options = nil end
-  io.stderr:write("report: running ", name, "\n")
+  io.stderr:write("report: running ", escape.terminal(name), "\n")
   local t0 = cl.now()
   local ok, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2>&1")
   r.seconds = math.floor((cl.now() - t0) / 1e8 + 0.5) / 10 -- 0.1 s
@@ -156,7 +179,7 @@ local function run(name, finding, options)
     return r
   end
   r.tables = report.decode(doc).tables
-  local ls = io.popen("ls " .. sh(dir) .. " 2>/dev/null")
+  local ls = io.popen("ls -- " .. sh(dir) .. " 2>/dev/null")
   for f in ls:lines() do
     if f:match("^" .. name:gsub("%p", "%%%0") .. "[%.%w_-]*%.svg$") then r.svgs[#r.svgs + 1] = f end
   end
@@ -221,45 +244,54 @@ for _, c in ipairs(list) do
 end
 
 -- Markdown.
+-- Every text from outside (a name, a note, a message, the device's facts) is
+-- escaped for Markdown (clua.escape): none acts as HTML or Markdown syntax.
 local md = {}
 local function add(s) md[#md + 1] = s end
-add("# Device report: " .. label(facts.name, index))
+local function text(s, opts) return escape.markdown((tostring(s):gsub("[\r\n]+", " ")), opts) end
+add("# Device report: " .. text(label(facts.name, index)))
 add("")
-add(("Made by `clua recipes/report.lua%s%s` on %s with clua %s."):format(args.quick and " --quick" or "",
-  args.device and (" --device " .. args.device) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version()))
+add(("Made by %s on %s with clua %s."):format(escape.md_code("clua recipes/report.lua" .. (args.quick and " --quick" or "")
+  .. (args.device and (" --device " .. args.device) or "")), os.date("!%Y-%m-%d %H:%M UTC"), text(recipe.version())))
 if args.note then
   add("")
-  add(args.note)
+  add(text(args.note, { line = true }))
 end
 if mpi then
   add("")
   add(("Rank %d of %d on %s, its host's GPU %s; the ranks ran each recipe %s.%s"):format(mpi.rank(), mpi.size(),
-    mpi.host(), index, args.apart and "one after another" or "at once",
+    text(mpi.host()), index, args.apart and "one after another" or "at once",
     shared_by > 1 and (" %d ranks of this host share this device."):format(shared_by) or ""))
 end
 if facts.type == "CPU" then
   add("")
   add("This device is a CPU (an OpenCL implementation running on the host's cores): its figures are CPU figures.")
 end
+-- The answer first: the run's headline figures, each with its bound.
+local at_a_glance = glance.table({ recipes = results })
+if at_a_glance then
+  add("")
+  add("## At a glance")
+  add("")
+  add((report.markdown(at_a_glance):gsub("^### [^\n]*\n\n", "")))
+end
 add("")
 add("## The device")
 add("")
-add("```")
-add(facts:text())
-add("```")
+add(escape.md_block(facts:text()))
 for _, r in ipairs(results) do
   add("")
-  add("## " .. r.name)
+  add("## " .. text(r.name))
   add("")
-  if r.finding and r.finding ~= "" then add("*The seed:* " .. r.finding .. ".") add("") end
+  if r.finding and r.finding ~= "" then add("*The seed:* " .. text(r.finding) .. ".") add("") end
   if r.error then
-    add("**Did not run:** " .. r.error)
+    add("**Did not run:** " .. text(r.error))
   else
-    add(("`clua recipes/%s.lua%s%s` (%.1f s)"):format(r.name, args.quick and " --quick" or "",
-      r.options and (" " .. r.options) or "", r.seconds))
+    add(("%s (%.1f s)"):format(escape.md_code(("clua recipes/%s.lua%s%s"):format(r.name, args.quick and " --quick" or "",
+      r.options and (" " .. r.options) or "")), r.seconds))
     for _, d in ipairs(r.tables) do
       if d.id == roofline.ID then goto next_table end -- gathered in the roofline section
-      local t = report.from_data(d)
+      local t = report.without_empty(report.from_data(d)) -- no column of "-" only
       local old = saved_tables(r.name)
       if old then t = report.compare(t, old, { file = args.compare }) end
       add("")
@@ -269,7 +301,7 @@ for _, r in ipairs(results) do
     for _, svg in ipairs(r.svgs) do
       local rel = (dir:match("[^/]*$")) .. "/" .. svg
       add("")
-      add(("![%s](%s)"):format(svg, rel))
+      add(("![%s](%s)"):format(text(svg), escape.md_url(rel)))
     end
   end
 end
@@ -293,7 +325,7 @@ end
 local placed
 if #points > 0 then
   local roofs = roofline.roofs(roof_rows)
-  placed = roofline.place(points, roofs)
+  placed = roofline.place(points, roofs, { cache_roof = glance.cache_roof({ recipes = results }) })
   add("")
   add("## The seed experiments on the roofline")
   add("")
@@ -304,12 +336,10 @@ if #points > 0 then
   add(report.markdown(placed))
   if roof_rows then
     local svg = "roofline-experiments.svg"
-    local f = assert(io.open(dir .. "/" .. svg, "w"))
-    f:write(roofline.plot(points, roofs, "The seed experiments on the roofline of " .. facts.name):svg({
-      width = 980, height = 620 }))
-    f:close()
+    files.write(dir .. "/" .. svg, roofline.plot(points, roofs, "The seed experiments on the roofline of "
+      .. facts.name):svg({ width = 980, height = 620 }))
     add("")
-    add(("![every experiment on the roofline](%s/%s)"):format(dir:match("[^/]*$"), svg))
+    add(("![every experiment on the roofline](%s)"):format(escape.md_url(dir:match("[^/]*$") .. "/" .. svg)))
   end
 end
 
@@ -319,9 +349,7 @@ add("")
 local card_seconds = (cl.now() - card_t0) / 1e9
 add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, card_seconds))
 
-local f = assert(io.open(args.out, "w"))
-f:write(table.concat(md, "\n"), "\n")
-f:close()
+files.write(args.out, table.concat(md, "\n") .. "\n")
 
 -- JSON: the device facts and every recipe's tables.
 local fdata = {}
@@ -336,16 +364,16 @@ for i, r in ipairs(results) do
     tables = r.tables, svgs = r.svgs }
 end
 doc.roofline = placed and placed:data() or nil
-f = assert(io.open(stem .. ".json", "w"))
-f:write(json.encode(doc, { indent = true, keyorder = { "schema", "report" } }), "\n")
-f:close()
-if args.html ~= "none" then
-  html.write(args.html or (stem .. ".html"), html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
+files.write(stem .. ".json", escape.json(json.encode(doc, { indent = true, keyorder = { "schema", "report" } })) .. "\n")
+local written = { args.out, stem .. ".json" }
+if args.html then
+  written[#written + 1] = args.html
+  html.write(args.html, html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
     note = args.note, command = "clua recipes/report.lua" .. (args.quick and " --quick" or "")
       .. (args.device and (" --device " .. args.device) or "") }))
 end
-io.stderr:write(("report: wrote %s and %s.json (%d recipes, %d failed, %.1f s)\n"):format(args.out, stem, #results,
-  failed, card_seconds))
+io.stderr:write(("report: %d recipes, %d failed, %.1f s; wrote %s\n"):format(#results, failed, card_seconds,
+  escape.terminal(cardfiles.named(written, dir))))
 if not mpi then os.exit(failed == 0 and 0 or 1) end
 
 -- The cluster report: every rank's figures to rank 0.
@@ -356,8 +384,8 @@ local all = mpi.gather(json.encode(mine))
 local total_failed = 0
 if all then
   local gpus = {}
-  for i, text in ipairs(all) do
-    gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
+  for i, sent in ipairs(all) do
+    gpus[i] = assert(json.decode(sent), "report: rank " .. (i - 1) .. " sent no figures")
     total_failed = total_failed + #gpus[i].failed
   end
   -- A --quick card is too short to flag, whatever its --reps (clua.cluster).
@@ -372,14 +400,15 @@ if all then
   for _, w in ipairs(args.with) do with[#with + 1] = (" --with '%s'"):format(w) end
   -- srun starts the ranks itself under Slurm (contrib/slurm/clua-cluster.sbatch); mpirun's ranks know their size
   local launcher = os.getenv("SLURM_STEP_ID") and not os.getenv("OMPI_COMM_WORLD_SIZE") and "srun" or "mpirun"
-  add(("Made by `%s -n %d clua recipes/report.lua --cluster%s%s%s%s%s` on %s with clua %s: each rank ran the "
-    .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
-    :format(launcher, #gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
+  add(("Made by %s on %s with clua %s: each rank ran the "
+    .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: %s.")
+    :format(escape.md_code(("%s -n %d clua recipes/report.lua --cluster%s%s%s%s%s"):format(launcher, #gpus,
+      args.apart and " --apart" or "", args.quick and " --quick" or "",
       args.reps and (" --reps " .. args.reps) or "", args.recipes and (" --recipes " .. args.recipes) or "",
-      table.concat(with), os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
+      table.concat(with))), os.date("!%Y-%m-%d %H:%M UTC"), text(recipe.version()),
       args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
-      cluster_stem:match("[^/]*$")))
-  if args.note then add("") add(args.note) end
+      escape.md_code(cluster_stem:match("[^/]*$") .. "-rankN.md")))
+  if args.note then add("") add(text(args.note, { line = true })) end
   if facts.type == "CPU" then
     add("")
     add("The devices are CPUs (an OpenCL implementation on the host's cores): their figures are CPU figures, "
@@ -387,17 +416,11 @@ if all then
   end
   add("")
   for _, line in ipairs(cluster.markdown(sum)) do add(line) end
-  f = assert(io.open(cluster_stem .. ".md", "w"))
-  f:write(table.concat(md, "\n"), "\n")
-  f:close()
-  f = assert(io.open(cluster_stem .. ".csv", "w"))
-  f:write(cluster.csv(sum))
-  f:close()
-  f = assert(io.open(cluster_stem .. ".json", "w"))
-  f:write(json.encode({ report = "clua cluster report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-    quick = args.quick or false, apart = args.apart or false, gpus = sum.gpus, figures = sum.figures },
-    { indent = true }), "\n")
-  f:close()
+  files.write(cluster_stem .. ".md", table.concat(md, "\n") .. "\n")
+  files.write(cluster_stem .. ".csv", cluster.csv(sum))
+  files.write(cluster_stem .. ".json", escape.json(json.encode({ report = "clua cluster report",
+    clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), quick = args.quick or false,
+    apart = args.apart or false, gpus = sum.gpus, figures = sum.figures }, { indent = true })) .. "\n")
   local flagged, common = 0, 0
   for _, g in ipairs(sum.gpus) do flagged = flagged + #g.flagged end
   for _, s in ipairs(sum.figures) do if s.n == #gpus then common = common + 1 end end

@@ -152,7 +152,7 @@ R:main(function(R, dev)
         R:add_row(t, res, { precision = T, kernel = kern[1], bytes = bytes / 2 ^ 20, best = R:bw(bytes, s.min),
           median = R:bw(bytes, s.median), ["min time"] = s.min, ["median time"] = s.median, ["max time"] = s.max,
           spread = noise.spread(s), average = s.mean })
-        R:roofline_point(kern[1], { ops = kern[3] * n, bytes = bytes, ns = s.median, type = T })
+        R:roofline_point(kern[1], { ops = kern[3] * n, bytes = bytes, ns = s.median, type = T, cache = res.cache })
       end
       notes[#notes + 1] = ("%s: %d elements (%s per array), %d iterations run (%d warm-up), dot on %d groups x "
         .. "%d, verified: arrays within %.3g, dot sum %.10g vs %.10g (tolerance %.3g)"):format(T, n,

@@ -87,11 +87,11 @@ R:main(function(R, dev)
     v.kernel:args(dc, da, db, cl.float(scalar), cl.uint(count))
     return (count + L - 1) // L * L, count * v.width
   end
+  local function outputs(owned) return { { dc, owns = { 0, owned }, expect = ref:slice(0, owned) } } end
   local function measure(v, L, m, once)
     local global, owned = set_args(v, L, m)
     return R:measure{ label = ("%s, local size %d%s"):format(v.label, L, once and ", n - 1 elements" or ""),
-      run = function() return q:launch(v.kernel, global, L) end, reads = { da, db },
-      outputs = { { dc, owns = { 0, owned }, expect = ref:slice(0, owned) } },
+      run = function() return q:launch(v.kernel, global, L) end, reads = { da, db }, outputs = outputs(owned),
       bytes = 3 * 4 * m, ops = 2 * m, roofline = not once, reps = once and 1 or nil, warmup = once and 0 or nil }
   end
 
@@ -110,7 +110,8 @@ R:main(function(R, dev)
   local refused = {}
   for _, v in ipairs(variants) do
     for _, L in ipairs(sizes) do
-      local ok, why = R:try_launch(v.kernel, (set_args(v, L, n)), L)
+      local global, owned = set_args(v, L, n)
+      local ok, why = R:try_launch(v.kernel, global, L, { outputs = outputs(owned) }) -- the contract checked first
       if not ok then refused[#refused + 1] = ("%s, local size %d: left out, the driver refused it: %s"):format(v.label, L, why)
       else
         local r = measure(v, L, n)

@@ -16,7 +16,7 @@ local R = recipe.new{
     copy of the same matrix.]],
   seed = [[OpenCL slides (seed 002), "Using local memory to optimize global memory performance", "Local memory
     banks"]],
-  quick_size = "256KiB",
+  quick_size = "256KiB", check_size = "16KiB",
   student = [[a kernel with the arguments of transposeNaive (__global float *c, __global const float *a, int width,
     int height), or of transposeLocal with a fifth (__local float *tile, TILE * (TILE + 1) floats); built with
     -DTILE=T and launched on {width, height} work-items in {T, T} groups, it must write the width x height

@@ -43,7 +43,8 @@ local function subcommands(layout, exe_of)
       assert.are.equal(0, code, out)
       assert.matches("\n  stride +Strided accesses: strideCopy", out)
       assert.matches("\n  overlap +Copy/compute overlap", out)
-      assert.matches("Tools:\n  grade +A folder of submissions", out)
+      assert.matches("Tools:\n  check +A script or experiment with every kernel checked on Oclgrind%.\n", out)
+      assert.matches("\n  grade +A folder of submissions", out)
       assert.matches("\n  report +One command that characterises a device", out)
       for line in out:gmatch("[^\n]+") do assert.is_true(utf8.len(line) <= 80, line) end
     end)
@@ -51,7 +52,7 @@ local function subcommands(layout, exe_of)
     it("clua list --names gives the names alone, subcommands included", function()
       local out, code = in_tmp(exe_of(), "list --names")
       assert.are.equal(0, code, out)
-      for _, n in ipairs({ "stride", "overlap", "report", "grade", "list", "help" }) do
+      for _, n in ipairs({ "stride", "overlap", "report", "grade", "check", "list", "help" }) do
         assert.matches("\n" .. n .. "\n", "\n" .. out)
       end
     end)
@@ -148,8 +149,16 @@ describe("bash completion (completion/clua.bash)", function()
 end)
 
 -- An installed layout: make install PREFIX=…, run from a folder of no checkout.
+-- It needs make and the checkout's Makefile and sources: bundle/test on a GPU
+-- machine has neither, and leaves it to the build machine.
 local have_make = os.execute("command -v make >/dev/null 2>&1")
-if have_make and not os.getenv("CLUA_BUNDLE") then
+local function exists(path)
+  local f = io.open(path)
+  if f then f:close() end
+  return f ~= nil
+end
+local have_makefile = exists(REPO .. "/Makefile") and exists(REPO .. "/host/main.c")
+if have_make and have_makefile then
   local prefix
   describe("make install", function()
     setup(function()
@@ -175,5 +184,5 @@ if have_make and not os.getenv("CLUA_BUNDLE") then
     subcommands("installed by make install", function() return prefix .. "/bin/clua" end)
   end)
 else
-  pending("make install: needs make and the checkout")
+  pending("make install: needs make and the checkout's Makefile and host/ (the build machine's; a bundle has neither)")
 end

@@ -1,5 +1,5 @@
 -- Every recipe's --csv, as a user's spreadsheet or pandas meets it: each
--- recipe (but the report card and the grader, which run others) runs --quick with --json
+-- recipe (but the report card, the grader and the checker, which run others) runs --quick with --json
 -- and --csv into a temporary folder; spec/support/csv_check.py (Python's csv
 -- module, and pandas.read_csv where python3-pandas is installed) reads each
 -- CSV file and compares it, header and fields, with the JSON table of the id
@@ -17,7 +17,7 @@ local meta_path = require("clua.output").meta_path
 local recipes = {}
 for name in io.popen("ls recipes"):lines() do
   local n = name:match("^(.-)%.lua$")
-  if n and n ~= "report" and n ~= "grade" then recipes[#recipes + 1] = n end
+  if n and n ~= "report" and n ~= "grade" and n ~= "check" then recipes[#recipes + 1] = n end
 end
 
 local SCALE = { s = 1e9, ms = 1e6, us = 1e3, ["µs"] = 1e3, ns = 1 }

@@ -49,6 +49,36 @@ describe("the report card in chromium", function()
     assert.is_true(browser.pdf(page, dir .. "/h100.pdf"))
   end)
 
+  it_browser("draws no two text boxes of a figure over each other: axis labels thinned, kernels' labels placed",
+    function()
+    local out, code = support.run("report", "--recipes memory,roofline,stride,stream,particles,transpose --out "
+      .. dir .. "/labels.md", nil, { merge = true })
+    assert.are.equal(0, code, out)
+    local r = assert(browser.text_overlaps(dir .. "/labels.html"))
+    assert.is_true(r.figures >= 6, "the figures: " .. r.figures)
+    assert.is_true(r.texts >= 100, "their texts: " .. r.texts)
+    assert.are.same({}, r.overlaps)
+    -- at a phone's width too, where the drawings scale down
+    assert.are.same({}, assert(browser.text_overlaps(dir .. "/labels.html", 390)).overlaps)
+    -- the H100 card's roofline of every kernel, drawn again from its JSON (its other plots are the saved files)
+    out, code = support.run("report", "--from-json docs/report-h100-files --html " .. dir .. "/h100-labels.html", nil,
+      { merge = true })
+    assert.are.equal(0, code, out)
+    r = assert(browser.text_overlaps(dir .. "/h100-labels.html"))
+    local roof = {}
+    for _, o in ipairs(r.overlaps) do
+      if o:match("^figure%-roofline%-experiments:") then roof[#roof + 1] = o end
+    end
+    assert.are.same({}, roof)
+    -- and the check finds an overlap where there is one
+    local f = assert(io.open(dir .. "/bad.html", "w"))
+    f:write('<!DOCTYPE html><html><head></head><body><figure class="plot" id="f"><svg viewBox="0 0 200 100" '
+      .. 'width="200" height="100"><text x="10" y="50">0.419</text><text x="20" y="50">0.5</text></svg></figure>'
+      .. "</body></html>")
+    f:close()
+    assert.are.same({ "f: '0.419' / '0.5'" }, assert(browser.text_overlaps(dir .. "/bad.html")).overlaps)
+  end)
+
   it_browser("writes the page of a --quick card beside the Markdown, with the overlap timeline and, with "
     .. "--compare, each ratio coloured by the noise", function()
     local out, code = support.run("report", "--recipes overlap,roofline,particles --out " .. dir .. "/a.md", nil,

@@ -16,6 +16,31 @@ describe("clua.gradebook", function()
     assert.is_true(o.timed_out)
   end)
 
+  it("sums up a build failure as its first error's line, in PoCL's and in NVIDIA's form of the log", function()
+    local head = "recipe reduction: recipes/reduction.lua:202: program:build: clBuildProgram failed: "
+      .. "CL_BUILD_PROGRAM_FAILURE\n"
+    local pocl = head .. "error: /tmp/class/r07_broken.cl:5:44: use of undeclared identifier 'j'\n"
+      .. "Device pthread-haswell-AMD EPYC failed to build the program\n1 error generated.\n"
+    local nvidia = head .. "/tmp/tmp.Xy12/r07_broken.cl:5:44: error: use of undeclared identifier 'j'\n"
+      .. "    sdata[tid] = in[get_global_id(0)] + in[j];\n                                           ^\n\n"
+    for _, err in ipairs({ pocl, nvidia }) do
+      local o = gradebook.outcome(1, err)
+      assert.are.equal("did not build", o.verdict)
+      assert.is_false(o.built)
+      assert.are.equal("line 5:44: use of undeclared identifier 'j'", o.reason)
+      assert.matches("r07_broken.cl:5:44: ", o.build_log, 1, true)
+    end
+    -- a warning before the error, and clang's "fatal error"
+    local o = gradebook.outcome(1, head .. "/tmp/k.cl:2:7: warning: unused variable 'x'\n"
+      .. "/tmp/k.cl:1:10: fatal error: 'missing.h' file not found\n")
+    assert.are.equal("line 1:10: 'missing.h' file not found", o.reason)
+    o = gradebook.outcome(1, head .. "warning: /tmp/k.cl:2:7: unused variable 'x'\nerror: /tmp/k.cl:3:1: expected ';'\n")
+    assert.are.equal("line 3:1: expected ';'", o.reason)
+    -- a log that names no line: its first line
+    o = gradebook.outcome(1, head .. "error: the compiler ran out of memory\n")
+    assert.are.equal("error: the compiler ran out of memory", o.reason)
+  end)
+
   it("takes the student's fastest row against the fastest ranked kernel, never a reference", function()
     local doc = { tables = { { id = "t", columns = { { name = "variant" }, { name = "time", unit = "ns" },
       { name = "bandwidth", unit = "GB/s" }, { name = "rank" } },
@@ -48,6 +73,16 @@ describe("clua.gradebook", function()
       .. "expected 5 (tolerance 0.001)\n")
     assert.are.equal("wrong", o.verdict)
     assert.are.equal("got nan, expected 5", o.first_wrong.text:match("got.*"))
+    o = gradebook.outcome(1, "recipe template: student: a: an input changed: 1 of 16 elements, the first at index 3 "
+      .. "(99.0, was 3.0) (after student: triad (k.cl), local size 64)\n")
+    assert.are.equal("changed its input", o.verdict)
+    assert.is_true(o.changed_input)
+    assert.is_false(o.oob)
+    assert.are.equal("writes its input a: 1 of 16 elements changed, the first a[3] (99.0, was 3.0)", o.reason)
+    o = gradebook.outcome(1, "recipe reduction: student: reduce (k.cl), n = 9: in: an input changed: 2 of 9 elements, "
+      .. "the first in[4] (0, was 0.25)\n")
+    assert.are.equal("changed its input", o.verdict)
+    assert.are.equal("writes its input in: 2 of 9 elements changed, the first in[4] (0, was 0.25)", o.reason)
     o = gradebook.outcome(1, "recipe x: student: k: 9e+09 GB/s by the host clock is above the memory bound: not a result\n")
     assert.are.equal("too fast", o.verdict)
     assert.is_true(o.too_fast)
@@ -77,17 +112,42 @@ describe("clua.rubric", function()
     local s, m, lines = rubric.score(r, { built = true, correct = { true, true }, speedup = 0.95, late_days = 0 })
     assert.are.equal(8, s)
     assert.are.equal(8, m)
-    assert.are.same({ "+1 builds", "+3 correct at --size 1MiB", "+2 correct at --size 1000000",
-      "+2 speed: 0.95x the recipe's fastest kernel (>= 0.9)" }, lines)
+    assert.are.same({ "builds: 1 of 1", "correct at --size 1MiB: 3 of 3", "correct at --size 1000000: 2 of 2",
+      "speed: 2 of 2 (0.95x the recipe's fastest kernel, at least 0.9)" }, lines)
     s = rubric.score(r, { built = true, correct = { true, false }, speedup = 2 })
     assert.are.equal(4, s) -- no speed points unless correct at every size
     s = rubric.score(r, { built = true, correct = { true, true }, speedup = 0.6, late_days = 5 })
     assert.are.equal(7 - 3, s) -- late: at most 3 off
     s, m, lines = rubric.score(r, { built = true, correct = {}, oob = true })
     assert.are.equal(0, s)
-    assert.are.equal("= 0 (never below 0; -1 before)", lines[#lines])
+    assert.are.equal("penalty, out of bounds: 2 off (writes outside its part of an output)", lines[#lines - 1])
+    assert.are.equal("total: 0, never below 0 (-1 before)", lines[#lines])
     s = rubric.score(r, { built = true, correct = { true, true }, too_fast = true, speedup = 50 })
     assert.are.equal(6, s)
+  end)
+
+  it("says what happened on each line, and starts no line as a spreadsheet formula", function()
+    local s, _, lines, items = rubric.score(r, { built = true, correct = { false, nil },
+      why = { "wrong at out[255] (first launch)", "not run: wrong at the first size" }, late_days = 2 })
+    assert.are.equal(0, s)
+    assert.are.same({ "builds: 1 of 1", "correct at --size 1MiB: 0 of 3 (wrong at out[255] (first launch))",
+      "correct at --size 1000000: 0 of 2 (not run: wrong at the first size)",
+      "speed: 0 of 2 (not scored: not correct at every size)", "penalty, late: 2 off (2 days after the deadline)",
+      "total: 0, never below 0 (-1 before)" }, lines)
+    local sum = 0
+    for _, it in ipairs(items) do sum = sum + it.score end
+    assert.are.equal(s, sum) -- the items add up to the score (Gradescope's and Classroom's tests)
+    _, _, lines = rubric.score(r, { built = false, build_why = "did not build: line 5:44: use of undeclared identifier 'j'" })
+    assert.are.equal("builds: 0 of 1 (did not build: line 5:44: use of undeclared identifier 'j')", lines[1])
+    assert.are.equal("correct at --size 1MiB: 0 of 3 (not checked: it did not build)", lines[2])
+    _, _, lines = rubric.score(r, { built = true, correct = { true, true }, changed_input = true, speedup = 0.1 })
+    assert.are.equal("speed: 0 of 2 (0.10x the recipe's fastest kernel, below every threshold)", lines[4])
+    assert.are.equal("penalty, changed its input: 2 off (writes into an input)", lines[5])
+    for _, g in ipairs({ { built = true, correct = { true, true }, oob = true, timed_out = true, late_days = 9 },
+      { built = false }, { built = true, correct = { true, true }, too_fast = true } }) do
+      local _, _, ls = rubric.score(r, g)
+      for _, l in ipairs(ls) do assert.falsy(l:match("^[%+%-=@]"), l) end
+    end
   end)
 
   it("refuses a rubric with an unknown key or a bad value, naming it", function()

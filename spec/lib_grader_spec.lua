@@ -8,8 +8,20 @@ describe("clua.grader", function()
     local args = grader.args({ "--recipe", "reduction", "--submissions", "subs", "--recipe-options", "--quick" })
     assert.are.equal("--quick", args.recipe_options)
     assert.are.equal("reduction", args.recipe)
-    assert.are.equal(10, args.timeout)
+    assert.is_nil(args.timeout) -- not given: grader.settle fills it in
+    grader.settle(args)
+    assert.are.equal(os.getenv("CLUA_TIMEOUT") and tonumber(os.getenv("CLUA_TIMEOUT")) or 60, args.timeout)
+    assert.are.equal(require("clua.cli").TIMEOUT, 60) -- the one default, a recipe's assignment mode's too
     assert.are.equal("gradebook", args.out)
+    assert.are.equal(0.95, args.similar)
+  end)
+
+  it("takes a course file's settings where the command line gives none, paths beside the course file", function()
+    local args = grader.args({ "--course", "c/course.lua", "--submissions", "subs", "--timeout", "7" })
+    grader.settle(args, { timeout = 30, wall = 90, similar = 0.8, roster = "roster.csv", out = "lab2",
+      deadline = "2025-03-01" }, "c")
+    assert.are.same({ 7, 90, 0.8, "c/roster.csv", "lab2", "2025-03-01" },
+      { args.timeout, args.wall, args.similar, args.roster, args.out, args.deadline })
   end)
 
   it("has the options the documentation names", function()

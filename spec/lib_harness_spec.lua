@@ -27,8 +27,8 @@ end
 local SRC = [[
 __kernel void copy_extra(__global const float *in, __global float *out, uint n, int extra) {
   size_t i = get_global_id(0);
-  if (i < n) out[i] = in[i];
-  if (i == 0 && extra >= 0) out[extra] = -1.0f;
+  if (i < n) out[i] = (int)i == extra ? -1.0f : in[i];
+  if (i == 0 && extra >= (int)n) out[extra] = -1.0f;
 }
 __kernel void copy_stride(__global const float *in, __global float *out, uint n, uint s, int extra) {
   size_t i = get_global_id(0);
@@ -72,6 +72,50 @@ describe("clua.harness", function()
     assert.is_false(ok)
     assert.truthy(tostring(err):find("copy: out[1029] written outside the part the kernel owns (out[0 .. 1024) "
       .. "of 2048 elements", 1, true), err)
+  end)
+
+  it("refuses declared writes past the output buffer before the kernel runs, naming buffer, size and range", function()
+    local R = make()
+    local k, host, din, dout = setup_copy(R, -1, N // 2) -- the kernel writes N elements, the buffer holds N / 2
+    local launched = false
+    local function measure(outputs)
+      return pcall(R.measure, R, { label = "copy", reads = { din }, outputs = outputs,
+        run = function() launched = true; return R.queue:launch(k, N) end })
+    end
+    local ok, err = measure({ { dout, owns = { 0, N }, expect = host } })
+    assert.is_false(ok)
+    assert.are.equal("R:measure copy: outputs[1]: the kernel owns out[0 .. 1024), past the end of the buffer out of "
+      .. "512 float elements (2 KiB): make the buffer hold 1024 elements (R:output) or the range what it holds; the "
+      .. "kernel was not launched", err)
+    -- no owns: the whole buffer, against which the expected result is too long
+    ok, err = measure({ { dout, expect = host } })
+    assert.is_false(ok)
+    assert.are.equal("R:measure copy: outputs[1]: the expected result has 1024 elements, the part the kernel owns "
+      .. "out[0 .. 512) 512 (the buffer out holds 512 float elements (2 KiB)): a kernel writing them all would write "
+      .. "past its end; the kernel was not launched", err)
+    ok, err = measure({ { dout, owns = { 0, 100 }, expect = host:slice(0, 99) } })
+    assert.is_false(ok)
+    assert.matches("the expected result has 99 elements, the part the kernel owns out[0 .. 100) 100 (the buffer out "
+      .. "holds 512 float elements (2 KiB)); the kernel was not launched", err, 1, true)
+    for _, bad in ipairs({ { 10, 5 }, { -1, 4 }, { 0, 1.5 }, "all" }) do
+      ok, err = measure({ { dout, owns = bad } })
+      assert.is_false(ok)
+      assert.matches("R:measure copy: outputs[1] (out): owns must be {lo, hi}, two integers with 0 <= lo <= hi, got ",
+        err, 1, true)
+    end
+    assert.is_false(launched)
+    -- R:try_launch with the same declaration refuses the same way, and launches nothing
+    ok, err = pcall(R.try_launch, R, k, N, nil, { outputs = { { dout, owns = { 0, N } } } })
+    assert.is_false(ok)
+    assert.matches("R:try_launch kernel 'copy_extra': outputs[1]: the kernel owns out[0 .. 1024), past the end of "
+      .. "the buffer out of 512 float elements (2 KiB)", err, 1, true)
+    -- within the buffer: accepted, and launched
+    dout = R:output("out", "float", N)
+    k:args(din, dout, cl.uint(N), cl.int(-1))
+    assert.is_true(R:try_launch(k, N, nil, { outputs = { { dout, owns = { 0, N }, expect = host } } }))
+    ok, err = measure({ { dout, owns = { 0, N }, expect = host } })
+    assert.is_true(ok, err)
+    assert.is_true(launched)
   end)
 
   it("fails a wrong owned part with the verification's first wrong element", function()

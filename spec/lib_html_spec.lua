@@ -97,6 +97,10 @@ describe("clua.html", function()
   end)
 
   it("renders the committed H100 card from its saved JSON", function()
+    -- docs/report-h100.json and its folder are the checkout's; a bundle (bundle/test) has no docs/ of runs
+    local f = io.open("docs/report-h100.json")
+    if not f then return pending("no docs/report-h100.json (a bundle)") end
+    f:close()
     local doc, dir = html.load_card("docs/report-h100-files")
     assert.are.equal("docs/report-h100-files", dir)
     local page = html.card(doc, { dir = dir })

@@ -133,6 +133,25 @@ describe("clua.recipe", function()
     assert.matches("25.0", out)
   end)
 
+  it("marks a cache figure's value with c in a cache column and a bandwidth column", function()
+    local R = make({})
+    local t = R:table{ title = "Chase", columns = { { name = "ws", key = true },
+      R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true }, R:bw_column("bw") } }
+    assert.is_true(t:column("latency").compare)
+    local cached = { median = 1, cache = true, footprint = 4096, cache_note = "c: a cache figure", notes = {} }
+    R:add_row(t, cached, { ws = 4096, latency = 1.5, bw = 10 })
+    R:add_row(t, { median = 1, notes = {} }, { ws = 2 ^ 30, latency = 300, bw = 1 })
+    local text = require("clua.report").text(t)
+    assert.truthy(text:find("1.50 c", 1, true), text)
+    assert.truthy(text:find("10.0 c", 1, true), text)
+    assert.truthy(text:find("300.00", 1, true), text)
+    assert.falsy(text:find("300.00 c", 1, true), text)
+    assert.falsy(text:find("1.0 c", 1, true), text)
+    local ok, err = pcall(R.cache_column, R, { name = "latency", format = function(v) return tostring(v) end })
+    assert.is_false(ok)
+    assert.truthy(err:find("R:cache_column: a column spec with a printf format expected", 1, true), err)
+  end)
+
   it("writes CSV and JSON, and compares a later run with the saved JSON", function()
     local j, c = tmp(), tmp()
     local R = make({ "--json", j, "--csv", c })

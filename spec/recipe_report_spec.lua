@@ -65,6 +65,68 @@ describe("recipes/report.lua", function()
     assert.truthy(#doc.roofline.rows >= 9)
   end)
 
+  it("writes every file beside --html FILE when no --out is given, none in the current folder, and names them "
+    .. "all on its last line", function()
+    local here = dir .. "/here"
+    os.execute("mkdir -p " .. here)
+    local root = io.popen("pwd"):read("l")
+    local clua = support.clua:sub(1, 1) == "/" and support.clua or root .. "/" .. support.clua
+    local p = io.popen(("cd %s && %s %s/recipes/report.lua --quick --recipes launch --html %s/sub/card.html 2>&1; "
+      .. "echo \"exit=$?\""):format(here, clua, root, dir))
+    local out = p:read("a")
+    p:close()
+    assert.truthy(out:find("exit=0", 1, true), out)
+    assert.are.equal("", io.popen("ls -A " .. here):read("a")) -- nothing in the current folder
+    for _, f in ipairs({ "card.md", "card.json", "card.html", "card-files/launch.json", "card-files/launch.log" }) do
+      assert.truthy(support.slurp(dir .. "/sub/" .. f), f)
+    end
+    local last = out:gsub("%s*exit=%d+%s*$", ""):match("([^\n]*)$")
+    assert.are.equal(("report: 1 recipes, 0 failed, %s s; wrote %s/sub/card.md, %s/sub/card.json, %s/sub/card.html "
+      .. "and the 2 files of %s/sub/card-files/"):format(last:match("failed, ([%d.]+) s"), dir, dir, dir, dir), last)
+    -- --out without .md: the Markdown gets it, the rest beside it
+    out = run("--recipes launch --html none --out " .. dir .. "/o/card")
+    assert.truthy(support.slurp(dir .. "/o/card.md"), out)
+    assert.truthy(support.slurp(dir .. "/o/card.json"))
+    assert.is_nil(support.slurp(dir .. "/o/card.html"))
+    assert.truthy(out:find("wrote " .. dir .. "/o/card.md, " .. dir .. "/o/card.json and the 2 files of ", 1, true), out)
+  end)
+
+  it("opens with its answer: an at-a-glance table of what the run measured, then the tables; no column of '-' "
+    .. "only", function()
+    local out, code = run("--recipes peak,launch,transfer --with 'peak --types float,int --widths 1,4' --out "
+      .. dir .. "/g.md")
+    assert.are.equal(0, code, out)
+    local md = read(dir .. "/g.md")
+    local at, device, peak = md:find("## At a glance", 1, true), md:find("## The device", 1, true),
+      md:find("## peak", 1, true)
+    assert.truthy(at and device and peak and at < device and device < peak, md)
+    local block = md:sub(at, device)
+    local doc = json.decode(read(dir .. "/g.json"))
+    local best = {}
+    for _, row in ipairs(doc.recipes[1].tables[1].rows) do best[row.type] = math.max(best[row.type] or 0, row.peak) end
+    for _, ty in ipairs({ "float", "int" }) do
+      local v, unit = block:match("| compute peak, " .. ty .. " | ([%d.]+) (%a)[%a/]+ %(width %d+%) |")
+      assert.truthy(v, block)
+      assert.near(best[ty] / (unit == "T" and 1000 or unit == "M" and 0.001 or 1), tonumber(v), 0.051)
+    end
+    for _, line in ipairs({ "| host to device | ", "| device to host | ", "| kernel launch: enqueue (host side) | ",
+      "| kernel launch: round trip | " }) do
+      assert.truthy(block:find(line, 1, true), line .. " in " .. block)
+    end
+    assert.is_nil(block:find("stream triad", 1, true)) -- not run: no line
+    assert.is_nil(block:find("memory level", 1, true))
+    -- a CPU: no theoretical figures, so no such columns, in the glance or the peak table
+    assert.are.equal("CPU", doc.device.type)
+    assert.is_nil(block:find("| bound |", 1, true), block)
+    assert.is_nil(md:find("| theoretical (G/s) |", 1, true))
+    assert.truthy(md:find("| type | width | peak (G/s) | median (G/s) | spread (%) | iterations |", 1, true), md)
+    -- the page: the same block first, the noise count after it
+    local page = read(dir .. "/g.html")
+    local g, noise = page:find('<section id="glance">', 1, true), page:find("figures flagged as noise", 1, true)
+    assert.truthy(g and noise and g < noise)
+    assert.truthy(page:find("<td>kernel launch: round trip</td>", 1, true))
+  end)
+
   it("reports a failing recipe and exits non-zero", function()
     local out, code = run("--recipes overlap --out " .. dir .. "/bad.md", "")
     assert.are.equal(0, code, out)

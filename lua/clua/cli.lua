@@ -14,6 +14,12 @@ local function positive_int(s)
   return n
 end
 
+--- Seconds a wait for a student's kernel may last when nothing says otherwise:
+-- a recipe's assignment mode (`--kernel`) and the grader (`clua grade`) both
+-- default to it. A naive kernel at a recipe's default size on a CPU device
+-- can take tens of seconds per launch.
+cli.TIMEOUT = 60
+
 local function seconds(s)
   local n = tonumber(s)
   if not n or n <= 0 or n == math.huge then return nil, "a number of seconds > 0 expected, got '" .. tostring(s) .. "'" end
@@ -36,6 +42,9 @@ function cli.parser(spec)
     :argname("N"):convert(positive_int)
   p:option("--warmup", ("Untimed warm-up runs (default %d)."):format(spec.warmup or 2))
     :argname("N"):convert(positive_int)
+  p:flag("--check-size", "Sizes small enough for a checking device (clua check NAME --check-size): " ..
+    (spec.check_size and ("--size " .. spec.check_size .. ", ") or "the --quick sizes, ") ..
+    "one repetition, no warm-up.")
   p:option("--size", "Problem size, e.g. 4096, 64K, 256MiB, 1e6" ..
     (spec.size and (" (default " .. spec.size .. (spec.quick_size and (", " .. spec.quick_size
       .. " with --quick") or "") .. ").") or "."))
@@ -49,7 +58,7 @@ function cli.parser(spec)
   p:option("--compare", "Show each row's ratio to a saved --json of an earlier run."):argname("FILE")
   p:flag("--gib", "Bandwidth in GiB/s (2^30) instead of GB/s (10^9).")
   p:option("--timeout", "End with an error when a wait for the device takes longer than S seconds (a kernel " ..
-    "that never ends); default: CLUA_TIMEOUT, else none" .. (spec.student and ", or 60 with --kernel" or "") .. ".")
+    "that never ends); default: CLUA_TIMEOUT, else none" .. (spec.student and (", or %d with --kernel"):format(cli.TIMEOUT) or "") .. ".")
     :argname("S"):convert(seconds)
   if spec.student then
     p:option("--kernel", "Assignment mode: also time your own kernel from FILE, verified like the "
@@ -66,7 +75,7 @@ function cli.parser(spec)
 end
 
 --- Parses the recipe's command line into `self` (a recipe): `args`, `argv`,
--- `quick`, `reps`, `warmup`, `size`, `divisor`, `bw_unit`, `timeout`.
+-- `quick`, `check_size`, `reps`, `warmup`, `size`, `divisor`, `bw_unit`, `timeout`.
 -- On a bad option it prints the usage and "recipe NAME: why" on self.err and
 -- calls self.exit(2) (then raises, where exit is replaced by a spec).
 -- @param self the recipe
@@ -88,11 +97,14 @@ function cli.parse(self, spec)
     error("--grading needs --kernel", 0)
   end
   self.args, self.argv = a, list
-  self.quick = a.quick or false
+  -- --check-size: --quick's paths, at the recipe's check size, run once
+  self.check_size = a.check_size or false
+  self.quick = a.quick or self.check_size
   self.reps_given, self.warmup_given = a.reps ~= nil, a.warmup ~= nil
-  self.reps = a.reps or (self.quick and (spec.quick_reps or 3) or (spec.reps or 10))
-  self.warmup = a.warmup or spec.warmup or 2
-  self.size = a.size or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
+  self.reps = a.reps or (self.check_size and 1) or (self.quick and (spec.quick_reps or 3) or (spec.reps or 10))
+  self.warmup = a.warmup or (self.check_size and 0) or spec.warmup or 2
+  self.size = a.size or (self.check_size and spec.check_size and units.parse_size(spec.check_size))
+    or (self.quick and spec.quick_size and units.parse_size(spec.quick_size))
     or (spec.size and units.parse_size(spec.size)) or nil
   self.divisor = a.gib and units.GiB or units.GB
   self.bw_unit = units.bw_unit(self.divisor)
@@ -100,7 +112,7 @@ function cli.parse(self, spec)
   -- A student's kernel may never end: assignment mode waits 60 s at most
   -- unless --timeout or CLUA_TIMEOUT says otherwise.
   local env_timeout = os.getenv("CLUA_TIMEOUT")
-  self.timeout = a.timeout or ((not env_timeout or env_timeout == "") and a.kernel and 60) or nil
+  self.timeout = a.timeout or ((not env_timeout or env_timeout == "") and a.kernel and cli.TIMEOUT) or nil
 end
 
 return cli

@@ -7,9 +7,16 @@
 -- @module clua.commands
 local commands = {}
 
+-- clua's root, or nil. The cl module refuses to load where the environment
+-- is wrong (CLUA_TIMEOUT=abc): that message is raised as it is, not read as
+-- "no root".
 local function root()
   local ok, cl = pcall(require, "cl")
-  return ok and cl.root or nil
+  if not ok then
+    if cl ~= nil and debug.getregistry()["clua.env_error"] == cl then error(cl, 0) end -- host/clua.h
+    return nil
+  end
+  return cl.root
 end
 
 --- The folder of the experiments: ROOT/recipes, or nil where clua found no root.
@@ -52,7 +59,7 @@ function commands.names()
   return out
 end
 
-local TOOLS = { report = true, grade = true }
+local TOOLS = { report = true, grade = true, check = true }
 
 --- The one-line purpose of an experiment: the first sentence of its recipe's
 -- `description`, read from the file without running it; for a tool, its

@@ -10,17 +10,19 @@
 -- its JSON and says what happened: correct (with its time), wrong (the first
 -- wrong element, with what it got and what was expected), out of bounds (a
 -- write outside the part of an output it owns, named by its index, or past
--- an allocation, by its offset), too fast (above what the device can do:
+-- an allocation, by its offset), changed its input (a write into a buffer
+-- it may only read, named by its index), too fast (above what the device can do:
 -- flagged, not ranked), did not build (the compiler's log), timed out, or
 -- crashed.
 -- @module clua.gradebook
 local report = require "clua.report"
+local escape = require "clua.escape"
 
 local gradebook = {}
 
 --- The verdicts, from best to worst.
-gradebook.VERDICTS = { "correct", "too fast", "wrong", "out of bounds", "did not build", "timed out", "crashed",
-  "no kernel", "not graded" }
+gradebook.VERDICTS = { "correct", "too fast", "wrong", "unsafe", "out of bounds", "changed its input", "did not build",
+  "timed out", "crashed", "no kernel", "not graded" }
 
 local function first_line(s) return (s or ""):match("[^\n]+") or "" end
 
@@ -47,6 +49,17 @@ local function build_log(err)
   end
   if #out == 0 then out[1] = recipe_error(err) end
   return table.concat(out, "\n")
+end
+
+-- The first error of a build log as "line L:C: message", in either form a
+-- compiler's log takes: "FILE:L:C: error: message" (clang's own, NVIDIA's)
+-- or "error: FILE:L:C: message" (PoCL's); nil when it names no line.
+local function first_error(log)
+  for l in log:gmatch("[^\n]+") do
+    local at, msg = l:match("^error: .-:(%d+:%d+): (.+)$")
+    if not at then at, msg = l:match(":(%d+:%d+): [%a ]-error: (.+)$") end
+    if at then return ("line %s: %s"):format(at, msg) end
+  end
 end
 
 local function is_student(row)
@@ -101,7 +114,7 @@ local function first_wrong(msg)
   end
 end
 
---- What one run says: a table {verdict=, built=, correct=, oob=, timed_out=,
+--- What one run says: a table {verdict=, built=, correct=, oob=, changed_input=, timed_out=,
 -- too_fast=, reason= (one line), message= (the whole), first_wrong= ({where=,
 -- got=, expected=, text=}), build_log=, time=, min=, max=, spread=,
 -- bandwidth=, reference= (the recipe's fastest kernel for the same job),
@@ -111,7 +124,7 @@ end
 -- @tab[opt] doc its decoded --json (nil when none was written)
 function gradebook.outcome(code, err, doc)
   err = err or ""
-  local o = { built = true, correct = false, oob = false, timed_out = false, too_fast = false }
+  local o = { built = true, correct = false, oob = false, changed_input = false, timed_out = false, too_fast = false }
   local msg = recipe_error(err)
   if code == 0 and doc then
     local rows = student_rows(doc)
@@ -165,7 +178,16 @@ function gradebook.outcome(code, err, doc)
     o.verdict, o.oob = "out of bounds", true
     local at, part = msg:match("(%S+%[%d+%]) written outside the part the kernel owns %(([^%s]+%[%d+ %.%. %d+%))")
     o.reason = at and ("writes %s, outside its part %s"):format(at, part) or gradebook.cut(msg, 70)
-  elseif err:match("written at offset") or err:match("an input changed") then
+  elseif err:match("an input changed") then
+    o.verdict, o.changed_input = "changed its input", true
+    -- guard: "student: in: an input changed: 1 of 16 elements, the first at index 3 (99.0, was 3.0)";
+    -- harness: "LABEL: in: an input changed: 1 of 16 elements, the first in[3] (99.0, was 3.0)"
+    local buf, nbad, total, rest = msg:match("([^%s:]+): an input changed: (%d+) of (%d+) elements, the first ([^)]+%))")
+    local at, now, was = rest and (rest:match("^at index (%d+)") or rest:match("%[(%d+)%]")), nil, nil
+    if rest then now, was = rest:match("%(([^,]+), was ([^)]+)%)") end
+    o.reason = buf and at and ("writes its input %s: %s of %s elements changed, the first %s[%s] (%s, was %s)"):format(
+      buf, nbad, total, buf, at, now, was) or gradebook.cut(msg, 70)
+  elseif err:match("written at offset") then
     o.verdict, o.oob = "out of bounds", true
     local buf, bytes, off, where = msg:match("student: ([^:]+): (%d+) bytes written at offset (%d+), ([^(]+)")
     o.reason = buf and ("writes %s bytes at offset %s of %s, %s"):format(bytes, off, buf, where:gsub("%s+$", ""))
@@ -174,8 +196,7 @@ function gradebook.outcome(code, err, doc)
     or err:match("cannot open kernel file") or err:match("more than one kernel") then
     o.verdict, o.built = "did not build", false
     o.build_log = build_log(err)
-    local e1 = o.build_log:match("error: [^\n]-:(%d+:%d+: [^\n]+)")
-    o.reason = e1 and ("line " .. e1) or gradebook.cut(first_line(o.build_log), 70)
+    o.reason = first_error(o.build_log) or gradebook.cut(first_line(o.build_log), 70)
   elseif err:match("not a result") then
     o.verdict, o.too_fast = "too fast", true
     o.reason = "faster than the device can go: " .. gradebook.cut(msg:match("[%d.]+ G[Bo][p/]s.*") or msg, 50)
@@ -240,7 +261,7 @@ function gradebook.table(entries, meta, title)
       { name = "spread", unit = "%", format = "%.1f" }, { name = "noisy" },
       { name = "bandwidth", unit = "GB/s", format = "%.1f" },
       { name = "speed-up", unit = "x", format = "%.2f" }, { name = "against" },
-      { name = "built" }, { name = "correct" }, { name = "out of bounds" }, { name = "timed out" },
+      { name = "built" }, { name = "correct" }, { name = "out of bounds" }, { name = "changed input" }, { name = "timed out" },
       { name = "too fast" }, { name = "late days", format = "%d" }, { name = "submitted" },
       { name = "first wrong" }, { name = "reason" }, { name = "rubric" }, { name = "message" }, { name = "build log" },
       { name = "seconds", format = "%.1f" },
@@ -253,6 +274,7 @@ function gradebook.table(entries, meta, title)
       noisy = o.spread and yes(o.spread > 10) or nil, bandwidth = o.bandwidth,
       ["speed-up"] = o.speedup, against = o.speedup and o.reference or nil,
       built = yes(o.built), correct = yes(o.correct), ["out of bounds"] = yes(o.oob),
+      ["changed input"] = yes(o.changed_input),
       ["timed out"] = yes(o.timed_out), ["too fast"] = yes(o.too_fast), ["late days"] = e.late_days,
       submitted = e.submitted, ["first wrong"] = o.first_wrong and o.first_wrong.text or nil,
       reason = o.reason, rubric = e.lines and table.concat(e.lines, "; ") or nil,
@@ -261,8 +283,10 @@ function gradebook.table(entries, meta, title)
   return t
 end
 
---- The compact table for the terminal: student, verdict, score, time, rank
--- (with "=" for a tie within the noise) and a one-line reason.
+--- The compact table for the terminal: student (its control characters
+-- shown as escapes, clua.escape.terminal, so that two names stay apart),
+-- verdict, score, time, rank (with "=" for a tie within the noise) and a
+-- one-line reason.
 function gradebook.compact(entries, title)
   local t = report.new{ title = title or "Gradebook", id = "leaderboard", columns = {
     { name = "student", key = true }, { name = "verdict" }, { name = "score" },
@@ -270,7 +294,7 @@ function gradebook.compact(entries, title)
   local sorted = gradebook.sorted(entries)
   for _, e in ipairs(sorted) do
     local o = e.outcome
-    t:add{ student = gradebook.cut(e.student, 24), verdict = o.verdict .. ((e.late_days or 0) > 0 and ", late" or ""),
+    t:add{ student = gradebook.cut(escape.terminal(e.student), 24), verdict = o.verdict .. ((e.late_days or 0) > 0 and ", late" or ""),
       score = e.score and ("%s/%s"):format(gradebook.pts(e.score), gradebook.pts(e.max)) or nil,
       time = o.time, rank = e.rank and (tostring(e.rank) .. (e.tied and "=" or "")) or nil,
       reason = gradebook.cut(o.reason, 64) }

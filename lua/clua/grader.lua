@@ -15,10 +15,16 @@ local rubricmod = require "clua.rubric"
 local similarity = require "clua.similarity"
 local feedback = require "clua.feedback"
 local lms = require "clua.lms"
+local classhint = require "clua.classhint"
+local gradescope = require "clua.gradescope"
+local classroom = require "clua.classroom"
+local cli = require "clua.cli"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
 local gradetime = require "clua.gradetime"
+local gradecheck = require "clua.gradecheck"
+local escape = require "clua.escape"
 local cl = require "cl"
 
 local grader = {}
@@ -44,32 +50,45 @@ function grader.parser()
   p:option("--course", "A course file listing assignments (recipe, kernel, options, rubric); the submissions "
     .. "are then one folder per student."):argname("FILE")
   p:option("--submissions", "A folder of .cl files, or of one folder (or git repository) per student.")
-    :argname("DIR"):count(1)
+    :argname("DIR")
+  p:option("--submission", "One submission: DIR is the student's folder or git repository (GitHub Classroom).")
+    :argname("DIR")
+  p:flag("--gradescope", "Grade as Gradescope's autograder: the submission in ROOT/submission, the results in "
+    .. "ROOT/results/results.json, the gradebook's files in ROOT/results/clua/.")
+  p:option("--gradescope-root", "The root of --gradescope (default: CLUA_GRADESCOPE_ROOT, else /autograder).")
+    :argname("ROOT")
+  p:option("--classroom", "Also write the result as GitHub Classroom's autograding reporter reads it (JSON; "
+    .. "contrib/github-classroom/).") :argname("FILE")
   p:option("--kernel-name", "The kernel's name in every submission (default: the recipe's).")
   p:option("--rubric", "The rubric (a Lua file: docs/assignments.md); default: build 1, correct 3, speed 2.")
     :argname("FILE")
   p:option("--deadline", "The deadline, YYYY-MM-DD[THH:MM[:SS]][Z] (local time without Z); a submission's "
     .. "time is its file's, or its last commit's in a git repository."):argname("TIME")
-  p:option("--timeout", "Seconds a wait for the device may last (the recipe's --timeout).", "10"):convert(tonumber)
+  p:option("--timeout", ("Seconds a wait for the device may last (the recipe's --timeout; default: CLUA_TIMEOUT, "
+    .. "else %d)."):format(cli.TIMEOUT)):convert(tonumber)
   p:option("--wall", "Seconds one run of a submission may last (default: 3 x --timeout + 60).")
     :convert(tonumber)
-  p:option("--rounds", "Timing rounds: each correct submission's time is the median of this many runs, "
-    .. "interleaved with as many runs of the recipe's own kernels (the references).", tostring(gradetime.ROUNDS))
-    :argname("N")
+  p:option("--rounds", ("Timing rounds: each correct submission's time is the median of this many runs, "
+    .. "interleaved with as many runs of the recipe's own kernels (the references; default: %d, 1 with "
+    .. "--submission or --gradescope).")
+    :format(gradetime.ROUNDS)):argname("N"):convert(tonumber)
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
     :argname("OPTS")
-  p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint.", "0.95"):convert(tonumber)
+  p:option("--similar", "Similarity (0 to 1) from which two kernels are listed as a hint (default: 0.95).")
+    :convert(tonumber)
   p:option("--similar-common", "Share of the submissions (0 to 1) above which a passage is what everyone writes "
-    .. "and counts for nothing in the similarity (never one only two submissions have).", "0.5"):convert(tonumber)
+    .. "and counts for nothing in the similarity (never one only two submissions have; default: 0.5).")
+    :convert(tonumber)
   p:option("--base", "The code handed out (MOSS's -b): its passages count for nothing in the similarity.")
     :argname("FILE"):args("+")
   p:option("--roster", "A CSV naming each submission's student for the exports (columns: student, name, email, "
     .. "username, id, sis_id, login, section).") :argname("FILE")
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
-    .. "STEM-feedback/, STEM-logs/.", "gradebook")
+    .. "STEM-feedback/, STEM-logs/ (default: gradebook).")
   p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+  p:flag("--no-check", "Do not run each submission under the checker (Oclgrind) before timing it.")
   return p
 end
 
@@ -106,14 +125,95 @@ function grader.parse_time(s)
   return t
 end
 
+--- The grading options a course file may set as well as the command line
+-- (which wins): each with its check and its default. A path is relative to
+-- the course file's folder.
+grader.SETTINGS = {
+  timeout = { what = "a number of seconds > 0" }, wall = { what = "a number of seconds > 0" },
+  budget = { what = "a number of seconds >= 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
+  similar_common = { what = "a number above 0, at most 1", default = 0.5 },
+  rounds = { what = "a whole number >= 1" }, -- default: gradetime.ROUNDS, 1 for one submission
+  roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
+  deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
+}
+local COURSE_KEYS = { name = true, assignments = true }
+local ASSIGNMENT_KEYS = { "name", "recipe", "kernel", "kernel_name", "options", "rubric", "deadline", "base" }
+
+local function setting_ok(k, v)
+  if k == "timeout" or k == "wall" then return type(v) == "number" and v > 0 and v < math.huge end
+  if k == "budget" then return type(v) == "number" and v >= 0 and v < math.huge end
+  if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
+  if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
+  if k == "rounds" then return type(v) == "number" and gradetime.check_rounds(v) ~= nil end
+  return type(v) == "string" and v ~= ""
+end
+
+local function known(list)
+  local l = {}
+  for k in pairs(list) do l[#l + 1] = k end
+  table.sort(l)
+  return table.concat(l, ", ")
+end
+
+--- The options once a course file (or none) and the defaults are applied:
+-- the command line first, then the course file's top level, then the
+-- default (the timeout's: CLUA_TIMEOUT, else clua.cli.TIMEOUT). Ends the
+-- process with a message naming a bad value.
+-- @tab args the options (`grader.args`); changed in place
+-- @tab[opt] course the course file's table
+-- @string[opt] dir the course file's folder
+-- @treturn tab args
+function grader.settle(args, course, dir)
+  for k, s in pairs(grader.SETTINGS) do
+    local v = course and course[k]
+    if args[k] == nil and v ~= nil then
+      if not setting_ok(k, v) then
+        fail(("course %s: %s must be %s, got %s"):format(args.course, k, s.what, type(v) == "string" and ("'" .. v .. "'")
+          or tostring(v)))
+      end
+      if s.path and v:sub(1, 1) ~= "/" then v = dir .. "/" .. v end
+      args[k] = v
+    end
+    if args[k] == nil then args[k] = s.default end
+  end
+  if args.timeout == nil then
+    local env = os.getenv("CLUA_TIMEOUT")
+    if env and env ~= "" then
+      args.timeout = tonumber(env)
+      if not args.timeout or args.timeout <= 0 then
+        fail(("CLUA_TIMEOUT='%s': the grader needs a limit of seconds > 0; give --timeout S"):format(env))
+      end
+    else args.timeout = cli.TIMEOUT end
+  end
+  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common", "rounds" }) do
+    if args[k] ~= nil and not setting_ok(k, args[k]) then
+      fail(("--%s must be %s"):format(k:gsub("_", "-"), grader.SETTINGS[k].what))
+    end
+  end
+  return args
+end
+
+-- The recipes of a folder that have an assignment mode (declare `student =`).
+local function with_assignment_mode(recipes)
+  local out = {}
+  for _, f in ipairs(lines_of("ls -1 " .. sh(recipes) .. " 2>/dev/null")) do
+    local src = f:match("%.lua$") and read(recipes .. "/" .. f)
+    if src and src:find("\n%s*student%s*=") then out[#out + 1] = f:gsub("%.lua$", "") end
+  end
+  return out
+end
+
 --- The assignments to grade: the one the option recipe names, or the
--- course file's, each checked once before anything is graded: its recipe, its rubric, its
--- options (the recipe parses them, with every rubric size) and its deadline.
--- Ends the process with a message on the first fault.
+-- course file's, each checked once before anything is graded: the course
+-- file's keys (an unknown one is named, with the known ones), its recipe
+-- (one with an assignment mode), its rubric, its options (the recipe parses
+-- them, with every rubric size) and its deadline. Settles the options
+-- (`grader.settle`). Ends the process with a message on the first fault.
 -- @tab args the options (`grader.args`)
 -- @string recipes the folder of the recipes
 -- @string clua the interpreter that runs them
--- @treturn tab the assignments (`name`, `recipe`, `script`, `rub`, `options`, ...)
+-- @treturn tab the assignments (`name`, `recipe`, `script`, `rub`, `options`,
+-- `assign_options` (clua.classhint.options), ...)
 -- @treturn tab|nil the course, when --course gave one
 function grader.assignments(args, recipes, clua)
   local course, assignments = nil, {}
@@ -125,12 +225,23 @@ function grader.assignments(args, recipes, clua)
       fail("course " .. args.course .. ": " .. (ok and "returns no table with a list 'assignments'" or tostring(c)))
     end
     course = c
+    local keys = {}
+    for k in pairs(COURSE_KEYS) do keys[k] = true end
+    for k in pairs(grader.SETTINGS) do keys[k] = true end
+    for k in pairs(c) do
+      if not keys[k] then
+        fail(("course %s: unknown key '%s' (known: %s)"):format(args.course, tostring(k), known(keys)))
+      end
+    end
     local dir = args.course:match("^(.*)/[^/]*$") or "."
+    grader.settle(args, c, dir)
+    local akeys = {}
+    for _, k in ipairs(ASSIGNMENT_KEYS) do akeys[k] = true end
     for i, a in ipairs(c.assignments) do
+      if type(a) ~= "table" then fail(("course %s: assignments[%d] is not a table"):format(args.course, i)) end
       for k in pairs(a) do
-        if not ({ name = 1, recipe = 1, kernel = 1, kernel_name = 1, options = 1, rubric = 1, deadline = 1, base = 1 })[k] then
-          fail(("course %s: assignments[%d]: unknown key '%s' (known: name, recipe, kernel, kernel_name, options, "
-            .. "rubric, deadline, base)"):format(args.course, i, tostring(k)))
+        if not akeys[k] then
+          fail(("course %s: assignments[%d]: unknown key '%s' (known: %s)"):format(args.course, i, tostring(k), known(akeys)))
         end
       end
       if not a.recipe or not a.kernel then fail(("course %s: assignments[%d] needs recipe = and kernel ="):format(args.course, i)) end
@@ -141,9 +252,10 @@ function grader.assignments(args, recipes, clua)
         if type(b) == "string" and b:sub(1, 1) ~= "/" then base[j] = dir .. "/" .. b end
       end
       assignments[i] = { name = a.name or a.recipe, recipe = a.recipe, kernel = a.kernel, kernel_name = a.kernel_name,
-        options = a.options or "", rubric = rub, deadline = a.deadline or c.deadline, base = base }
+        options = a.options or "", rubric = rub, deadline = a.deadline or args.deadline, base = base }
     end
   else
+    grader.settle(args)
     assignments[1] = { name = args.recipe, recipe = args.recipe, kernel_name = args.kernel_name,
       options = args.recipe_options, rubric = args.rubric, deadline = args.deadline, base = args.base }
   end
@@ -165,14 +277,20 @@ function grader.assignments(args, recipes, clua)
         fail(("%s: the recipe options may not hold %s: the grader sets it"):format(a.name, o))
       end
     end
-    for _, sz in ipairs(a.rub.sizes) do
+    for i, sz in ipairs(a.rub.sizes) do
       local opts = a.options .. (sz.size and (" --size " .. sh(sz.size)) or "")
-      local out = lines_of(("%s %s --kernel /dev/null %s --help 2>&1 >/dev/null; echo \"rc=$?\""):format(sh(clua),
+      local out = lines_of(("%s %s --kernel /dev/null %s --help 2>&1; echo \"rc=$?\""):format(sh(clua),
         sh(a.script), opts))
-      if out[#out] ~= "rc=0" then
+      local last = out[#out - 1] or "?"
+      if out[#out] ~= "rc=0" and last:find("unknown option '--kernel'", 1, true) then
+        local have = with_assignment_mode(recipes)
+        fail(("%s: recipe %s has no assignment mode (it takes no --kernel FILE)%s"):format(a.name, a.recipe,
+          #have > 0 and ("; those that have one: " .. table.concat(have, ", ")) or ""))
+      elseif out[#out] ~= "rc=0" then
         fail(("%s: recipe %s refuses the options '%s': %s"):format(a.name, a.recipe, opts,
-          (out[#out - 1] or "?"):gsub("^recipe [%w_]+: ", "")))
+          last:gsub("^recipe [%w_]+: ", "")))
       end
+      if i == 1 then a.assign_options = classhint.options(table.concat(out, "\n")) end
     end
     if a.deadline then
       a.deadline_t = grader.parse_time(a.deadline)
@@ -180,6 +298,30 @@ function grader.assignments(args, recipes, clua)
     end
   end
   return assignments, course
+end
+
+--- The one submission graded alone (options submission and gradescope):
+-- the folder `dir` is the student's folder (or git repository).
+-- @string dir the folder
+-- @string[opt] name the student's name (default: the folder's)
+-- @treturn tab a list of one `{name, path, dir, git}`
+function grader.one(dir, name)
+  dir = dir:gsub("/+$", "")
+  if dir == "" then dir = "/" end
+  local base = dir:match("([^/]+)$")
+  if not base or base == "." then base = lines_of("basename \"$(cd " .. sh(dir) .. " && pwd)\"")[1] or "submission" end
+  return { { name = name or base, path = dir, dir = true, git = os.execute("test -e " .. sh(dir .. "/.git")) == true } }
+end
+
+--- What happened to a run that was not correct, in a few words for the
+-- rubric's line: "wrong at out[255] (first launch, n = 261887)", "did not
+-- build: line 5:44: use of undeclared identifier 'j'".
+-- @tab o an outcome (clua.gradebook.outcome)
+-- @treturn string the words
+function grader.what(o)
+  if o.verdict == "wrong" and o.first_wrong then return "wrong at " .. o.first_wrong.where end
+  local r = o.reason and o.reason ~= "" and o.reason ~= o.verdict and gradebook.cut(o.reason, 80) or nil
+  return o.verdict .. (r and (": " .. r) or "")
 end
 
 --- The sources of an assignment's base (the code handed out, for the
@@ -226,25 +368,44 @@ function grader.main(argv, recipes)
   local args = grader.args(argv)
   local clua = proc.interpreter()
   if (args.recipe == nil) == (args.course == nil) then fail("give --recipe NAME or --course FILE (one of them)") end
-  if not is_dir(args.submissions) then fail("no folder " .. args.submissions) end
+  local gs
+  if args.gradescope then
+    gs = gradescope.paths(args.gradescope_root or os.getenv("CLUA_GRADESCOPE_ROOT") or "/autograder")
+    if args.submissions or args.submission then fail("--gradescope grades ROOT/submission: give no --submissions or --submission") end
+    args.submission, args.out = gs.submission, args.out or gs.out
+  elseif args.gradescope_root then fail("--gradescope-root is an option of --gradescope")
+  end
+  if (args.submissions == nil) == (args.submission == nil) then
+    fail("give --submissions DIR (a class), --submission DIR (one student) or --gradescope (one of them)")
+  end
+  if args.classroom and not args.submission then fail("--classroom writes one submission's result: give --submission DIR") end
+  local folder = args.submissions or args.submission
+  if not is_dir(folder) then fail("no folder " .. folder) end
   if args.course and args.base then fail("--base is for --recipe: a course file names each assignment's base") end
-  if not (args.similar and args.similar >= 0 and args.similar <= 1) then fail("--similar must be a number from 0 to 1") end
-  local common = args.similar_common
-  if not (common and common > 0 and common <= 1) then fail("--similar-common must be a number above 0, at most 1") end
-  local wall = args.wall or (3 * args.timeout + 60)
-  local rounds, bad_rounds = gradetime.check_rounds(args.rounds)
-  if not rounds then fail(bad_rounds) end
   local assignments, course = grader.assignments(args, recipes, clua)
+  local wall = args.wall or (3 * args.timeout + 60)
+  local common = args.similar_common
 
   -- The device the runs use, for the gradebook's record and its ranks.
   local dev_ok, dev = pcall(cl.device, args.device)
   local dev_type = dev_ok and dev and dev.info.type or "unknown"
   local on_cpu = dev_type ~= "GPU" and dev_type ~= "unknown"
 
-  local students = grader.students(args.submissions, course)
+  local students = args.submission and grader.one(args.submission, gs and (gradescope.student(read(gs.metadata))
+    or "submission"))
+    or grader.students(args.submissions, course)
   if #students == 0 then fail("no submissions (.cl files or folders) in " .. args.submissions) end
+  -- The roster, read before anything is graded: a fault in it costs nothing.
+  local roster, unlisted
+  if args.roster then
+    local names = {}
+    for i, s in ipairs(students) do names[i] = s.name end
+    local ok, r, m = pcall(lms.roster, args.roster, names)
+    if not ok then fail(tostring(r)) end
+    roster, unlisted = r, m
+  end
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
-  os.execute("mkdir -p " .. sh(logs) .. " " .. sh(fbdir))
+  os.execute("mkdir -p -- " .. sh(logs) .. " " .. sh(fbdir))
 
   local function kernel_file(s, a)
     if s.file then return s.file end
@@ -277,12 +438,13 @@ function grader.main(argv, recipes)
 
   -- One run of the recipe (mode: its --grading, nil for the whole recipe);
   -- returns the outcome and the decoded JSON.
+  local wall_left = wall -- the first run's: less what its check took
   local function run(a, s, file, size, tag, mode)
     local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
-    local cmd = { "timeout", "-k", "10", tostring(wall), sh(clua), sh(a.script), "--kernel", sh(file),
-      "--timeout", tostring(args.timeout), "--json", sh(j) }
+    local cmd = { "timeout", "-k", "10", tostring(wall_left), sh(clua), sh(a.script), "--kernel=" .. sh(file),
+      "--timeout", tostring(args.timeout), "--json=" .. sh(j) }
     if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
@@ -299,7 +461,8 @@ function grader.main(argv, recipes)
     count = count + 1
     local file, why = kernel_file(s, a)
     local e = { student = s.name, file = file and file:match("[^/]*$") or (a.kernel or "?"), path = file }
-    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, s.name, #assignments > 1 and (" " .. a.name) or ""))
+    io.stderr:write(("[%d/%d] %s%s ..."):format(count, total_runs, escape.terminal(s.name),
+      #assignments > 1 and (" " .. escape.terminal(a.name)) or ""))
     local t0 = cl.now()
     if not file then
       e.outcome = { verdict = "no kernel", built = false, correct = false, message = why, reason = why }
@@ -308,21 +471,32 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o = run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1))
-      local checked = o.built and not o.timed_out and o.verdict ~= "no kernel" and o.verdict ~= "crashed"
-      local correct = { checked and o.correct or nil }
+      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, clua = clua, wall = wall,
+        kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. safe(s.name)
+        .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
+      wall_left = math.max(1, math.floor(wall - spent))
+      o = o or run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1))
+      wall_left = wall
+      -- each size: correct (true), wrong (false) or not checked (nil), and what happened
+      local correct, whys = {}, {}
+      local function checked(x) return x.built and not x.timed_out and x.verdict ~= "no kernel" and x.verdict ~= "crashed" end
+      if checked(o) then correct[1] = o.correct end
+      if not o.correct and o.built then whys[1] = grader.what(o) end
       for i = 2, #a.rub.sizes do
-        if not o.built or o.timed_out then break end
-        local sz = a.rub.sizes[i].size
-        local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i))
-        correct[i] = oi.built and not oi.timed_out and oi.correct or (oi.built and not oi.timed_out and false or nil)
-        if o.correct and not oi.correct then
-          -- wrong at another size: the submission is not correct, and says where
-          oi.reason = ("at --size %s: %s"):format(sz, oi.reason or oi.verdict)
-          o = oi
+        if not o.built or o.timed_out or o.unsafe then whys[i] = "not run: " .. o.verdict .. " at the first size"
+        else
+          local sz = a.rub.sizes[i].size
+          local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i))
+          if checked(oi) then correct[i] = oi.correct end
+          if not oi.correct then whys[i] = grader.what(oi) end
+          if o.correct and not oi.correct then
+            -- wrong at another size: the submission is not correct, and says where
+            oi.reason = ("at --size %s: %s"):format(sz, oi.reason or oi.verdict)
+            o = oi
+          end
         end
       end
-      e.outcome, e.correct = o, correct
+      e.outcome, e.correct, e.whys = o, correct, whys
       local t, how = submitted_at(s, file)
       if t then
         e.submitted = os.date("!%Y-%m-%dT%H:%M:%SZ", t) .. (how == "commit" and " (last commit)"
@@ -333,7 +507,7 @@ function grader.main(argv, recipes)
     e.seconds = (cl.now() - t0) / 1e9
     local o = e.outcome
     io.stderr:write((" %s%s\n"):format(o.verdict, o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
-      or (o.reason and (": " .. gradebook.cut(o.reason, 90)) or "")))
+      or (o.reason and (": " .. escape.terminal(gradebook.cut(o.reason, 90))) or "")))
     return e
   end
 
@@ -343,7 +517,7 @@ function grader.main(argv, recipes)
     -- the timing rounds: references and correct submissions, interleaved (clua.gradetime)
     a.timing = gradetime.rounds(a.entries, function(e, mode, tag)
       return run(a, { name = e.student }, e.path, a.rub.sizes[1].size, tag, mode)
-    end, { rounds = rounds, progress = function(l) io.stderr:write(l, "\n") end,
+    end, { rounds = args.rounds or (args.submission and 1 or gradetime.ROUNDS), progress = function(l) io.stderr:write(l, "\n") end,
       over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
     -- ranks: a difference within the noise is none (on a CPU at least 5%)
     local ranked = gradebook.rank(a.entries, on_cpu and 5 or 0)
@@ -352,7 +526,8 @@ function grader.main(argv, recipes)
     for _, e in ipairs(ranked) do a.times[#a.times + 1] = e.outcome.time end
     for _, e in ipairs(a.entries) do
       local o = e.outcome
-      e.score, e.max, e.lines = rubricmod.score(a.rub, { built = o.built, correct = e.correct, oob = o.oob,
+      e.score, e.max, e.lines, e.items = rubricmod.score(a.rub, { built = o.built, correct = e.correct, why = e.whys,
+        build_why = not o.built and grader.what(o) or nil, oob = o.oob, changed_input = o.changed_input,
         timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, late_days = e.late_days })
     end
     local srcs = {}
@@ -367,12 +542,14 @@ function grader.main(argv, recipes)
       a.similar, a.similar_skipped = {}, ("alike: not looked for, the grading budget (--budget %s s) was spent")
         :format(args.budget)
     end
+    a.hint = classhint.same_factor(a.entries, a.assign_options, a.options)
   end
 
   -- Recorded once: the device, driver and clua of the runs, the options and the data.
   local meta = { recipe = table.concat((function() local r = {}; for i, a in ipairs(assignments) do r[i] = a.recipe end; return r end)(), ", "),
     clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), device_type = dev_type,
-    options = ("--timeout %s --wall %s"):format(args.timeout, wall),
+    options = ("--timeout %s --wall %s --similar %s --similar-common %s%s"):format(args.timeout, wall, args.similar,
+      common, args.budget and (" --budget " .. args.budget) or ""),
     data = "the recipe's own fixed seeds: every submission gets the same data" }
   for _, a in ipairs(assignments) do
     for _, e in ipairs(a.entries) do
@@ -385,10 +562,18 @@ function grader.main(argv, recipes)
   if not meta.device and dev_ok and dev then meta.device, meta.driver = dev.name, dev.info.driver_version end
 
   local tables, md, term = {}, {}, {}
-  md[#md + 1] = "# Gradebook" .. (course and course.name and (": " .. course.name) or (": " .. assignments[1].name))
+  -- Every file is written on its own: a fault in one (an export, a full
+  -- disk) is said at the end and makes the exit status 1, and the others
+  -- are written all the same.
+  local failed = {}
+  local function attempt(what, fn)
+    local ok, err = pcall(fn)
+    if not ok then failed[#failed + 1] = ("%s: %s"):format(what, tostring(err)) end
+  end
+  md[#md + 1] = "# Gradebook: " .. escape.markdown(course and course.name or assignments[1].name)
   md[#md + 1] = ""
   for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "data" }) do
-    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, meta[k]) end
+    if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, escape.markdown(meta[k])) end
   end
   md[#md + 1] = ""
   for _, a in ipairs(assignments) do
@@ -413,6 +598,11 @@ function grader.main(argv, recipes)
         .. "be a GPU's; rows with a spread above 10%% are marked noisy"):format(dev_type, meta.device or "?"))
     end
     if a.timing then notes[#notes + 1] = gradetime.note(a.timing) end
+    if a.hint then table.insert(notes, 1, a.hint) end
+    if unlisted and #unlisted > 0 then
+      notes[#notes + 1] = ("roster %s: no row for %s: the exports name them by the submission's name"):format(args.roster,
+        table.concat(unlisted, ", "))
+    end
     for _, n in ipairs(notes) do t:note(n) end
     t:note(("each run: clua recipes/%s.lua --kernel FILE --grading check|verify|time --timeout %s %s, killed after "
       .. "%s s; logs in %s/")
@@ -431,7 +621,8 @@ function grader.main(argv, recipes)
     md[#md + 1] = report.markdown(c)
     md[#md + 1] = ""
     term[#term + 1] = report.text(c)
-    if #assignments == 1 then write(args.out .. ".csv", report.csv(t)) else write(args.out .. "-" .. safe(a.name) .. ".csv", report.csv(t)) end
+    local csv = args.out .. (#assignments == 1 and "" or ("-" .. safe(a.name))) .. ".csv"
+    attempt(csv, function() write(csv, report.csv(t)) end)
   end
 
   -- The course: a column per assignment and a total.
@@ -463,7 +654,7 @@ function grader.main(argv, recipes)
       ct:add(row)
     end
     table.insert(tables, 1, ct)
-    write(args.out .. ".csv", report.csv(ct))
+    attempt(args.out .. ".csv", function() write(args.out .. ".csv", report.csv(ct)) end)
     md[#md + 1] = report.markdown(ct)
     term[#term + 1] = report.text(ct)
   end
@@ -478,21 +669,19 @@ function grader.main(argv, recipes)
       .. "once comments, whitespace and names are gone, the handed-out code (--base) and what more than %g%% of the "
       .. "class writes left out (token fingerprints as MOSS makes them; 1.00: the same code):\n"):format(args.similar,
       common * 100)
-    for _, s in ipairs(similar) do md[#md + 1] = ("- %s: %s and %s, %.2f"):format(s.assignment, s.a, s.b, s.score) end
+    for _, s in ipairs(similar) do
+      md[#md + 1] = ("- %s: %s and %s, %.2f"):format(escape.markdown(s.assignment), escape.markdown(s.a),
+        escape.markdown(s.b), s.score)
+    end
     md[#md + 1] = ""
   end
-  write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"), grader = "clua recipes/grade.lua",
-    similar = similar }))
-  write(args.out .. ".md", table.concat(md, "\n") .. "\n")
-  local roster = args.roster and lms.roster(args.roster) or nil
-  local alist = {}
-  for i, a in ipairs(assignments) do alist[i] = { name = a.name, max = a.rub.max } end
-  local function get(s, an)
-    local e = score_of[an][s]
-    return e.score, ("%s: %s"):format(e.outcome.verdict, e.outcome.reason or "")
-  end
-  write(args.out .. "-moodle.csv", lms.moodle(names, alist, get, roster))
-  write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster))
+  attempt(args.out .. ".json", function() write(args.out .. ".json", report.json(tables, { schema = report.schema("gradebook"),
+    grader = "clua recipes/grade.lua", similar = similar })) end)
+  attempt(args.out .. ".md", function() write(args.out .. ".md", table.concat(md, "\n") .. "\n") end)
+
+  -- The feedback, then what a course system reads: Gradescope's and GitHub
+  -- Classroom's results for one submission, Moodle's and Canvas's imports.
+  local texts = {}
   for _, s in ipairs(names) do
     local parts = {}
     for _, a in ipairs(assignments) do
@@ -501,16 +690,62 @@ function grader.main(argv, recipes)
       parts[#parts + 1] = feedback.markdown(e, { assignment = a.name, recipe = a.recipe, ranked = a.ranked, times = a.times,
         source = e.source, deadline = a.deadline })
     end
-    write(fbdir .. "/" .. safe(s) .. ".md", table.concat(parts, "\n"))
+    texts[s] = table.concat(parts, "\n")
+    attempt(fbdir .. "/" .. safe(s) .. ".md", function() write(fbdir .. "/" .. safe(s) .. ".md", texts[s]) end)
   end
+  local function parts_of(s)
+    local l = {}
+    for i, a in ipairs(assignments) do l[i] = { assignment = a.name, entry = score_of[a.name][s] } end
+    return l
+  end
+  if gs then
+    attempt(gs.json, function()
+      write(gs.json, gradescope.encode(gradescope.results(parts_of(names[1]), { output = texts[names[1]],
+        seconds = (cl.now() - started) / 1e9, several = #assignments > 1 })))
+    end)
+  end
+  if args.classroom then
+    attempt(args.classroom, function()
+      write(args.classroom, classroom.encode(classroom.result(parts_of(names[1]), { several = #assignments > 1 })))
+    end)
+  end
+  local alist = {}
+  for i, a in ipairs(assignments) do alist[i] = { name = a.name, max = a.rub.max } end
+  local function get(s, an)
+    local e = score_of[an][s]
+    return e.score, ("%s: %s"):format(e.outcome.verdict, e.outcome.reason or "")
+  end
+  attempt(args.out .. "-moodle.csv", function() write(args.out .. "-moodle.csv", lms.moodle(names, alist, get, roster)) end)
+  attempt(args.out .. "-canvas.csv", function() write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster)) end)
 
-  for _, a in ipairs(assignments) do io.stderr:write(gradebook.summary(a.entries), "\n") end
-  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/ (%.0f s)\n"):format(args.out,
-    args.out, args.out, args.out, args.out, fbdir, (cl.now() - started) / 1e9))
+  for _, a in ipairs(assignments) do
+    io.stderr:write(escape.terminal(gradebook.summary(a.entries)), "\n")
+    if a.hint then io.stderr:write("grade: ", escape.terminal(a.name), ": ", escape.terminal(a.hint), "\n") end
+  end
+  local out = escape.terminal(args.out)
+  io.stderr:write(("grade: wrote %s.csv, %s.json, %s.md, %s-moodle.csv, %s-canvas.csv, %s/%s%s (%.0f s)\n"):format(out,
+    out, out, out, out, escape.terminal(fbdir), gs and (", " .. escape.terminal(gs.json)) or "",
+    args.classroom and (", " .. escape.terminal(args.classroom)) or "", (cl.now() - started) / 1e9))
   io.stdout:write(table.concat(term, "\n"))
   if #similar > 0 then
     io.stdout:write("\nalike (a hint, not a verdict):\n")
-    for _, s in ipairs(similar) do io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(s.assignment, s.a, s.b, s.score)) end
+    for _, s in ipairs(similar) do
+      io.stdout:write(("  %s: %s ~ %s %.2f\n"):format(escape.terminal(s.assignment), escape.terminal(s.a),
+        escape.terminal(s.b), s.score))
+    end
+  end
+  if args.submission then
+    local total, max = 0, 0
+    for _, a in ipairs(assignments) do
+      local e = score_of[a.name][names[1]]
+      total, max = total + e.score, max + e.max
+    end
+    io.stdout:write(("score: %s of %s\n"):format(gradebook.pts(total), gradebook.pts(max)))
+  end
+  if #failed > 0 then
+    for _, f in ipairs(failed) do io.stderr:write("grade: not written: ", escape.terminal(f), "\n") end
+    io.stderr:flush()
+    os.exit(1)
   end
 end
 

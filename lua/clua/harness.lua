@@ -232,6 +232,65 @@ local MEASURE = { "label", "run", "outputs", "reads", "bytes", "ops", "type", "b
 local OUTPUT = { "owns", "expect", "check", "tol", "exact", "poison", "name", "device" }
 for _, k in ipairs(OUTPUT) do OUTPUT[k] = true end
 
+-- The elements a declared expectation holds: a cl.array's or a list's
+-- length, nil for a function of the index.
+local function expected_length(e)
+  if type(e) == "table" then return #e end
+  if type(e) == "userdata" then
+    local ok, n = pcall(function() return #e end)
+    if ok and math.type(n) == "integer" then return n end
+  end
+end
+
+-- An output's declared writes against its buffer (made by R:output:
+-- `info`): `owns` two integers 0 <= lo <= hi <= the buffer's elements;
+-- `expect` as many elements as the part owned. Raises, from `who` about
+-- `what`, naming the buffer, its size and the range.
+local function check_declared(who, what, i, o, info)
+  local name = o.name or info.name or "out"
+  local size = ("%d %s elements (%s)"):format(info.n, info.type, units.format_size(info.n * esize(info.type)))
+  local lo, hi = 0, info.n
+  if o.owns ~= nil then
+    local r = o.owns
+    lo, hi = type(r) == "table" and r[1], type(r) == "table" and r[2]
+    if math.type(lo) ~= "integer" or math.type(hi) ~= "integer" or lo < 0 or hi < lo then
+      error(("%s %s: outputs[%d] (%s): owns must be {lo, hi}, two integers with 0 <= lo <= hi, got %s"):format(who,
+        what, i, name, type(r) == "table" and ("{%s, %s}"):format(tostring(lo), tostring(hi)) or tostring(r)), 0)
+    end
+    if hi > info.n then
+      error(("%s %s: outputs[%d]: the kernel owns %s[%d .. %d), past the end of the buffer %s of %s: make the "
+        .. "buffer hold %d elements (R:output) or the range what it holds; the kernel was not launched"):format(who,
+        what, i, name, lo, hi, name, size, hi), 0)
+    end
+  end
+  local ne = expected_length(o.expect)
+  if ne and ne ~= hi - lo then
+    error(("%s %s: outputs[%d]: the expected result has %d elements, the part the kernel owns %s[%d .. %d) %d "
+      .. "(the buffer %s holds %s)%s; the kernel was not launched"):format(who, what, i, ne, name, lo, hi, hi - lo,
+      name, size, ne > info.n - lo and ": a kernel writing them all would write past its end" or ""), 0)
+  end
+end
+
+--- Checks what outputs declare a kernel writes against their buffers, before
+-- anything runs (`R:measure` does, and `R:try_launch` with `outputs`): a
+-- kernel that writes past a buffer's end may end the process inside the
+-- driver instead of failing a check. Each output made by `R:output` must own
+-- a range {lo, hi} with 0 <= lo <= hi <= its elements, and an `expect` list
+-- or cl.array must hold hi - lo elements.
+-- @tab outputs as `R:measure`'s `outputs`
+-- @string[opt="R:measure"] who the call, for messages
+-- @string[opt="?"] what the measurement or kernel, for messages
+-- @raise naming the buffer, its size and the range:
+-- `R:measure copy: outputs[1]: the kernel owns out[0 .. 2048), past the end of the buffer out of 1024 float
+-- elements (4 KiB): ...`
+function Recipe:check_outputs(outputs, who, what)
+  local reg = known(self)
+  for i, o in ipairs(outputs or {}) do
+    local info = type(o) == "table" and reg[o[1]]
+    if info and info.type then check_declared(who or "R:measure", what or "?", i, o, info) end
+  end
+end
+
 local function wait_all(r)
   if type(r) == "userdata" then r:wait()
   elseif type(r) == "table" then for _, e in ipairs(r) do if type(e) == "userdata" then e:wait() end end end
@@ -289,6 +348,9 @@ function Recipe:measure(spec)
       end
     end
     if not o[1] then error(("R:measure: outputs[%d] has no buffer"):format(i), 2) end
+  end
+  self:check_outputs(outs, "R:measure", label)
+  for _, o in ipairs(outs) do
     if o.poison ~= false and checked then poison(q, o[1]) end
   end
   q:finish()
@@ -416,7 +478,8 @@ function Recipe:measure(spec)
     if not ok then error(("%s: %s Gop/s is %s: not a result"):format(label,
       units.format_number(spec.ops / t.median), why), 0) end
     if spec.roofline ~= false and spec.bytes then
-      self:roofline_point(label, { ops = spec.ops, bytes = spec.bytes, ns = t.median, type = spec.type })
+      self:roofline_point(label, { ops = spec.ops, bytes = spec.bytes, ns = t.median, type = spec.type,
+        cache = res.cache })
     end
   end
 

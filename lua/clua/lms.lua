@@ -14,39 +14,115 @@
 --   named as in Canvas ("Reduction (12345)" matches assignment 12345; a new
 --   name makes a new assignment), and a second row `Points Possible` with
 --   each assignment's maximum.
+--
+-- Every field is written by clua.escape.csv: a score is a number; a text
+-- (a student's name, a feedback line) that starts with = + - @ tab or CR
+-- gets a ' first, so that no spreadsheet or course system reads it as a
+-- formula, and is valid UTF-8.
 -- @module clua.lms
+local escape = require "clua.escape"
+
 local lms = {}
 
-local function field(v)
-  v = v == nil and "" or tostring(v)
-  if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
+local function line(t) local o = {}; for i, v in ipairs(t) do o[i] = escape.csv(v) end; return table.concat(o, ",") end
+
+-- A score as a number of at most two decimals (3, 2.5, 0.33): a number, so
+-- that escape.csv writes it as one, never as text.
+local function num(v)
+  if not v then return "" end
+  return math.tointeger(v) or tonumber(("%.2f"):format(v)) or v
 end
 
-local function line(t) local o = {}; for i, v in ipairs(t) do o[i] = field(v) end; return table.concat(o, ",") end
+-- A header's name as a roster field: its letters and digits, lower case,
+-- looked up here ("Email address" and "email" are both email). A Canvas
+-- gradebook export names the student's display name "Student".
+local FIELD = { student = "student", name = "name", fullname = "name", email = "email", emailaddress = "email",
+  username = "username", id = "id", idnumber = "id", sisid = "sis_id", sisuserid = "sis_id", login = "login",
+  sisloginid = "login", section = "section", firstname = "first", lastname = "last", surname = "last" }
 
-local function num(v) return v and (("%.2f"):format(v):gsub("%.?0+$", "")) or "" end
+--- The order in which a submission's name is looked up in a roster's columns.
+lms.MATCH = { "student", "username", "login", "email", "email_user", "sis_id", "id", "name" }
 
---- Reads a roster CSV (a header naming `student` — the submission's name —
--- and any of `name`, `email`, `username`, `id`, `sis_id`, `login`,
--- `section`): a table from the submission's name to its row.
-function lms.roster(path)
-  local f = io.open(path)
-  if not f then error("roster " .. path .. ": cannot open it", 0) end
-  local head, map = nil, {}
-  for l in f:lines() do
-    local cells = {}
-    for c in (l:gsub("\r$", "") .. ","):gmatch('%s*("?)(.-)%1%s*,') do cells[#cells + 1] = c end
-    if not head then head = cells
-    elseif #cells > 0 then
-      local row = {}
-      for i, h in ipairs(head) do row[h] = cells[i] end
-      if not row.student then f:close(); error("roster " .. path .. ": no column 'student'", 0) end
-      map[row.student] = row
-    end
+--- Reads a roster: a CSV file (RFC 4180, clua.csvread: quoted cells, a
+-- byte-order mark, CRLF, `;` as the separator) with a header, either clua's
+-- own (`student` — the submission's name — and any of `name`, `email`,
+-- `username`, `id`, `sis_id`, `login`, `section`) or a course system's
+-- export used as it is: Canvas's gradebook export (`Student`, `ID`, `SIS
+-- User ID`, `SIS Login ID`, `Section`; its `Points Possible` row is left
+-- out) or Moodle's (`First name`, `Last name`/`Surname`, `Username`, `ID
+-- number`, `Email address`). Each submission is matched to the row whose
+-- `student`, else username, SIS login, email, the email's part before `@`,
+-- SIS user id, id or name is the submission's name (a value two rows share
+-- matches neither).
+-- @string path the roster's file
+-- @tab names the submissions' names
+-- @treturn tab a table from each matched submission's name to its row
+-- (`name`, `email`, `username`, `id`, `sis_id`, `login`, `section`, `student`)
+-- @treturn {string,...} the names no row matched, in order
+-- @raise `roster PATH: why` (cannot open it, a malformed CSV naming the line,
+-- no column to match by)
+function lms.roster(path, names)
+  local text = require("clua.files").read(path)
+  if not text then error("roster " .. path .. ": cannot open it", 0) end
+  local head, recs = require("clua.csvread").records(text, { where = "roster " .. path })
+  local canvas, cols = false, {}
+  for _, h in ipairs(head) do
+    local k = h:lower():gsub("[^%w]", "")
+    if k == "sisloginid" or k == "sisuserid" then canvas = true end
   end
-  f:close()
-  return map
+  for _, h in ipairs(head) do
+    local k = h:lower():gsub("[^%w]", "")
+    local f = FIELD[k]
+    if canvas and k == "student" then f = "name" end
+    if f and not cols[f] then cols[f] = h end
+  end
+  local any = false
+  for _, f in ipairs(lms.MATCH) do if cols[f] then any = true end end
+  if not any then
+    error(("roster %s: no column to match the submissions by (student, username, login, email, sis_id, id or name; "
+      .. "it has: %s)"):format(path, table.concat(head, ", ")), 0)
+  end
+  local rows = {}
+  for _, rec in ipairs(recs) do
+    local r = {}
+    for f, h in pairs(cols) do
+      local v = rec[h] and rec[h]:match("^%s*(.-)%s*$")
+      if v and v ~= "" then r[f] = v end
+    end
+    if not r.name and (r.first or r.last) then r.name = ((r.first or "") .. " " .. (r.last or "")):match("^%s*(.-)%s*$") end
+    r.first, r.last = nil, nil
+    r.email_user = r.email and r.email:match("^([^@]+)@")
+    local label = (r.name or ""):lower()
+    if next(r) and label ~= "points possible" and label ~= "muted" then rows[#rows + 1] = r end
+  end
+  -- each field's values, those two rows share left out
+  local index = {}
+  for _, f in ipairs(lms.MATCH) do
+    local by, twice = {}, {}
+    for _, r in ipairs(rows) do
+      local v = r[f]
+      if v then
+        if by[v] and by[v] ~= r then twice[v] = true end
+        by[v] = r
+      end
+    end
+    for v in pairs(twice) do by[v] = nil end
+    index[f] = by
+  end
+  local map, missing = {}, {}
+  for _, n in ipairs(names) do
+    local found
+    for _, f in ipairs(lms.MATCH) do
+      found = index[f][n]
+      if found then break end
+    end
+    if found then
+      local r = {}
+      for k, v in pairs(found) do if k ~= "email_user" then r[k] = v end end
+      map[n] = r
+    else missing[#missing + 1] = n end
+  end
+  return map, missing
 end
 
 --- Moodle's grade import CSV.

@@ -132,10 +132,11 @@ end
 -- recipe's JSON as the table "roofline-points" (clua.roofline), not printed.
 -- `R:measure` adds the point itself for a measurement that declares `ops`.
 -- @string kernel the variant, as the recipe's tables name it
--- @tab work `ops`, `bytes`, `ns`, `type` ("float" by default; "double", "int")
+-- @tab work `ops`, `bytes`, `ns`, `type` ("float" by default; "double", "int"), `cache` (true: the
+--   working set fits the device's cache, as `R:measure` found)
 -- @usage R:roofline_point("triad", { ops = 2 * n, bytes = 3 * 4 * n, ns = t.median })
 function Recipe:roofline_point(kernel, work)
-  require("clua.options").check(work, "R:roofline_point", { "ops", "bytes", "ns", "type" })
+  require("clua.options").check(work, "R:roofline_point", { "ops", "bytes", "ns", "type", "cache" })
   local points = rawget(self, "roofline_points")
   if not points then points = {}; self.roofline_points = points end
   points[#points + 1] = roofline.point(kernel, work)
@@ -214,11 +215,9 @@ function output.print_merged(self, merged)
 end
 
 local function write_file(self, path, text)
-  local f, err = io.open(path, "w")
-  if not f then error("cannot write " .. tostring(err), 0) end
-  f:write(text)
-  f:close()
-  self.err:write(("%s: wrote %s\n"):format(self.name, path))
+  local ok, err = pcall(require("clua.files").write, path, text)
+  if not ok then error(err, 0) end
+  self.err:write(("%s: wrote %s\n"):format(self.name, require("clua.escape").terminal(path)))
 end
 
 local function write_files(self, tables, version)

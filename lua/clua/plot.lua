@@ -179,6 +179,89 @@ local function x_ticks(r, is_log, max)
   return plot.ticks(r.xmin, r.xmax, math.min(max, 6))
 end
 
+--- The width of `text` drawn at `size` px, estimated (no font metrics in
+-- Lua): 0.62 em a character, wide enough for DejaVu Sans and its kin.
+-- @string text
+-- @number size the font size (px)
+-- @treturn number
+function plot.text_width(text, size)
+  return (utf8.len(tostring(text)) or #tostring(text)) * size * 0.62
+end
+
+local function is_pow2(v)
+  if v <= 0 then return false end
+  local e = math.log(v, 2)
+  return math.abs(e - math.floor(e + 0.5)) < 1e-9
+end
+
+-- The x ticks of the SVG: on a log2 axis the data's x values where they
+-- are all powers of 2, or all whole numbers that fit side by side; else the
+-- powers of 2 in the range; on a linear axis round steps. Of those, every
+-- k-th for the smallest k at which no two labels (`size` px) come closer
+-- than 10 px.
+local function svg_x_ticks(r, is_log, fx, px, size)
+  local function fits(c, k)
+    local last
+    for i = 1, #c, k do
+      local X, w = px(c[i]), plot.text_width(fx(c[i]), size)
+      if last and X - w / 2 < last + 10 then return false end
+      last = X + w / 2
+    end
+    return true
+  end
+  local c
+  if is_log then
+    local round, pow2 = true, true
+    for _, x in ipairs(r.xs) do
+      round = round and x == math.floor(x)
+      pow2 = pow2 and is_pow2(x)
+    end
+    c = r.xs
+    if not (pow2 or round and fits(c, 1)) then -- whole numbers only where every one fits
+      c = {}
+      for e = math.ceil(r.xmin - 1e-9), math.floor(r.xmax + 1e-9) do c[#c + 1] = 2 ^ e end
+    end
+  else
+    c = plot.ticks(r.xmin, r.xmax, 6)
+  end
+  local k = 1
+  while k < #c and not fits(c, k) do k = k + 1 end
+  local out = {}
+  for i = 1, #c, k do out[#out + 1] = c[i] end
+  return out
+end
+
+-- Where each point's label goes so that no two labels meet and each stays
+-- inside `area` {x0, y0, x1, y1}: the first free place of eight around the
+-- point, else none (the point keeps its tip). Returns, per item, {x, y,
+-- anchor} or false.
+local function place_labels(items, area)
+  local taken = {}
+  local spots = { { 5, -4, "start" }, { 5, 11, "start" }, { -5, -4, "end" }, { -5, 11, "end" },
+    { 0, -8, "middle" }, { 0, 16, "middle" }, { 5, -14, "start" }, { -5, 21, "end" } }
+  local out = {}
+  for i, it in ipairs(items) do
+    local w, h = plot.text_width(it.text, it.size), it.size
+    out[i] = false
+    for _, s in ipairs(spots) do
+      local x, y = it.x + s[1], it.y + s[2]
+      local x0 = s[3] == "start" and x or s[3] == "end" and x - w or x - w / 2
+      local b = { x0 - 1, y - h, x0 + w + 1, y + h * 0.3 }
+      local free = b[1] >= area[1] and b[3] <= area[3] and b[2] >= area[2] and b[4] <= area[4]
+      for _, o in ipairs(taken) do
+        if not free then break end
+        free = b[3] <= o[1] or o[3] <= b[1] or b[4] <= o[2] or o[4] <= b[2]
+      end
+      if free then
+        taken[#taken + 1] = b
+        out[i] = { x, y, s[3] }
+        break
+      end
+    end
+  end
+  return out
+end
+
 --- The chart as text, `width` columns (default 80) by `height` plot rows (default 16).
 function Plot:text(width, height)
   width, height = width or 80, height or 16
@@ -240,14 +323,17 @@ end
 function Plot:svg(opts)
   opts = options.check(opts, "Plot:svg", { "width", "height" })
   local W, H = opts.width or 760, opts.height or 460
-  local left, right, top, bottom = 80, 170, 46, 64
-  local pw, ph = W - left - right, H - top - bottom
   local r = self:ranges()
   local yt = y_ticks(self, r, 5)
   local ymax = math.max(r.ymax, yt[#yt])
   local fx = formatter(self.x)
   local fy0 = formatter(self.y)
   local fy = self.y.log2 and function(v) return fy0(2 ^ v) end or fy0
+  -- the left margin holds the widest y label beside the axis's name
+  local yw = 0
+  for _, v in ipairs(yt) do yw = math.max(yw, plot.text_width(fy(v), 12)) end
+  local left, right, top, bottom = math.max(80, math.ceil(yw) + 36), 170, 46, 64
+  local pw, ph = W - left - right, H - top - bottom
   local function px(x) return left + (r.tx(x) - r.xmin) / (r.xmax - r.xmin) * pw end
   local function py(y) return top + ph - (r.ty(y) - r.ymin) / (ymax - r.ymin) * ph end
   local function pyt(v) return top + ph - (v - r.ymin) / (ymax - r.ymin) * ph end -- a transformed value
@@ -258,7 +344,7 @@ function Plot:svg(opts)
     add('<text x="%g" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>',
       left - 6, y, esc(fy(v)))
   end
-  for _, x in ipairs(x_ticks(r, self.x.log2, 12)) do
+  for _, x in ipairs(svg_x_ticks(r, self.x.log2, fx, px, 12)) do
     local X = px(x)
     add('<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#333"/>', X, top + ph, X, top + ph + 5)
     add('<text x="%.1f" y="%g" text-anchor="middle">%s</text>', X, top + ph + 18, esc(fx(x)))
@@ -266,8 +352,21 @@ function Plot:svg(opts)
   add('<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#333"/>', left, top, pw, ph)
   add('<text x="%g" y="%g" text-anchor="middle">%s</text>', left + pw / 2, H - 18,
     esc(label_of(self.x)))
-  add('<text x="18" y="%g" text-anchor="middle" transform="rotate(-90 18 %g)">%s</text>',
+  add('<text x="16" y="%g" text-anchor="middle" transform="rotate(-90 16 %g)">%s</text>',
     top + ph / 2, top + ph / 2, esc(label_of(self.y)))
+  -- the points' labels, placed where no two meet (in the order the series give them)
+  local items = {}
+  for _, s in ipairs(self.series) do
+    for _, pt in ipairs(s.points) do
+      if pt[3] then items[#items + 1] = { x = px(pt[1]), y = py(pt[2]), text = pt[3], size = 9, pt = pt } end
+    end
+  end
+  local where = place_labels(items, { left + 1, top + 1, left + pw - 1, top + ph - 1 })
+  local at, unplaced = {}, 0
+  for i, it in ipairs(items) do
+    at[it.pt] = where[i]
+    if not where[i] then unplaced = unplaced + 1 end
+  end
   for k, s in ipairs(self.series) do
     local color = plot.colors[(k - 1) % #plot.colors + 1]
     local pts = {}
@@ -285,9 +384,10 @@ function Plot:svg(opts)
         add('<circle class="point" cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s</title></circle>', px(pt[1]),
           py(pt[2]), color, esc(tip))
       end
-      if pt[3] then
-        add('<text x="%.1f" y="%.1f" font-size="9" fill="%s">%s</text>', px(pt[1]) + 5, py(pt[2]) - 4, color,
-          esc(pt[3]))
+      local spot = at[pt]
+      if spot then
+        add('<text x="%.1f" y="%.1f" font-size="9" fill="%s"%s>%s</text>', spot[1], spot[2], color,
+          spot[3] ~= "start" and (' text-anchor="' .. spot[3] .. '"') or "", esc(pt[3]))
       end
     end
     add('</g>')
@@ -295,6 +395,10 @@ function Plot:svg(opts)
     add('<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"/>',
       left + pw + 14, ly, left + pw + 38, ly, color)
     add('<text x="%g" y="%g" dominant-baseline="middle">%s</text>', left + pw + 44, ly, esc(s.name))
+  end
+  if unplaced > 0 then
+    add('<text x="%g" y="%g" font-size="10" fill="#555">%s</text>', left, H - 4, esc(("%d of %d labels left out "
+      .. "where they would cover another (the pointer on a point shows its name)"):format(unplaced, #items)))
   end
   return finish()
 end

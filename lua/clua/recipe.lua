@@ -59,12 +59,13 @@ end
 
 local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 3, { "label", "once" })
 
-recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "reps", "quick_reps", "warmup",
-  "args", "out", "err", "exit", "student", "student_name" }
+recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "reps", "quick_reps",
+  "warmup", "args", "out", "err", "exit", "student", "student_name" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
---   size=, quick_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
+--   size=, quick_size=, check_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
+-- check_size is the size of --check-size (small enough for Oclgrind; default quick_size).
 -- Parses `args` (default: the script's `arg`) with the shared options and the
 -- recipe's own; --help prints the help and exits. `seed` names the seed
 -- document section the recipe reproduces. Nothing touches OpenCL until the
@@ -156,11 +157,14 @@ end
 -- the driver: a refusal of the local size (CL_INVALID_WORK_GROUP_SIZE or
 -- CL_OUT_OF_RESOURCES from the launch) comes back as a value, any other
 -- error is raised. The kernel runs once when accepted: set its arguments
--- first, and mind the launch's effect on its outputs.
+-- first, and mind the launch's effect on its outputs; with `outputs` (as
+-- `R:measure`'s) their declared writes are checked against their buffers
+-- first (`R:check_outputs`), so that a buffer too small is an error, not a
+-- launch that writes past it.
 -- @tparam cl.kernel kernel the kernel, its arguments set
 -- @param global the global size, as for `queue:launch`
 -- @param lsize the local size, as for `queue:launch`
--- @tab[opt] opts `queue:launch`'s options, and `queue` (default R.queue)
+-- @tab[opt] opts `queue:launch`'s options, `queue` (default R.queue) and `outputs`
 -- @treturn[1] boolean true when the driver ran it
 -- @treturn[2] boolean false when the driver refused it
 -- @treturn[2] string the refusal: `"CL_INVALID_WORK_GROUP_SIZE (...)"`
@@ -171,7 +175,8 @@ function Recipe:try_launch(kernel, global, lsize, opts)
   local lo
   if opts then
     lo = {}
-    for k, v in pairs(opts) do if k ~= "queue" then lo[k] = v end end
+    for k, v in pairs(opts) do if k ~= "queue" and k ~= "outputs" then lo[k] = v end end
+    if opts.outputs then self:check_outputs(opts.outputs, "R:try_launch", ("kernel '%s'"):format(kernel.name)) end
   end
   local ok, err = pcall(q.launch, q, kernel, global, lsize, lo)
   if not ok then
@@ -187,13 +192,34 @@ end
 --- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
 function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
 
+-- A printf format whose cache figures (the rows R:add_row marks) read "123.4 c".
+local function cache_marked(f)
+  return function(v, row) return f:format(v) .. (row and row.cache_figure and " c" or "") end
+end
+
+--- A column of a figure that may be a cache figure: `spec`, a column spec
+-- (as for R:table) whose `format` is a printf format, with the format marking
+-- a cache figure's value "1.61 c" (the rows R:add_row makes of a measurement
+-- whose working set fits the caches; the harness's note says what c means).
+-- @tab spec the column: `name`, `format` (a printf format) and the others
+-- @treturn tab the column
+-- @usage R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true }
+function Recipe:cache_column(spec) -- luacheck: ignore self
+  if type(spec) ~= "table" or type(spec.format) ~= "string" then
+    error("R:cache_column: a column spec with a printf format expected (format = \"%.2f\")", 2)
+  end
+  local c = {}
+  for k, v in pairs(spec) do c[k] = v end
+  c.format = cache_marked(spec.format)
+  return c
+end
+
 --- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
 -- with a % of the theoretical memory (or opts.theoretical = "pcie") bandwidth.
 function Recipe:bw_column(name, opts)
   opts = optcheck.check(opts, "R:bw_column", { "format", "theoretical", "compare", "key" })
   local f = opts.format or "%.1f"
-  -- a cache figure (R:add_row) reads "123.4 c"
-  local format = type(f) == "string" and function(v, row) return f:format(v) .. (row and row.cache_figure and " c" or "") end or f
+  local format = type(f) == "string" and cache_marked(f) or f
   return { name = name, unit = self.bw_unit, divisor = self.divisor, format = format,
     theoretical = opts.theoretical == nil and "memory" or opts.theoretical or nil,
     compare = opts.compare ~= false, key = opts.key }
@@ -300,7 +326,8 @@ function Recipe:main(body)
   if not ok then
     output.clear_progress(self)
     self.out:flush()
-    self.err:write(("recipe %s: %s\n"):format(self.name, err))
+    -- a compiler's log or a file's name: shown, never sent to the terminal as control codes
+    self.err:write(("recipe %s: %s\n"):format(self.name, require("clua.escape").terminal(err, { lines = true })))
     self.exit(1)
     return false, err
   end

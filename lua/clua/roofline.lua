@@ -28,19 +28,22 @@ local COLUMNS = {
   { name = "intensity", unit = "op/B", format = "%.3g" },
   { name = "throughput", unit = "G/s", format = "%.1f" },
   { name = "bandwidth", unit = "GB/s", format = "%.1f" },
+  { name = "cache" },
 }
 
 --- One point: {kernel=, type=, ops=, bytes=, time= (ns)} with its
--- intensity (op/B), throughput (G/s) and bandwidth (GB/s).
+-- intensity (op/B), throughput (G/s) and bandwidth (GB/s), and `cache`
+-- ("yes") when its working set fits the device's cache.
 -- @string kernel the variant's name, as the recipe's tables call it
--- @tab work `ops`, `bytes`, `ns` (the time: a median), `type` (default "float")
+-- @tab work `ops`, `bytes`, `ns` (the time: a median), `type` (default "float"), `cache` (true: a cache figure)
 -- @treturn table
 function roofline.point(kernel, work)
   assert(type(work.ops) == "number" and work.ops >= 0, "roofline.point: ops must be a number >= 0")
   assert(type(work.bytes) == "number" and work.bytes > 0, "roofline.point: bytes must be a number > 0")
   assert(type(work.ns) == "number" and work.ns > 0, "roofline.point: ns must be a number > 0")
   return { kernel = kernel, type = work.type or "float", ops = work.ops, bytes = work.bytes, time = work.ns,
-    intensity = work.ops / work.bytes, throughput = work.ops / work.ns, bandwidth = work.bytes / work.ns }
+    intensity = work.ops / work.bytes, throughput = work.ops / work.ns, bandwidth = work.bytes / work.ns,
+    cache = work.cache and "yes" or nil }
 end
 
 --- The table of a recipe's points (a clua.report), for its JSON.
@@ -71,10 +74,16 @@ end
 
 --- Every point placed under its type's roof: a clua.report with the recipe,
 -- kernel, intensity, throughput, the roof there, the % of it, and whether
--- the point is memory- or compute-bound (left or right of the ridge).
--- @tparam {table,...} points rows {recipe=, kernel=, type=, intensity=, throughput=, bandwidth=}
+-- the point is memory- or compute-bound (left or right of the ridge). A
+-- cache figure (a point whose working set fits the device's cache, or one
+-- above its memory roof, which only a cache can give) is bound "cache":
+-- held against the cache's roof where one was measured (`opts.cache_roof`)
+-- and it stays under it, never as a % of the memory's roof.
+-- @tparam {table,...} points rows {recipe=, kernel=, type=, intensity=, throughput=, bandwidth=, cache=}
 -- @tparam table roofs from roofline.roofs
-function roofline.place(points, roofs)
+-- @tab[opt] opts `cache_roof` (GB/s: the cache's bandwidth the card measured, clua.glance.cache_roof)
+function roofline.place(points, roofs, opts)
+  opts = opts or {}
   local t = report.new{ title = "Every experiment on the roofline", id = "roofline-placed",
     columns = {
       { name = "recipe", key = true }, { name = "kernel", key = true }, { name = "type" },
@@ -85,20 +94,31 @@ function roofline.place(points, roofs)
       { name = "% of roof", unit = "%", format = "%.1f" },
       { name = "bound" },
     } }
-  local missing = {}
+  local missing, cached = {}, 0
   for _, pt in ipairs(points) do
     local roof = roofs[pt.type]
     local row = { recipe = pt.recipe, kernel = pt.kernel, type = pt.type, intensity = pt.intensity,
       throughput = pt.throughput, bandwidth = pt.bandwidth }
     if roof then
       local ridge = roof.peak / roof.bandwidth
-      if pt.intensity > 0 then
-        row.roof = roofline.roof_at(roof, pt.intensity)
-        row["% of roof"] = pt.throughput / row.roof * 100
-      else
-        row["% of roof"] = pt.bandwidth / roof.bandwidth * 100 -- of the bandwidth roof
+      local function share(r)
+        if pt.intensity > 0 then
+          local at = roofline.roof_at(r, pt.intensity)
+          return pt.throughput / at * 100, at
+        end
+        return pt.bandwidth / r.bandwidth * 100 -- of the bandwidth roof
       end
+      local pct, at = share(roof)
       row.bound = pt.intensity < ridge and "memory" or "compute"
+      if row.bound == "memory" and (pt.cache == "yes" or pct > 100) then
+        row.bound, cached = "cache", cached + 1
+        pct, at = nil, nil
+        if opts.cache_roof then
+          local cpct, cat = share({ peak = roof.peak, bandwidth = opts.cache_roof })
+          if cpct <= 100 then pct, at = cpct, cat end
+        end
+      end
+      row.roof, row["% of roof"] = at, pct
     else
       missing[pt.type] = true
     end
@@ -107,6 +127,13 @@ function roofline.place(points, roofs)
   t:note("roof: min(peak, bandwidth x intensity) of the point's type, as recipes/roofline.lua measured them; "
     .. "a kernel with no operations (a copy, a transpose) is placed against the bandwidth roof")
   t:note("bound: memory left of the ridge point (peak / bandwidth), compute right of it")
+  if cached > 0 then
+    t:note(("cache: %d point%s whose working set fits the device's cache, or above the memory roof (which only a "
+      .. "cache can give): a cache figure, not a share of the memory's roof; %s"):format(cached,
+      cached == 1 and "" or "s", opts.cache_roof and ("held against the cache's read bandwidth that "
+      .. "recipes/memory.lua measured (%.1f GB/s) where it stays under it"):format(opts.cache_roof)
+      or "no cache roof measured in this run (recipes/memory.lua)"))
+  end
   for ty in pairs(missing) do t:note(("%s: no measured roof (run recipes/roofline.lua)"):format(ty)) end
   return t
 end
@@ -140,11 +167,19 @@ function roofline.plot(points, roofs, title)
     if pt.intensity > 0 then
       local name = "kernels (" .. pt.type .. ")"
       local roof = roofs[pt.type]
+      local share = "no measured roof"
+      if roof then
+        local at = roofline.roof_at(roof, pt.intensity)
+        local pct = pt.throughput / at * 100
+        if pt.bound == "cache" or (pt.cache == "yes" or pct > 100) and pt.intensity < roof.peak / roof.bandwidth then
+          share = "a cache figure: its working set fits the cache"
+            .. (type(pt["% of roof"]) == "number" and (" (%.1f%% of the cache's roof)"):format(pt["% of roof"]) or "")
+        else
+          share = ("%.1f%% of the roof (%.4g G/s)"):format(pct, at)
+        end
+      end
       local tip = ("%s: %s (%s)\nintensity %.3g op/B\nthroughput %.4g G/s\n%s"):format(pt.recipe or "",
-        pt.kernel, pt.type, pt.intensity, pt.throughput, roof
-          and ("%.1f%% of the roof (%.4g G/s)"):format(pt.throughput / roofline.roof_at(roof, pt.intensity) * 100,
-            roofline.roof_at(roof, pt.intensity))
-          or "no measured roof")
+        pt.kernel, pt.type, pt.intensity, pt.throughput, share)
       p:add(name, pt.intensity, pt.throughput, ("%s: %s"):format(pt.recipe or "", pt.kernel), tip)
       p:style(name, { line = false })
     end

@@ -12,6 +12,7 @@
 --     }
 --
 -- `correct = N` stands for one size (the recipe's own, from its options).
+-- The penalty `out_of_bounds` is also taken from a kernel that changed its input.
 -- A score is never below 0; each score comes with the lines that made it.
 -- @module clua.rubric
 local units = require "clua.units"
@@ -101,57 +102,92 @@ end
 
 local function pts(v) return (("%.2f"):format(v):gsub("%.?0+$", "")) end
 
+--- One line of a score, as the gradebook and the feedback print it: "builds:
+-- 1 of 1", "correct at --size 1MiB: 0 of 3 (wrong at out[255])",
+-- "penalty, late: 2 off (2 days after the deadline)". No line starts with
+-- `+`, `-`, `=` or `@`, which a spreadsheet reads as a formula.
+-- @tab item `name`, `score`, `max`, `why` (an item of `rubric.score`)
+-- @treturn string the line
+function rubric.line(item)
+  local why = item.why and item.why ~= "" and (" (" .. item.why .. ")") or ""
+  if item.penalty then return ("penalty, %s: %s off%s"):format(item.name, pts(-item.score), why) end
+  if item.floor then return ("total: 0, never below 0 (%s before)"):format(pts(item.before)) end
+  return ("%s: %s of %s%s"):format(item.name, pts(item.score), pts(item.max), why)
+end
+
 --- The score of one graded submission.
 -- @tab r a checked rubric
 -- @tab g what the grader knows: `built`, `correct` (a list of booleans, one
--- per rubric size), `oob`, `timed_out`, `too_fast`, `speedup` (over the
--- recipe's fastest kernel), `time` (ns), `late_days` (0 when on time)
+-- per rubric size; nil where it was not checked), `why` (a list, one per
+-- size: what happened where it was not correct, e.g. "wrong at out[255]"),
+-- `build_why` (why it did not build), `oob`, `changed_input`, `timed_out`,
+-- `too_fast`, `speedup` (over the recipe's fastest kernel), `time` (ns),
+-- `late_days` (0 when on time)
 -- @treturn number the score
 -- @treturn number the maximum
--- @treturn {string,...} the lines that made it ("+1 builds", "-1 late: 2 days")
+-- @treturn {string,...} the lines that made it ("builds: 1 of 1",
+-- "penalty, late: 2 off (2 days after the deadline)": `rubric.line`)
+-- @treturn {table,...} the same as items: `name`, `score`, `max`, `why`,
+-- `passed` (full marks; for a penalty: not applied), `penalty` (true for one)
 function rubric.score(r, g)
-  local s, lines = 0, {}
-  local function add(p, why)
-    if p ~= 0 then s = s + p; lines[#lines + 1] = ("%s%s %s"):format(p > 0 and "+" or "", pts(p), why)
-    else lines[#lines + 1] = "+0 " .. why end
+  local s, items = 0, {}
+  local function add(name, p, max, why)
+    s = s + p
+    items[#items + 1] = { name = name, score = p, max = max, why = why, passed = p >= max }
   end
-  if g.built then add(r.build, "builds") else add(0, "does not build") end
+  local function penalty(name, p, why)
+    s = s - p
+    items[#items + 1] = { name = name, score = -p, max = 0, why = why, passed = false, penalty = true }
+  end
+  local why = g.why or {}
+  if g.built then add("builds", r.build, r.build)
+  else add("builds", 0, r.build, g.build_why or "did not build") end
   local all = true
   for i, sz in ipairs(r.sizes) do
     local ok = g.correct and g.correct[i]
     all = all and ok
-    local at = sz.size and (" at --size " .. sz.size) or ""
-    if ok then add(sz.points, "correct" .. at)
-    else add(0, (g.correct and g.correct[i] == false and "not correct" or "correctness not checked") .. at) end
+    local name = "correct" .. (sz.size and (" at --size " .. sz.size) or "")
+    if ok then add(name, sz.points, sz.points)
+    elseif g.correct and g.correct[i] == false then add(name, 0, sz.points, why[i] or "wrong")
+    else add(name, 0, sz.points, why[i] or (g.built and "not checked" or "not checked: it did not build")) end
   end
-  if r.speed then
-    if g.too_fast then add(0, "speed: not scored, faster than the device can go (flagged for the instructor)")
-    elseif not all then add(0, "speed: not scored, not correct at every size")
+  if r.speed and r.speed[1] then
+    local top = r.speed[1].points
+    if g.too_fast then add("speed", 0, top, "not scored: faster than the device can go, flagged for the instructor")
+    elseif not all then add("speed", 0, top, "not scored: not correct at every size")
     else
       local got
       for _, th in ipairs(r.speed) do
         if r.speed.against == "reference" and g.speedup and g.speedup >= th.at_least then
-          got = th; add(th.points, ("speed: %.2fx the recipe's fastest kernel (>= %s)"):format(g.speedup, pts(th.at_least))); break
+          got = th
+          add("speed", th.points, top, ("%.2fx the recipe's fastest kernel, at least %s"):format(g.speedup, pts(th.at_least)))
+          break
         elseif r.speed.against == "time" and g.time and g.time <= th.at_most then
-          got = th; add(th.points, ("speed: %.1f µs (<= %.1f µs)"):format(g.time / 1e3, th.at_most / 1e3)); break
+          got = th
+          add("speed", th.points, top, ("%.1f µs, at most %.1f µs"):format(g.time / 1e3, th.at_most / 1e3))
+          break
         end
       end
       if not got then
-        add(0, r.speed.against == "reference" and ("speed: %s the recipe's fastest kernel, below every threshold")
-          :format(g.speedup and ("%.2fx"):format(g.speedup) or "no speed-up over") or "speed: slower than every threshold")
+        add("speed", 0, top, r.speed.against == "reference" and ("%s the recipe's fastest kernel, below every threshold")
+          :format(g.speedup and ("%.2fx"):format(g.speedup) or "no speed-up over")
+          or (g.time and ("%.1f µs, slower than every threshold"):format(g.time / 1e3) or "slower than every threshold"))
       end
     end
   end
   local p = r.penalties
-  if g.oob and (p.out_of_bounds or 0) > 0 then add(-p.out_of_bounds, "writes outside its part of an output") end
-  if g.timed_out and (p.timeout or 0) > 0 then add(-p.timeout, "timed out") end
+  if g.oob and (p.out_of_bounds or 0) > 0 then penalty("out of bounds", p.out_of_bounds, "writes outside its part of an output") end
+  if g.changed_input and (p.out_of_bounds or 0) > 0 then penalty("changed its input", p.out_of_bounds, "writes into an input") end
+  if g.timed_out and (p.timeout or 0) > 0 then penalty("timed out", p.timeout) end
   if (g.late_days or 0) > 0 and (p.late_per_day or 0) > 0 then
     local off = g.late_days * p.late_per_day
     if p.late_max then off = math.min(off, p.late_max) end
-    add(-off, ("late: %d day%s after the deadline"):format(g.late_days, g.late_days == 1 and "" or "s"))
+    penalty("late", off, ("%d day%s after the deadline"):format(g.late_days, g.late_days == 1 and "" or "s"))
   end
-  if s < 0 then lines[#lines + 1] = ("= 0 (never below 0; %s before)"):format(pts(s)); s = 0 end
-  return s, r.max, lines
+  if s < 0 then items[#items + 1] = { floor = true, before = s, score = -s, max = 0, name = "total" }; s = 0 end
+  local lines = {}
+  for i, it in ipairs(items) do lines[i] = rubric.line(it) end
+  return s, r.max, lines, items
 end
 
 return rubric

@@ -4,6 +4,8 @@
 -- tiles divide. A kernel's reported work_group_size is no guide (NVIDIA's
 -- driver reports 256 and runs 1024), so a tile is tried once on the device.
 -- @module clua.tiles
+local cl = require "cl"
+
 local tiles = {}
 
 --- The tile of the Best Practices Guide's tables: 16.
@@ -42,7 +44,8 @@ function tiles.try(R, file, define, T, names, args)
   local ok, prog = pcall(R.program, R, file, { [define] = T })
   if not ok then return nil, ("the build failed: %s"):format(tostring(prog):match("[^\n]*")) end
   local bufs, why = {}, nil
-  for i = 1, 3 do bufs[i] = R.ctx:buffer(4 * T * T) end
+  -- zeros: a trial launch reads defined values (a checking device reports undefined ones)
+  for i = 1, 3 do bufs[i] = R.ctx:buffer(cl.array("float", T * T)) end
   for _, name in ipairs(names) do
     local k = prog:kernel(name)
     args(k, name, bufs, T)

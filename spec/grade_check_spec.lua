@@ -1,0 +1,86 @@
+-- The grader's check (clua.gradecheck): each submission runs on Oclgrind at
+-- the recipe's check size before it is timed. Over spec/fixtures/grade/unsafe
+-- (the reduction recipe's assignment, on PoCL): a correct kernel stays
+-- correct, a kernel with no barrier between the tree's steps (a race) and one
+-- with a barrier inside a branch (divergence) are 'unsafe', each named with
+-- its file's line in the gradebook and the feedback, whatever PoCL computed;
+-- with --no-check neither is; a kernel that never ends is stopped under the
+-- checker at the wall-clock limit. Pending where Oclgrind is not installed.
+local json = require "dkjson"
+local shell = require "spec.support.shell"
+
+local clua = os.getenv("CLUA") or "build/clua"
+local FIX = "spec/fixtures/grade/"
+local have = os.execute("command -v oclgrind >/dev/null 2>&1") == true
+
+local function grade(argv, dir)
+  local errf = dir .. "/stderr"
+  local p = assert(io.popen(("%s recipes/grade.lua %s 2> %s; echo \"exit=$?\""):format(clua, argv, errf)))
+  local out = p:read("a")
+  p:close()
+  return tonumber(out:match("exit=(%d+)%s*$")), shell.slurp(errf) or ""
+end
+
+local function rows_of(path)
+  local doc = json.decode(shell.slurp(path) or "null")
+  local rows = {}
+  for _, r in ipairs(doc and doc.tables and doc.tables[1].rows or {}) do rows[r.student] = r end
+  return rows
+end
+
+describe("recipes/grade.lua checks every submission", function()
+  if not have then
+    pending("oclgrind is not installed (apt-get install oclgrind): the grader's check is not run")
+    return
+  end
+  local dir
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+  end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  it("grades a race and a divergent barrier 'unsafe' with the line, a correct kernel correct", function()
+    local code, err = grade(("--recipe reduction --submissions %sunsafe --timeout 5 --wall 120 "
+      .. "--recipe-options \"--quick\" --out %s/gb"):format(FIX, dir), dir)
+    assert.are.equal(0, code, err)
+    assert.matches("3 submissions: 1 correct, 2 unsafe", err, 1, true)
+    local rows = rows_of(dir .. "/gb.json")
+    assert.are.equal("correct", rows.u01_correct.verdict)
+    assert.are.equal("unsafe", rows.u02_race.verdict)
+    assert.matches("data race (read-write, local memory) in kernel 'reduce' at " .. FIX .. "unsafe/u02_race.cl:12:33",
+      rows.u02_race.reason, 1, true)
+    assert.are.equal("unsafe", rows.u03_divergent.verdict)
+    assert.matches("barrier divergence (Only 128 out of 256 work-items executed barrier) in kernel 'reduce' at "
+      .. FIX .. "unsafe/u03_divergent.cl:14:13", rows.u03_divergent.reason, 1, true)
+    assert.is_true(rows.u02_race.score < rows.u01_correct.score)
+    local fb = shell.slurp(dir .. "/gb-feedback/u02_race.md")
+    assert.matches("- verdict: **unsafe**", fb, 1, true)
+    assert.matches("## What the checker found", fb, 1, true)
+    assert.matches("u02_race.cl:12:33 and line 12:36", fb, 1, true)
+  end)
+
+  it("leaves the check out with --no-check", function()
+    local code, err = grade(("--recipe reduction --submissions %sunsafe --timeout 5 --wall 120 --no-check "
+      .. "--recipe-options \"--quick\" --out %s/nc"):format(FIX, dir), dir)
+    assert.are.equal(0, code, err)
+    local rows = rows_of(dir .. "/nc.json")
+    assert.are.equal("correct", rows.u01_correct.verdict)
+    assert.are_not.equal("unsafe", rows.u02_race.verdict)
+    assert.are_not.equal("unsafe", rows.u03_divergent.verdict)
+    assert.is_nil(shell.slurp(dir .. "/nc-logs/u02_race-check.log"))
+  end)
+
+  it("stops a kernel that never ends under the checker at the wall-clock limit", function()
+    assert(os.execute(("mkdir -p %s/endless && cp %sreduction/r06_endless.cl %s/endless/"):format(dir, FIX, dir)))
+    local t0 = os.time()
+    local code, err = grade(("--recipe reduction --submissions %s/endless --timeout 5 --wall 15 "
+      .. "--recipe-options \"--quick\" --out %s/en"):format(dir, dir), dir)
+    assert.are.equal(0, code, err)
+    assert.is_true(os.time() - t0 < 60)
+    local r = rows_of(dir .. "/en.json").r06_endless
+    assert.are.equal("timed out", r.verdict)
+    assert.matches("under the checker", r.reason, 1, true)
+  end)
+end)
