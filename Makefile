@@ -173,7 +173,8 @@ check-fuzz: $(BUILD)/check_fuzz
 
 # LDoc reads config.ld; spec/doc_spec.lua (part of make test) fails when a
 # public function has no doc comment, so the reference cannot drift.
-doc: setup
+doc:
+	@sh .ci/setup doc
 	ldoc .
 	@echo "doc: docs/api/index.html"
 
@@ -238,9 +239,11 @@ deb:
 
 # ---------------------------------------------------------------- bundle
 
-# The pure-Lua Debian packages the recipes use (.ci/bundle adds lua-penlight
-# when something under lua/, recipes/ or bench/ requires "pl.…").
-BUNDLE_DEBS ?= lua-argparse lua-dkjson
+# The Debian Lua packages the recipes and the grader use (.ci/bundle adds
+# lua-penlight when something under lua/, recipes/ or bench/ requires "pl.…");
+# lua-filesystem's C module (lfs.so, the grader's folder listings) goes to
+# bundle/lib/lua/5.4/.
+BUNDLE_DEBS ?= lua-argparse lua-dkjson lua-filesystem
 BUNDLE_MAX_KB := 20480
 
 bundle: $(BUILD)/clua

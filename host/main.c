@@ -535,7 +535,8 @@ static int no_mpi(lua_State *L) {
 }
 #endif
 
-/* package.preload.cl and .mpi, and root/lua first in package.path. */
+/* package.preload.cl and .mpi, root/lua first in package.path, and the
+   global cl (docs/cl.md: in every mode, -e, -, a script, -i). */
 static void open_clua(lua_State *L, const char *root) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_cl);
@@ -555,6 +556,10 @@ static void open_clua(lua_State *L, const char *root) {
     lua_setfield(L, -3, "path");
     lua_pop(L, 2);
   }
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "cl");
+  lua_call(L, 1, 1); /* opening the module makes no OpenCL call */
+  lua_setglobal(L, "cl");
 }
 
 /* ------------------------------------------------------------ the REPL */
@@ -652,12 +657,6 @@ static void repl(lua_State *L) {
   const char *saved = progname;
   int status;
   progname = NULL; /* messages in the REPL carry no program name */
-  if (lua_getglobal(L, "cl") == LUA_TNIL) { /* at the prompt, cl is a global */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "cl");
-    if (lua_pcall(L, 1, 1, 0) == LUA_OK)
-      lua_setglobal(L, "cl");
-  }
   lua_settop(L, 0);
   clua_lineedit_open(L);
   while ((status = load_line(L)) != -1) {

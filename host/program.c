@@ -478,10 +478,15 @@ static int prog_kernels(lua_State *L) {
   size_t n = 0;
   cl_int err = clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n);
   if (err != CL_SUCCESS) return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "build the program first");
-  char *buf = malloc(n + 1);
+  /* zeroed: a driver may report one byte for no kernels and write none
+     (PoCL does for a program without kernels) */
+  char *buf = calloc(n + 1, 1);
   if (!buf) return luaL_error(L, "out of memory");
-  clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, buf, NULL);
-  buf[n] = 0;
+  err = n ? clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, buf, NULL) : CL_SUCCESS;
+  if (err != CL_SUCCESS) {
+    free(buf);
+    return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "the kernels' names");
+  }
   lua_newtable(L);
   int k = 0;
   for (char *s = buf; *s;) {

@@ -25,7 +25,7 @@ local R = recipe.new{ name = "image", quick_size = "256KiB",
       .. "(taken modulo the image).", "7919"):argname("P"):convert(math.tointeger)
     p:option("--full-check", "Largest image side checked in full on the CPU for the 3x3 average and the "
       .. "bilinear kernels; larger images are checked on 16 rows (on the CPU) and everywhere against the "
-      .. "global-memory kernel.", "512"):argname("N"):convert(math.tointeger)
+      .. "global-memory kernel.", "512"):argname("N"):convert(require("clua.argcheck").whole)
   end }
 
 local LX, LY = 32, 8  -- work-groups: one warp-wide row of pixels, 8 rows

@@ -62,7 +62,7 @@ p:option("--compare", "A JSON of an earlier report: each compared figure shown w
 p:option("--with", "A recipe's options in place of the card's, with or without --quick: the recipe's name, then "
   .. "its options (--with 'peak --target-ms 40 --types float'); once per recipe."):argname("'RECIPE OPTIONS'")
   :count("*")
-p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
+p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber):argname("S")
 p:option("--reps", "Timed repetitions of every recipe (its --reps).", nil, math.tointeger):argname("N")
 p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
 p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes the GPU of its local rank among "
@@ -77,7 +77,9 @@ p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its 
   .. "it, or that folder) as HTML, to --html FILE or beside it. The card must be a clua.card/1 of at most 16 MiB and "
   .. "20000 rows, each field of its type; a figure is read only from that folder, by name, and inlined cleaned to "
   .. "drawing elements (no script)."):argname("FILE")
-local args = p:parse()
+local argcheck = require "clua.argcheck"
+argcheck.install(p, { create = { "--out", "--html" }, read = { "--compare", "--from-json" } })
+local args = argcheck.parse(p, arg, "report")
 if args.from_json then
   local ok, err = pcall(function()
     local doc, dir = html.load_card(args.from_json)
@@ -149,6 +151,8 @@ local function file_exists(path)
   return f ~= nil
 end
 
+local ran, card_start = 0, cl.now() -- for the progress line
+
 -- Runs one recipe (with the card's options for it, or --with's); returns {name, finding,
 -- options, exit, tables, svgs, error, seconds}.
 local function run(name, finding, options)
@@ -166,7 +170,9 @@ local function run(name, finding, options)
   if args.reps then cmd[#cmd + 1] = "--reps " .. args.reps end
   if given[name] then options = given[name] elseif args.quick then options = nil end
   if options and options ~= "" then cmd[#cmd + 1] = options else options = nil end
-  io.stderr:write("report: running ", escape.terminal(name), "\n")
+  ran = ran + 1
+  io.stderr:write(("report: recipe %d of %d: %s (%.0f s so far)\n"):format(ran, #list, escape.terminal(name),
+    (cl.now() - card_start) / 1e9))
   local t0 = cl.now()
   local ok, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2>&1")
   r.seconds = math.floor((cl.now() - t0) / 1e8 + 0.5) / 10 -- 0.1 s

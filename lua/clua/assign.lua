@@ -157,10 +157,12 @@ end
 -- @tparam[opt] function filter `filter(row)`: true for the rows to rank
 -- @tab[opt] opts `name`: the column that names the best row in the note
 -- (default the table's first); `prefix`: the note's start, for ranks within a
--- group of rows (`"tile 16: "`)
+-- group of rows (`"tile 16: "`); `student`: the student's row's value that
+-- the note looks for (default R.student_label), where its rows name more
+-- than the kernel ("work-group scan, student: ...")
 -- @treturn {table,...} the ranked rows, best first
 function Recipe:rank(t, column, filter, opts)
-  opts = optcheck.check(opts, "R:rank", { "name", "prefix" })
+  opts = optcheck.check(opts, "R:rank", { "name", "prefix", "student" })
   local ranked = {}
   for _, row in ipairs(t.rows) do
     if row[column] ~= nil and (not filter or filter(row)) then ranked[#ranked + 1] = row end
@@ -168,7 +170,7 @@ function Recipe:rank(t, column, filter, opts)
   table.sort(ranked, function(a, b) return a[column] < b[column] end)
   if not t:column("rank") then t.columns[#t.columns + 1] = { name = "rank", format = "%d" } end
   for i, row in ipairs(ranked) do row.rank = i end
-  local label = rawget(self, "student_label")
+  local label = rawget(self, "student_label") and (opts.student or self.student_label)
   if label then
     for i, row in ipairs(ranked) do
       for _, v in pairs(row) do

@@ -84,7 +84,7 @@ end
 
 report.OPTIONS = { "title", "id", "columns", "rows", "notes", "meta", "theoretical" }
 report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns", "spread",
-  "ratio", "better", "verdict" }
+  "ratio", "better", "verdict", "cache" }
 
 --- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
@@ -103,6 +103,8 @@ report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "di
 --                way that column improves), nil when its unit does not say
 --   verdict      (report.compare) the name of the column whose ratio this
 --                column judges against the noise ("beyond" or "within")
+--   cache        true for a column whose cells may be cache figures, or the
+--                name its cache note ends with (clua.rows: R:cache_column)
 --   ns           true when the values are nanoseconds that `format` shows in
 --                `unit` (or as units.format_time does): CSV and JSON keep the
 --                nanoseconds and name their unit "ns" (JSON: unit = "ns",
