@@ -6,12 +6,12 @@
    front of package.path from the binary's own location, `-v` names clua's
    version too, and `--devices` lists the OpenCL platforms and devices. */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,8 +19,13 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "clua.h"
 #include "state.h"
+#include "root.h"
+#include "clua.h"
+#include "version.h"
+#include "alloc.h"
+#include "lineedit.h"
+#include "mpimod.h"
 
 #define PROMPT1 "> "
 #define PROMPT2 ">> "
@@ -142,7 +147,7 @@ static void on_sigint(int sig) {
   }
   first_sigint = now;
   clua_interrupted = 1;
-  clua_given_up = 1; /* no release of OpenCL objects from now on (clua.h) */
+  clua_given_up = 1; /* no release of OpenCL objects from now on (state.h) */
   if (active_state)
     lua_sethook(active_state, interrupted, mask, 1);
 }
@@ -158,8 +163,6 @@ static void set_sigint(void (*handler)(int)) {
 
 static clua_alloc *alloc; /* the state's allocator: freed once the state is closed */
 
-void (*clua_mpi_end)(int failed);
-
 /* The end of the state, from os.exit and from main: ^C from here on ends the
    process at once; with cl.timeout, the commands still running are waited
    for until it passes (clua_settle_all); the state is closed, which releases
@@ -168,16 +171,36 @@ void (*clua_mpi_end)(int failed);
    process ends while it compiles a kernel for a launch. Where a wait timed
    out, the process ends there with status abandoned (clua_exit_abandoned);
    else MPI ends (clua_mpi_end) and status is returned, to exit with. */
+/* A write to the standard output that failed (a full disk, a descriptor the
+   caller closed): the script's output is lost, so the run fails with a
+   message, not status 0. */
+static int check_stdout(int status) {
+  errno = 0;
+  int flushed = fflush(stdout) == 0;
+  int err = errno;
+  if (flushed && !ferror(stdout))
+    return status;
+  const char *why = err ? strerror(err) : NULL;
+  if (why == NULL) { /* print flushes at once: the failed write's errno is gone by now */
+    int fl = fcntl(STDOUT_FILENO, F_GETFL);
+    why = (fl == -1 || (fl & O_ACCMODE) == O_RDONLY) ? "it is closed" : "a write to it failed (a full disk?)";
+  }
+  fprintf(stderr, "%s: cannot write the standard output: %s\n", progname, why);
+  return status == EXIT_SUCCESS ? EXIT_FAILURE : status;
+}
+
 static int close_state(lua_State *L, int status, int abandoned) {
   set_sigint(SIG_DFL);
   active_state = NULL;
   clua_settle_all();
   lua_close(L);
+  status = check_stdout(status);
   clua_alloc_end(alloc);
   clua_exit_wait();
   clua_exit_abandoned(abandoned);
-  if (clua_mpi_end != NULL)
-    clua_mpi_end(status);
+#ifdef CLUA_MPI
+  clua_mpi_end(status);
+#endif
   return status;
 }
 
@@ -431,80 +454,10 @@ static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
 
 /* ------------------------------------------------------------ clua's root */
 
-static int is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The binary's own path (absolute, links resolved), malloc'd, or NULL. */
-static char *exe_path(void) {
-  size_t cap = 256;
-  for (;;) {
-    char *buf = malloc(cap);
-    ssize_t n;
-    if (buf == NULL)
-      return NULL;
-    n = readlink("/proc/self/exe", buf, cap);
-    if (n < 0) {
-      free(buf);
-      return NULL;
-    }
-    if ((size_t)n < cap) {
-      buf[n] = '\0';
-      return buf;
-    }
-    free(buf);
-    cap *= 2;
-  }
-}
-
-/* Drops the last component of a path in place ("/a/b" -> "/a"). */
-static void drop_last(char *path) {
-  char *slash = strrchr(path, '/');
-  if (slash != NULL)
-    *(slash == path ? slash + 1 : slash) = '\0';
-}
-
-/* prefix + suffix when that folder holds lua/clua, malloc'd; else NULL. */
-static char *try_root(const char *prefix, const char *suffix) {
-  size_t n = strlen(prefix) + strlen(suffix) + sizeof "/lua/clua";
-  char *path = malloc(n);
-  if (path == NULL)
-    return NULL;
-  snprintf(path, n, "%s%s/lua/clua", prefix, suffix);
-  if (is_dir(path)) {
-    path[n - sizeof "/lua/clua"] = '\0';
-    return path;
-  }
-  free(path);
-  return NULL;
-}
-
-/* The folder holding lua/clua: the parent of the binary's folder
-   (build/clua), its grandparent (build/asan/clua), or ../share/clua from the
-   binary's folder (PREFIX/bin/clua). /proc/self/exe is canonical, so cutting
-   components off it gives canonical folders. Returns a malloc'd path or NULL. */
-static char *find_root(void) {
-  char *dir = exe_path(), *root;
-  if (dir == NULL)
-    return NULL;
-  drop_last(dir); /* the binary's folder */
-  drop_last(dir); /* its parent */
-  root = try_root(dir, "");
-  if (root == NULL) {
-    char *up = malloc(strlen(dir) + 1);
-    if (up != NULL) {
-      strcpy(up, dir);
-      drop_last(up); /* the grandparent */
-      root = try_root(up, "");
-      free(up);
-    }
-  }
-  if (root == NULL)
-    root = try_root(dir, "/share/clua");
-  free(dir);
-  return root;
-}
+/* The folders that may hold lua/clua, from the binary's folder: its parent
+   (build/clua), its grandparent (build/asan/clua), or ../share/clua
+   (PREFIX/bin/clua). */
+static const char *const root_tries[] = {"..", "../..", "../share/clua", NULL};
 
 #ifndef CLUA_MPI
 /* require "mpi" in a clua built without it. */
@@ -514,7 +467,8 @@ static int no_mpi(lua_State *L) {
 }
 #endif
 
-/* package.preload.cl and .mpi, and root/lua first in package.path. */
+/* package.preload.cl and .mpi, root/lua first in package.path, and the
+   global cl (docs/cl.md: in every mode, -e, -, a script, -i). */
 static void open_clua(lua_State *L, const char *root) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_cl);
@@ -534,6 +488,10 @@ static void open_clua(lua_State *L, const char *root) {
     lua_setfield(L, -3, "path");
     lua_pop(L, 2);
   }
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "cl");
+  lua_call(L, 1, 1); /* opening the module makes no OpenCL call */
+  lua_setglobal(L, "cl");
 }
 
 /* ------------------------------------------------------------ the REPL */
@@ -631,12 +589,6 @@ static void repl(lua_State *L) {
   const char *saved = progname;
   int status;
   progname = NULL; /* messages in the REPL carry no program name */
-  if (lua_getglobal(L, "cl") == LUA_TNIL) { /* at the prompt, cl is a global */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "cl");
-    if (lua_pcall(L, 1, 1, 0) == LUA_OK)
-      lua_setglobal(L, "cl");
-  }
   lua_settop(L, 0);
   clua_lineedit_open(L);
   while ((status = load_line(L)) != -1) {
@@ -660,7 +612,6 @@ static void repl(lua_State *L) {
 static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
-  const char *root = (const char *)lua_touserdata(L, 3);
   int script;
   int opts = collect_args(argv, &script);
   int limit = script > 0 ? script : argc; /* the first word that is no option */
@@ -681,7 +632,7 @@ static int pmain(lua_State *L) {
   lua_pushcfunction(L, os_exit);
   lua_setfield(L, -2, "exit");
   lua_pop(L, 1);
-  open_clua(L, root);
+  open_clua(L, clua_root());
   create_arg_table(L, argv, argc, script);
   lua_gc(L, LUA_GCRESTART);
   lua_gc(L, LUA_GCGEN, 0, 0);
@@ -719,19 +670,21 @@ static void flush_all(void) {
 
 int main(int argc, char **argv) {
   lua_State *L;
-  char *root;
   int status, ok;
 
   atexit(flush_all);
+  /* A standard descriptor the caller closed (`clua x.lua >&-`) is held by
+     /dev/null, read-only: no file the script opens takes its number, and a
+     write to it fails (EBADF), which close_state reports. */
+  for (int fd = 0; fd <= 2; fd++)
+    if (fcntl(fd, F_GETFD) == -1 && errno == EBADF && open("/dev/null", O_RDONLY) != fd)
+      return EXIT_FAILURE;
   if (argv[0] != NULL && argv[0][0] != '\0')
     progname = argv[0];
-  root = find_root();
-  if (root != NULL)
-    clua_set_root(root); /* root stays allocated until exit */
+  clua_find_root("/proc/self/exe", "lua/clua", root_tries);
   L = luaL_newstate();
   if (L == NULL) {
     message(progname, "cannot create state: not enough memory");
-    free(root);
     return EXIT_FAILURE;
   }
   alloc = clua_alloc_use(L);
@@ -739,11 +692,9 @@ int main(int argc, char **argv) {
   lua_pushcfunction(L, pmain);
   lua_pushinteger(L, argc);
   lua_pushlightuserdata(L, argv);
-  lua_pushlightuserdata(L, root);
-  status = lua_pcall(L, 3, 1, 0);
+  status = lua_pcall(L, 2, 1, 0);
   ok = lua_toboolean(L, -1);
   report(L, status);
-  free(root); /* clua_set_root and package.path keep copies */
   status = (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
   return close_state(L, status, EXIT_FAILURE); /* a wait timed out: the script failed */
 }

@@ -15,7 +15,8 @@
    it with anyway), a store from the host that gives it a record of its own
    size; before, a new buffer takes a new place, and a kernel that reads
    bytes nothing wrote is still reported. */
-#include "check.h"
+#include "queue.h"
+#include "sim.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,7 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local bankconflict = require "clua.bankconflict"
+local sweeptable = require "clua.sweeptable"
 
 local R = recipe.new{
   name = "banks",
@@ -188,27 +189,10 @@ R:main(function(R, dev)
     end
   end
   R:emit(t)
-  if student then
-    -- Assignment mode: both kernels over every pattern, ranked by the sum of their times.
-    local s = R:table{
-      title = ("chase and the student's kernel over the %d patterns"):format(#patterns),
-      id = "banks-student",
-      columns = { { name = "variant", key = true }, { name = "time", unit = "us", format = us, ns = true },
-        { name = "stride 1", unit = "us", format = us, ns = true },
-        { name = "slowest", unit = "us", format = us, ns = true }, { name = "slowest pattern" } },
-    }
-    for _, v in ipairs{ { "chase (kernels/banks.cl)", "t" }, { student_label, "st" } } do
-      local sum, worst = 0, patterns[1]
-      for _, pt in ipairs(patterns) do
-        sum = sum + pt[v[2]].median
-        if pt[v[2]].median > worst[v[2]].median then worst = pt end
-      end
-      s:add{ variant = v[1], time = sum, ["stride 1"] = patterns[1][v[2]].median, slowest = worst[v[2]].median,
-        ["slowest pattern"] = worst.name }
-    end
-    s:note(("time: the sum over the %d patterns of each pattern's median"):format(#patterns))
-    R:rank(s, "time")
-    R:emit(s)
-  end
+  -- Assignment mode: both kernels over every pattern, ranked by the sum of their times.
+  sweeptable.summary(R, { times = true, param = "name", label = "pattern", first = "stride 1", worst = "slowest",
+    reference = "chase (kernels/banks.cl)", points = patterns, id = "banks-student",
+    title = ("chase and the student's kernel over the %d patterns"):format(#patterns),
+    note = ("time: the sum over the %d patterns of each pattern's median"):format(#patterns) })
   R:plot(p)
 end)

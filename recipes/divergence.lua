@@ -19,7 +19,7 @@ local R = recipe.new{
     p:option("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick, "
       .. "4 with --check-size).")
       :argname("N"):convert(math.tointeger)
-    p:option("--short-steps", "Steps per branch of the short branch.", "1"):argname("N"):convert(math.tointeger)
+    p:option("--short-steps", "Steps per branch of the short branch.", "1"):argname("N"):convert(require("clua.argcheck").whole)
     p:option("--local", "Work-group size (default 256, or the largest multiple of 2 warps the device allows).")
       :argname("N"):convert(math.tointeger)
     p:option("--warp", "Warp width (default: the device's warp_size, else the kernel's preferred work-group "

@@ -12,5 +12,10 @@
 -- STEM-feedback/ and STEM-logs/ (docs/assignments.md).
 --   clua recipes/grade.lua --recipe reduction --submissions DIR [--rubric FILE] [--deadline T]
 --   clua recipes/grade.lua --course COURSE.lua --submissions DIR
--- The grading itself is clua.grader (lua/clua/grader.lua).
-require("clua.grader").main(arg, arg[0]:match("^(.*)/[^/]*$") or ".")
+-- The grading itself is clua.grader (lua/clua/grader.lua); what stops it (a
+-- file it cannot write: a full disk) is said on one line, status 2.
+local ok, err = pcall(require("clua.grader").main, arg, arg[0]:match("^(.*)/[^/]*$") or ".")
+if not ok then
+  io.stderr:write("grade: ", require("clua.escape").terminal(tostring(err)), "\n")
+  os.exit(2)
+end

@@ -30,14 +30,13 @@ local R = recipe.new{ name = "image", quick_size = "256KiB", check_size = "4KiB"
       .. "(taken modulo the image).", "7919"):argname("P"):convert(math.tointeger)
     p:option("--full-check", "Largest image side checked in full on the CPU for the 3x3 average and the "
       .. "bilinear kernels; larger images are checked on 16 rows (on the CPU) and everywhere against the "
-      .. "global-memory kernel.", "512"):argname("N"):convert(math.tointeger)
+      .. "global-memory kernel.", "512"):argname("N"):convert(require("clua.argcheck").whole)
   end }
 
 local LX, LY = 32, 8  -- work-groups: one warp-wide row of pixels, 8 rows
 local DX, DY = 0.3, 0.7 -- the bilinear sample point, in pixels from each output pixel
 -- the verification image: odd sides, partial work-groups (with --check-size, smaller)
-local VERIFY_W, VERIFY_H = 509, 317
-local CHECK_W, CHECK_H = 45, 19
+local VERIFY_SIDES, CHECK_SIDES = { 509, 317 }, { 45, 19 }
 
 local PATTERNS = {
   { id = "copy", label = "copy (row-major)" },
@@ -104,7 +103,7 @@ end
 
 R:main(function(R, dev)
   local info, q, ctx = dev.info, R.queue, R.ctx
-  local VERIFY_W, VERIFY_H = R.check_size and CHECK_W or VERIFY_W, R.check_size and CHECK_H or VERIFY_H
+  local VERIFY_W, VERIFY_H = table.unpack(R.check_size and CHECK_SIDES or VERIFY_SIDES)
   local P, full_check = R.args.stride, R.args.full_check
   local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 4) * 2 ^ 20), info.max_mem_alloc_size, info.global_mem_size // 4)
   local side = math.floor(math.sqrt(bytes / 4))

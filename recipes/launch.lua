@@ -8,10 +8,8 @@
 -- when it is built next to clua (build/bench/launch under clua's root).
 local cl = require "cl"
 local devicemod = require "clua.device"
-local noise = require "clua.noise"
 local proc = require "clua.proc"
 local recipe = require "clua.recipe"
-local stats = require "clua.stats"
 local units = require "clua.units"
 
 local R = recipe.new{
@@ -34,7 +32,7 @@ local R = recipe.new{
 -- from the note it writes to stderr ("...: min 0.575, max 1.794 us").
 local function c_figure(us, note)
   local lo, hi = (note or ""):match("min ([%d.]+), max ([%d.]+) us")
-  return { median = us * 1e3, min = lo and tonumber(lo) * 1e3, max = hi and tonumber(hi) * 1e3 }
+  return R:figure{ median = us * 1e3, min = lo and tonumber(lo) * 1e3, max = hi and tonumber(hi) * 1e3 }
 end
 
 R:main(function(R, dev)
@@ -124,7 +122,7 @@ R:main(function(R, dev)
         .. "--launch-n %d"):format(idx, nlaunch))
       local function row(label)
         local med, lo, hi = bout:match(label:gsub("%p", "%%%0") .. "%s+([%d.]+)%s+([%d.]+)%s+([%d.]+)")
-        return med and { median = med * 1e3, min = lo * 1e3, max = hi * 1e3 }
+        return med and R:figure{ median = med * 1e3, min = lo * 1e3, max = hi * 1e3 }
       end
       if bout then
         c_dispatch, c_trip = row("empty kernel, dispatch"), row("empty kernel, round trip")
@@ -143,14 +141,14 @@ R:main(function(R, dev)
     id = "launch",
     columns = { { name = "figure", key = true }, tcol("clua", true), tcol("min"), tcol("max"), tcol("C"),
       { name = "clua / C", unit = "x", format = "%.2f" }, tcol("C, events"),
-      { name = "clua / C, events", unit = "x", format = "%.2f" }, noise.column("C spread") },
+      { name = "clua / C, events", unit = "x", format = "%.2f" }, R:spread_column("C spread") },
   }
-  local function add(name, times, c, ce)
-    local s = stats.summary(times)
-    t:add{ figure = name, clua = s.median, min = s.min, max = s.max,
-      C = c and c.median or (name:match("^enqueue") and c_cell) or nil, ["clua / C"] = c and s.median / c.median or nil,
-      ["C, events"] = ce and ce.median, ["clua / C, events"] = ce and s.median / ce.median,
-      ["C spread"] = noise.spread(c or ce) }
+  local function add(name, times, c, ce) -- clua's figure (min, max: R:add_row's) beside C's
+    local f = R:figure(times)
+    R:add_row(t, f, { figure = name, clua = f.median,
+      C = c and c.median or (name:match("^enqueue") and c_cell) or nil, ["clua / C"] = c and f.median / c.median or nil,
+      ["C, events"] = ce and ce.median, ["clua / C, events"] = ce and f.median / ce.median,
+      ["C spread"] = (c or ce) and (c or ce).spread })
   end
   local in_row = (" (per launch, %d in a row)"):format(nlaunch)
   add("enqueue, host side, an event each" .. in_row, per, nil, c_event)

@@ -14,8 +14,7 @@ local recipe = require "clua.recipe"
 local units = require "clua.units"
 local timeline = require "clua.timeline"
 local devicemod = require "clua.device"
-local bounds = require "clua.bounds"
-local stats = require "clua.stats"
+local figures = require "clua.figures"
 local proc = require "clua.proc"
 
 local R = recipe.new{
@@ -26,7 +25,6 @@ local R = recipe.new{
   size = "256MiB", quick_size = "1MiB", check_size = "64KiB",
 }
 
-local POISON = require("clua.harness").POISON -- for the all-at-once run's destinations
 local CHUNKS = 8 -- the double-buffered staged path's chunks
 -- Repetitions of each device-to-device path (unless --reps says otherwise):
 -- 12 pairs x 5 paths of 256 MiB at ~1-10 GB/s on four GPUs, each checked.
@@ -55,7 +53,7 @@ R:main(function(R, dev)
     r.k = ctx:program_file("copy.cl"):build():kernel("copy"):args(r.db, r.da)
     rigs[i] = r
   end
-  local pcie = function(r, k) return bounds.limit(r.facts, "pcie") * k end
+  local pcie = function(r, k) return R:limit("pcie", r.facts) * k end
 
   -- The operations on a rig, each enqueued without waiting (`go` returns its
   -- events). Their contracts: k x the bytes moved, the buffer written (`dest`;
@@ -75,9 +73,7 @@ R:main(function(R, dev)
 
   local alone_cols = { { name = "device", key = true }, { name = "index", key = true } }
   for i, op in ipairs(OPS) do
-    local fmt = op.memory and function(v, row) return ("%.1f"):format(v) .. (row and row.copy_cache and " c" or "") end
-      or "%.1f"
-    alone_cols[#alone_cols + 1] = { name = op.name, unit = R.bw_unit, format = fmt, compare = i == 1 }
+    alone_cols[#alone_cols + 1] = R:cache_column{ name = op.name, unit = R.bw_unit, format = "%.1f", compare = i == 1 }
     alone_cols[#alone_cols + 1] = R:spread_column(op.name .. " spread")
   end
   local alone = R:table{ title = ("Each device alone (%s per transfer, pinned host memory)"):format(units.format_size(bytes)),
@@ -89,18 +85,17 @@ R:main(function(R, dev)
       for _, op in ipairs(OPS) do
         if op.host then r.hout:fill(0 / 0) end
         local d = r[op.dest]
-        local res = R:measure{ label = ("%s on %s"):format(op.name, r.device.name), queue = r.q, host = true,
+        local res = R:measure{ label = ("%s on %s"):format(op.name, r.device.name), queue = r.q,
           run = function() return op.go(r) end, finish = function() r.q:finish(); r.q2:finish() end,
           outputs = d and { { d, expect = src, exact = true } } or nil, reads = op.reads and { r.da } or nil,
-          bytes = op.k * bytes, bound = op.memory and "memory" or pcie(r, op.k) }
+          bytes = op.k * bytes, bound = op.memory and "memory" or pcie(r, op.k),
+          figures = { { "host", clock = "host", bytes = op.k * bytes } } }
         check_host(r, op)
-        row[op.name], row[op.name .. " spread"] = res.bw, res.spread
-        row.copy_cache = row.copy_cache or (op.memory and res.cache)
-        sum[op.name] = (sum[op.name] or 0) + R:bw(op.k * bytes, res.t.host and res.t.host.median or res.median)
-        R:add_notes(alone, res)
+        row[op.name] = res
+        sum[op.name] = (sum[op.name] or 0) + res.figures.host.bw
       end
     end)
-    alone:add(row)
+    R:add_row(alone, nil, row)
   end
   alone:note("each figure: bytes moved / the median span of the operation's events (" .. R.reps .. " runs); both: an "
     .. "H2D and a D2H at once on two queues, their bytes added; copy: a kernel reading and writing the buffer; "
@@ -132,15 +127,20 @@ R:main(function(R, dev)
   local tl = timeline.new(("multigpu: H2D on %d device%s at once"):format(#rigs, #rigs == 1 and "" or "s"))
   for _, op in ipairs(OPS) do
     -- each repetition: enqueue on every device, flush every queue (the host
-    -- clock from here), then wait for all (R:measure's finish)
-    local evs, kept, per, enq, cur, bound = {}, {}, {}, {}, 0, 0
-    for _, r in ipairs(rigs) do
-      if op.dest then r.q:fill(r[op.dest], POISON, { type = "uchar" }) end
+    -- clock from here), then wait for all (R:measure's finish); every
+    -- device's destination (on its own queue) poisoned first and checked
+    -- after; a figure of each device, its events' span, and of the enqueue
+    local evs, kept, enq, cur, bound, outs, figs = {}, {}, {}, 0, 0, {}, {}
+    for i, r in ipairs(rigs) do
       if op.host then r.hout:fill(0 / 0) end
-      r.q:finish()
-      bound = bound + (op.memory and bounds.limit(r.facts, "memory") or pcie(r, op.k))
+      local b = op.memory and R:limit("memory", r.facts) or pcie(r, op.k)
+      bound = bound + b
+      if op.dest then outs[#outs + 1] = { r[op.dest], queue = r.q, expect = src, exact = true } end
+      figs[i] = { "device " .. i, bytes = op.k * bytes, bound = b, value = function(_, rep) return kept[rep][i] end }
     end
+    figs[#figs + 1] = { "enqueue", value = function(_, rep, span) return enq[rep] / span * 100 end }
     local res = R:measure{ label = op.name .. " on every device", bytes = op.k * bytes * #rigs, bound = bound,
+      outputs = outs, figures = figs,
       run = function(rep)
         local t0 = cl.now()
         evs = {}
@@ -155,31 +155,14 @@ R:main(function(R, dev)
         for _, e in ipairs(evs) do cl.wait(e) end
         if cur >= 1 then kept[cur] = evs end
       end }
-    for rep, list in ipairs(kept) do
-      for i, e in ipairs(list) do
-        local s, f = math.huge, 0
-        for _, x in ipairs(e) do s, f = math.min(s, x.start), math.max(f, x["end"]) end
-        per[i] = per[i] or {}
-        per[i][rep] = f - s
-      end
-    end
-    -- every device's destination checked (the measurement's own queue is one device's)
-    for _, r in ipairs(rigs) do
-      if op.dest then
-        local got = cl.array("float", n)
-        r.q:read(r[op.dest], got)
-        R:verify(("%s on every device: %s"):format(op.name, r.device.name), got, src, { exact = true })
-      end
-      check_host(r, op)
-    end
-    local slowest, share = math.huge, {}
-    for _, p in ipairs(per) do slowest = math.min(slowest, R:bw(op.k * bytes, stats.median(p))) end
-    for i, e in ipairs(enq) do share[i] = e / res.t.times[i] * 100 end
+    for _, r in ipairs(rigs) do check_host(r, op) end
+    local slowest = math.huge
+    for i = 1, #rigs do slowest = math.min(slowest, res.figures[i].bw) end
     local c1 = cbw(op.name .. "_one_thread")
     R:add_row(together, res, { operation = op.name, aggregate = res.bw, ["sum of alone"] = sum[op.name],
-      ["aggregate / sum"] = res.bw / sum[op.name], ["slowest device"] = slowest,
-      enqueue = #share > 0 and stats.median(share) or nil, ["C one thread"] = c1,
-      ["C thread per device"] = cbw(op.name .. "_thread_per_device"), ["clua / C"] = c1 and res.bw / c1 })
+      ["aggregate / sum"] = res.bw / sum[op.name], ["slowest device"] = slowest, enqueue = res.figures.enqueue.median,
+      ["C one thread"] = c1, ["C thread per device"] = cbw(op.name .. "_thread_per_device"),
+      ["clua / C"] = c1 and res.bw / c1 })
     for i, e in ipairs(op.name == "H2D" and evs or {}) do
       for _, x in ipairs(e) do tl:add(("%s %s"):format(rigs[i].index, rigs[i].device.name), "write", "H2D", x) end
     end
@@ -281,29 +264,28 @@ R:main(function(R, dev)
     for j, rj in ipairs(rigs) do
       if i ~= j then
         local lk, best = devicemod.link(ri.facts, rj.facts), nil
-        local link_bound = bounds.link(ri.facts, rj.facts, lk.nvlinks)
+        local link_bound = R:link_limit(ri.facts, rj.facts, lk.nvlinks)
         for _, p in ipairs(PATHS) do
           local q = p.shared and qs[j] or rj.q
           local dst = p.name == "migrate" and abuf or (p.shared and bbuf or rj.db)
-          local bound = bounds.link(ri.facts, rj.facts, lk.nvlinks, not p.shared)
-          local ev, host = {}, {}
+          local bound = R:link_limit(ri.facts, rj.facts, lk.nvlinks, not p.shared)
           local label = ("%s -> %s %s"):format(ri.index, rj.index, p.name)
+          -- the host clock's span, and the transfer's own event (a path of one
+          -- command), shown where every repetition's agrees with the host clock
           local res = R:on({ device = rj.device, ctx = p.shared and ctx or rj.ctx, q = q, facts = rj.facts }, function()
             return R:measure{ label = label, queue = q, bytes = bytes, bound = bound, reps = PAIR_REPS, warmup = 1,
               reads = p.shared and { sbuf } or nil, outputs = { { dst, expect = src, exact = true } },
-              run = function(rep)
+              figures = { { "event", bytes = bytes, agree = true, value = function(r) return r.event end } },
+              run = function()
                 if p.shared then qs[i]:launch(write, n):wait() else ri.q:launch(ri.k, n):wait() end
                 local t0 = cl.now()
                 local e = p.go(i, j)
                 if e then e:wait() end
-                local t1 = cl.now()
-                if rep >= 1 then ev[rep], host[rep] = e and e["end"] - e.start or nil, t1 - t0 end
-                return { start = t0, ["end"] = t1 }
+                return { start = t0, ["end"] = cl.now(), event = e and e["end"] - e.start or nil }
               end }
           end)
-          -- an event is shown where every repetition's agrees with the host clock
-          local agree, why = bounds.agree(ev, host)
-          local evm = #ev > 0 and stats.median(ev) or nil
+          local ev = res.figures.event
+          local agree, why, evm = ev.agrees, ev.disagree, ev.median
           if why == "0 ns" then zero[p.name] = true end
           if why == "short" and evm > 0 then
             local c = claims[p.name] or { pairs = 0 }
@@ -312,7 +294,7 @@ R:main(function(R, dev)
               units.format_number(R:bw(bytes, evm)), units.format_number(res.bw))
           end
           R:add_row(paths, res, { source = ri.index, destination = rj.index, path = p.name,
-            event = agree and R:bw(bytes, evm) or nil, bound = R:bw(bound, 1e9), ["of bound"] = res.per_s / bound * 100 })
+            event = agree and ev.bw or nil, bound = R:bw(bound, 1e9), ["of bound"] = res.per_s / bound * 100 })
           if not best or res.bw > best.bw then best = { bw = res.bw, per_s = res.per_s, path = p.name, spread = res.spread } end
         end
         links:add{ source = ri.index, destination = rj.index, link = lk.text,
@@ -331,7 +313,7 @@ R:main(function(R, dev)
     .. "last command waited for); the destination poisoned first and checked after, exactly")
   for _, p in ipairs(PATHS) do paths:note(("%s: %s"):format(p.name, p.note)) end
   paths:note(("event: bytes / the median of the transfer's own event, shown only where every repetition's event "
-    .. "lasted between %g and 1x the host clock's span (a path of one command only)"):format(bounds.AGREE))
+    .. "lasted between %g and 1x the host clock's span (a path of one command only)"):format(figures.AGREE))
   for name in pairs(zero) do
     paths:note(("%s: the driver's event lasted 0 ns: it does not time this command"):format(name))
   end
@@ -340,7 +322,7 @@ R:main(function(R, dev)
     if c then
       paths:note(("%s: on %d pair%s the event lasted less than %g of the host clock's span: it does not time the "
         .. "bytes' movement, and is no result (%s)"):format(p.name, c.pairs, c.pairs == 1 and "" or "s",
-        bounds.AGREE, c.eg))
+        figures.AGREE, c.eg))
     end
   end
   paths:note("bound: the pair's link per direction (NVLink from NVML, else PCIe; a path staged through host memory: "

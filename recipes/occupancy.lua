@@ -179,8 +179,7 @@ R:main(function(R, dev)
     { name = "registers" }, { name = "groups/CU" },
     { name = "occupancy", unit = "%", format = "%.1f" }, { name = "limited by" }, times,
     -- a bandwidth of a working set within the caches reads "123.4 c" (R:add_row's note)
-    { name = "rate", compare = true,
-      format = function(v, row) return ("%.1f"):format(v) .. (row and row.cache_figure and " c" or "") end },
+    R:cache_column{ name = "rate", compare = true, format = "%.1f" },
     { name = "unit" },
     { name = "of best", unit = "%", format = "%.0f" },
   }

@@ -23,7 +23,7 @@ local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", che
     caught; ranked against offsetCopy by the mean of the offsets' median times.]],
   student_name = "offsetCopy",
   options = function(p)
-    p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(math.tointeger)
+    p:option("--max-offset", "Largest offset tried, in floats.", "32"):argname("N"):convert(require("clua.argcheck").whole)
     sweeptable.local_option(p)
   end }
 

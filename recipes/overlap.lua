@@ -5,21 +5,19 @@
 -- several queues so that one chunk's transfers overlap another's kernel.
 local cl = require "cl"
 local recipe = require "clua.recipe"
-local stats = require "clua.stats"
 local timeline = require "clua.timeline"
 local units = require "clua.units"
-local noise = require "clua.noise"
 
 local R = recipe.new{
   name = "overlap",
   description = [[Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
-  quick_size = "1MiB", check_size = "48KiB",
+  quick_size = "1MiB", check_size = "48KiB", size_share = 8,
   options = function(p)
     p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
       :argname("N"):convert(math.tointeger)
     p:option("--copy-engines", "Copy engines assumed by the model (default: 2 on an NVIDIA GPU that reports "
-      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(math.tointeger)
+      .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(require("clua.argcheck").whole)
     p:option("--max-queues", "Largest number of queues tried.", "4"):argname("N"):convert(math.tointeger)
     p:option("--max-chunks", "Largest number of chunks tried.", "16"):argname("N"):convert(math.tointeger)
   end,
@@ -122,33 +120,35 @@ R:main(function(R, dev)
 
   -- Times a configuration through the harness: A, B and C on the device and C
   -- on the host (poisoned here) must hold the inputs and the reference; the
-  -- writes of A and B, one direction, are held against PCIe. Returns the
-  -- measurement with the host times and the per-phase durations of its runs,
-  -- and the events of its last run (the timeline's).
+  -- writes of A and B, one direction, are held against PCIe. Its figures:
+  -- each phase, its commands' events summed over the run's chunks, and the
+  -- host clock from the gate's release; `events`, its last run's (the
+  -- timeline's).
+  local function phase(first, last)
+    return function(evs)
+      local ns = 0
+      for i = 1, #evs, 4 do for j = first, last do ns = ns + evs[i + j].duration end end
+      return ns
+    end
+  end
   local function measure(kind, nq, m, iterations, label)
     local h = host[kind]
     h.C:fill(-1)
-    local host_ns, runs = {}, {}
+    local host_ns, last = {}, nil
     local res = R:measure{ label = label, bytes = 2 * bytes, bound = "pcie",
       outputs = { { dA, expect = h.A, exact = true }, { dB, expect = h.B, exact = true },
         { dC, expect = ref, tol = 1e-5 } },
+      figures = { { "write", value = phase(0, 1), bytes = 2 * bytes, bound = "pcie" },
+        { "kernel", value = phase(2, 2), bytes = 3 * bytes, bound = "memory" },
+        { "read", value = phase(3, 3), bytes = bytes, bound = "pcie" },
+        { "host", value = function(_, rep) return host_ns[rep] end } },
       run = function(i)
         local evs, hns = run(h, nq, m, iterations)
-        if i >= 1 then host_ns[#host_ns + 1], runs[#runs + 1] = hns, evs end
+        if i >= 1 then host_ns[i], last = hns, evs end
         return evs
       end }
     R:verify(("C (%s memory, %d queues x %d chunks)"):format(kind, nq, m), h.C, ref, { tol = 1e-5 })
-    local w, kk, r = {}, {}, {}
-    for j, evs in ipairs(runs) do
-      w[j], kk[j], r[j] = 0, 0, 0
-      for i = 1, #evs, 4 do
-        w[j], kk[j], r[j] = w[j] + evs[i].duration + evs[i + 1].duration, kk[j] + evs[i + 2].duration,
-          r[j] + evs[i + 3].duration
-      end
-    end
-    res.host = stats.summary(host_ns)
-    res.phases = { w = stats.summary(w), k = stats.summary(kk), r = stats.summary(r) }
-    res.events = runs[#runs]
+    res.events = last
     collectgarbage() -- the read-backs: host memory the Lua collector does not see
     return res
   end
@@ -157,11 +157,12 @@ R:main(function(R, dev)
   -- kernel's time ~ the time to write both inputs.
   local iterations, balance_note = R.args.iterations
   if not iterations then
-    local t0, t1 = measure("pinned", 1, 1, 0, "balance 0").phases, measure("pinned", 1, 1, 64, "balance 64").phases
-    local per_iter, target = (t1.k.median - t0.k.median) / 64, t1.w.median
-    iterations = math.min(per_iter > 0 and math.floor(math.max(0, (target - t0.k.median) / per_iter) + 0.5) or 0, 100000)
+    local t0, t1 = measure("pinned", 1, 1, 0, "balance 0").figures, measure("pinned", 1, 1, 64, "balance 64").figures
+    local per_iter, target = (t1.kernel.median - t0.kernel.median) / 64, t1.write.median
+    iterations = math.min(per_iter > 0 and math.floor(math.max(0, (target - t0.kernel.median) / per_iter) + 0.5) or 0,
+      100000)
     balance_note = ("kernel balanced against the writes: %d iterations (kernel %s at 0, %s per iteration; writes %s)")
-      :format(iterations, units.format_time(t0.k.median), units.format_time(per_iter), units.format_time(target))
+      :format(iterations, units.format_time(t0.kernel.median), units.format_time(per_iter), units.format_time(target))
   else
     balance_note = ("kernel iterations: %d (from --iterations)"):format(iterations)
   end
@@ -180,8 +181,8 @@ R:main(function(R, dev)
     end
   end
   local serial, best, two = results[1].r, results[1], results[2]
-  local ph = serial.phases
-  local pw, pk, pr = ph.w.median, ph.k.median, ph.r.median
+  local ph = serial.figures
+  local pw, pk, pr = ph.write.median, ph.kernel.median, ph.read.median
   for _, r in ipairs(results) do if r.r.median < best.r.median then best = r end end
 
   -- The same with pageable memory: 1 queue, the guide's 2 x 2, and the best pinned configuration.
@@ -210,8 +211,8 @@ R:main(function(R, dev)
   local phases = R:table{ title = ("Phases of the serial pipeline (%s per array, pinned memory)"):format(units.format_size(bytes)),
     id = "phases", columns = { { name = "phase", key = true }, { name = "time", unit = "ms", format = ms, ns = true },
       R:spread_column(), R:bw_column("bandwidth", { theoretical = false }) } }
-  for _, p in ipairs({ { "write A and B", ph.w, 2 }, { "kernel", ph.k, 3 }, { "read C", ph.r, 1 } }) do
-    phases:add{ phase = p[1], time = p[2].median, spread = noise.spread(p[2]), bandwidth = R:bw(p[3] * bytes, p[2].median) }
+  for _, p in ipairs({ { "write A and B", ph.write }, { "kernel", ph.kernel }, { "read C", ph.read } }) do
+    R:add_row(phases, p[2], { phase = p[1] })
   end
   phases:note("time: the phase's events summed over the serial run's chunks, median of the repetitions")
   phases:note(balance_note)
@@ -233,7 +234,7 @@ R:main(function(R, dev)
     local ideal_saved = 100 * (1 - id / (pw + pk + pr))
     R:add_row(t, r.r, { queues = r.nq, chunks = r.m, saved = saved, ideal = id, ["ideal saved"] = ideal_saved,
       efficiency = ideal_saved > 0.5 and 100 * saved / ideal_saved or nil,
-      ["host time"] = r.r.host.median, ["host spread"] = noise.spread(r.r.host) })
+      ["host time"] = r.r.figures.host.median, ["host spread"] = r.r.figures.host.spread })
   end
   t:note("time: first start to last end of the run's events (median of the repetitions)")
   t:note("host time: from releasing the gate (a user event) to the last queue's finish")

@@ -24,6 +24,7 @@ local html = require "clua.html"
 local files = require "clua.files"
 local cardfiles = require "clua.cardfiles"
 local glance = require "clua.glance"
+local escape = require "clua.escape"
 
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
@@ -61,7 +62,7 @@ p:option("--compare", "A JSON of an earlier report: each compared figure shown w
 p:option("--with", "A recipe's options in place of the card's, with or without --quick: the recipe's name, then "
   .. "its options (--with 'peak --target-ms 40 --types float'); once per recipe."):argname("'RECIPE OPTIONS'")
   :count("*")
-p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber)
+p:option("--timeout", "Seconds allowed to each recipe.", "600"):convert(tonumber):argname("S")
 p:option("--reps", "Timed repetitions of every recipe (its --reps).", nil, math.tointeger):argname("N")
 p:option("--note", "A sentence for the top of the page (how the machine was, say)."):argname("TEXT")
 p:flag("--cluster", "Under mpirun (clua built with make MPI=1): each rank takes the GPU of its local rank among "
@@ -73,14 +74,25 @@ p:flag("--apart", "With --cluster: the ranks run each recipe one after another, 
 p:option("--html", "HTML page to write: the card as one self-contained file (default: the Markdown's name "
   .. "with .html; 'none' for no page)."):argname("FILE")
 p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its SVG files in the folder beside "
-  .. "it, or that folder) as HTML, to --html FILE or beside it."):argname("FILE")
-local args = p:parse()
+  .. "it, or that folder) as HTML, to --html FILE or beside it. The card must be a clua.card/1 of at most 16 MiB and "
+  .. "20000 rows, each field of its type; a figure is read only from that folder, by name, and inlined cleaned to "
+  .. "drawing elements (no script)."):argname("FILE")
+local argcheck = require "clua.argcheck"
+argcheck.install(p, { create = { "--out", "--html" }, read = { "--compare", "--from-json" } })
+local args = argcheck.parse(p, arg, "report")
 if args.from_json then
-  local doc, dir = html.load_card(args.from_json)
-  local out = args.html or (dir:gsub("%-files$", "") .. ".html")
-  html.write(out, html.card(doc, { dir = dir, saved = args.compare and report.load(args.compare),
-    compare_file = args.compare, note = args.note }))
-  io.stderr:write(("report: wrote %s from %s\n"):format(out, args.from_json))
+  local ok, err = pcall(function()
+    local doc, dir = html.load_card(args.from_json)
+    local out = args.html or (dir:gsub("%-files$", "") .. ".html")
+    html.write(out, html.card(doc, { dir = dir, saved = args.compare and (html.load_card(args.compare, "compare with")),
+      compare_file = args.compare, note = args.note }))
+    return out
+  end)
+  if not ok then
+    io.stderr:write("report --from-json: ", escape.terminal(tostring(err)), "\n")
+    os.exit(1)
+  end
+  io.stderr:write(("report: wrote %s from %s\n"):format(escape.terminal(err), escape.terminal(args.from_json)))
   os.exit(0)
 end
 if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
@@ -104,7 +116,7 @@ if args.cluster then
 end
 local dir = stem .. "-files"
 local sh = proc.quote
-os.execute("mkdir -p " .. sh(dir))
+os.execute("mkdir -p -- " .. sh(dir))
 
 -- --with: a recipe's own options, each word quoted for the shell.
 local given = {}
@@ -126,13 +138,20 @@ else
   list = CARD
 end
 
-local saved = args.compare and report.load(args.compare, "card")
+local saved
+if args.compare then
+  local ok, doc = pcall(html.load_card, args.compare, "compare with")
+  if not ok then io.stderr:write("report: ", escape.terminal(doc), "\n"); os.exit(1) end
+  saved = doc
+end
 
 local function file_exists(path)
   local f = io.open(path)
   if f then f:close() end
   return f ~= nil
 end
+
+local ran, card_start = 0, cl.now() -- for the progress line
 
 -- Runs one recipe (with the card's options for it, or --with's); returns {name, finding,
 -- options, exit, tables, svgs, error, seconds}.
@@ -151,7 +170,9 @@ local function run(name, finding, options)
   if args.reps then cmd[#cmd + 1] = "--reps " .. args.reps end
   if given[name] then options = given[name] elseif args.quick then options = nil end
   if options and options ~= "" then cmd[#cmd + 1] = options else options = nil end
-  io.stderr:write("report: running ", name, "\n")
+  ran = ran + 1
+  io.stderr:write(("report: recipe %d of %d: %s (%.0f s so far)\n"):format(ran, #list, escape.terminal(name),
+    (cl.now() - card_start) / 1e9))
   local t0 = cl.now()
   local ok, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2>&1")
   r.seconds = math.floor((cl.now() - t0) / 1e8 + 0.5) / 10 -- 0.1 s
@@ -164,7 +185,7 @@ local function run(name, finding, options)
     return r
   end
   r.tables = report.decode(doc).tables
-  local ls = io.popen("ls " .. sh(dir) .. " 2>/dev/null")
+  local ls = io.popen("ls -- " .. sh(dir) .. " 2>/dev/null")
   for f in ls:lines() do
     if f:match("^" .. name:gsub("%p", "%%%0") .. "[%.%w_-]*%.svg$") then r.svgs[#r.svgs + 1] = f end
   end
@@ -229,20 +250,23 @@ for _, c in ipairs(list) do
 end
 
 -- Markdown.
+-- Every text from outside (a name, a note, a message, the device's facts) is
+-- escaped for Markdown (clua.escape): none acts as HTML or Markdown syntax.
 local md = {}
 local function add(s) md[#md + 1] = s end
-add("# Device report: " .. label(facts.name, index))
+local function text(s, opts) return escape.markdown((tostring(s):gsub("[\r\n]+", " ")), opts) end
+add("# Device report: " .. text(label(facts.name, index)))
 add("")
-add(("Made by `clua recipes/report.lua%s%s` on %s with clua %s."):format(args.quick and " --quick" or "",
-  args.device and (" --device " .. args.device) or "", os.date("!%Y-%m-%d %H:%M UTC"), recipe.version()))
+add(("Made by %s on %s with clua %s."):format(escape.md_code("clua recipes/report.lua" .. (args.quick and " --quick" or "")
+  .. (args.device and (" --device " .. args.device) or "")), os.date("!%Y-%m-%d %H:%M UTC"), text(recipe.version())))
 if args.note then
   add("")
-  add(args.note)
+  add(text(args.note, { line = true }))
 end
 if mpi then
   add("")
   add(("Rank %d of %d on %s, its host's GPU %s; the ranks ran each recipe %s.%s"):format(mpi.rank(), mpi.size(),
-    mpi.host(), index, args.apart and "one after another" or "at once",
+    text(mpi.host()), index, args.apart and "one after another" or "at once",
     shared_by > 1 and (" %d ranks of this host share this device."):format(shared_by) or ""))
 end
 if facts.type == "CPU" then
@@ -260,19 +284,17 @@ end
 add("")
 add("## The device")
 add("")
-add("```")
-add(facts:text())
-add("```")
+add(escape.md_block(facts:text()))
 for _, r in ipairs(results) do
   add("")
-  add("## " .. r.name)
+  add("## " .. text(r.name))
   add("")
-  if r.finding and r.finding ~= "" then add("*The seed:* " .. r.finding .. ".") add("") end
+  if r.finding and r.finding ~= "" then add("*The seed:* " .. text(r.finding) .. ".") add("") end
   if r.error then
-    add("**Did not run:** " .. r.error)
+    add("**Did not run:** " .. text(r.error))
   else
-    add(("`clua recipes/%s.lua%s%s` (%.1f s)"):format(r.name, args.quick and " --quick" or "",
-      r.options and (" " .. r.options) or "", r.seconds))
+    add(("%s (%.1f s)"):format(escape.md_code(("clua recipes/%s.lua%s%s"):format(r.name, args.quick and " --quick" or "",
+      r.options and (" " .. r.options) or "")), r.seconds))
     for _, d in ipairs(r.tables) do
       if d.id == roofline.ID then goto next_table end -- gathered in the roofline section
       local t = report.without_empty(report.from_data(d)) -- no column of "-" only
@@ -285,7 +307,7 @@ for _, r in ipairs(results) do
     for _, svg in ipairs(r.svgs) do
       local rel = (dir:match("[^/]*$")) .. "/" .. svg
       add("")
-      add(("![%s](%s)"):format(svg, rel))
+      add(("![%s](%s)"):format(text(svg), escape.md_url(rel)))
     end
   end
 end
@@ -320,12 +342,10 @@ if #points > 0 then
   add(report.markdown(placed))
   if roof_rows then
     local svg = "roofline-experiments.svg"
-    local f = assert(io.open(dir .. "/" .. svg, "w"))
-    f:write(roofline.plot(points, roofs, "The seed experiments on the roofline of " .. facts.name):svg({
-      width = 980, height = 620 }))
-    f:close()
+    files.write(dir .. "/" .. svg, roofline.plot(points, roofs, "The seed experiments on the roofline of "
+      .. facts.name):svg({ width = 980, height = 620 }))
     add("")
-    add(("![every experiment on the roofline](%s/%s)"):format(dir:match("[^/]*$"), svg))
+    add(("![every experiment on the roofline](%s)"):format(escape.md_url(dir:match("[^/]*$") .. "/" .. svg)))
   end
 end
 
@@ -335,9 +355,7 @@ add("")
 local card_seconds = (cl.now() - card_t0) / 1e9
 add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, card_seconds))
 
-local f = assert(io.open(args.out, "w"))
-f:write(table.concat(md, "\n"), "\n")
-f:close()
+files.write(args.out, table.concat(md, "\n") .. "\n")
 
 -- JSON: the device facts and every recipe's tables.
 local fdata = {}
@@ -352,9 +370,7 @@ for i, r in ipairs(results) do
     tables = r.tables, svgs = r.svgs }
 end
 doc.roofline = placed and placed:data() or nil
-f = assert(io.open(stem .. ".json", "w"))
-f:write(json.encode(doc, { indent = true, keyorder = { "schema", "report" } }), "\n")
-f:close()
+files.write(stem .. ".json", escape.json(json.encode(doc, { indent = true, keyorder = { "schema", "report" } })) .. "\n")
 local written = { args.out, stem .. ".json" }
 if args.html then
   written[#written + 1] = args.html
@@ -363,7 +379,7 @@ if args.html then
       .. (args.device and (" --device " .. args.device) or "") }))
 end
 io.stderr:write(("report: %d recipes, %d failed, %.1f s; wrote %s\n"):format(#results, failed, card_seconds,
-  cardfiles.named(written, dir)))
+  escape.terminal(cardfiles.named(written, dir))))
 if not mpi then os.exit(failed == 0 and 0 or 1) end
 
 -- The cluster report: every rank's figures to rank 0.
@@ -374,8 +390,8 @@ local all = mpi.gather(json.encode(mine))
 local total_failed = 0
 if all then
   local gpus = {}
-  for i, text in ipairs(all) do
-    gpus[i] = assert(json.decode(text), "report: rank " .. (i - 1) .. " sent no figures")
+  for i, sent in ipairs(all) do
+    gpus[i] = assert(json.decode(sent), "report: rank " .. (i - 1) .. " sent no figures")
     total_failed = total_failed + #gpus[i].failed
   end
   -- A --quick card is too short to flag, whatever its --reps (clua.cluster).
@@ -390,14 +406,15 @@ if all then
   for _, w in ipairs(args.with) do with[#with + 1] = (" --with '%s'"):format(w) end
   -- srun starts the ranks itself under Slurm (contrib/slurm/clua-cluster.sbatch); mpirun's ranks know their size
   local launcher = os.getenv("SLURM_STEP_ID") and not os.getenv("OMPI_COMM_WORLD_SIZE") and "srun" or "mpirun"
-  add(("Made by `%s -n %d clua recipes/report.lua --cluster%s%s%s%s%s` on %s with clua %s: each rank ran the "
-    .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: `%s-rankN.md`.")
-    :format(launcher, #gpus, args.apart and " --apart" or "", args.quick and " --quick" or "",
+  add(("Made by %s on %s with clua %s: each rank ran the "
+    .. "card on its host's GPU of its local rank, the ranks %s. Each GPU's own card: %s.")
+    :format(escape.md_code(("%s -n %d clua recipes/report.lua --cluster%s%s%s%s%s"):format(launcher, #gpus,
+      args.apart and " --apart" or "", args.quick and " --quick" or "",
       args.reps and (" --reps " .. args.reps) or "", args.recipes and (" --recipes " .. args.recipes) or "",
-      table.concat(with), os.date("!%Y-%m-%d %H:%M UTC"), recipe.version(),
+      table.concat(with))), os.date("!%Y-%m-%d %H:%M UTC"), text(recipe.version()),
       args.apart and "one after another (no two GPUs measured at once)" or "all at once (contention measured on purpose)",
-      cluster_stem:match("[^/]*$")))
-  if args.note then add("") add(args.note) end
+      escape.md_code(cluster_stem:match("[^/]*$") .. "-rankN.md")))
+  if args.note then add("") add(text(args.note, { line = true })) end
   if facts.type == "CPU" then
     add("")
     add("The devices are CPUs (an OpenCL implementation on the host's cores): their figures are CPU figures, "
@@ -405,17 +422,11 @@ if all then
   end
   add("")
   for _, line in ipairs(cluster.markdown(sum)) do add(line) end
-  f = assert(io.open(cluster_stem .. ".md", "w"))
-  f:write(table.concat(md, "\n"), "\n")
-  f:close()
-  f = assert(io.open(cluster_stem .. ".csv", "w"))
-  f:write(cluster.csv(sum))
-  f:close()
-  f = assert(io.open(cluster_stem .. ".json", "w"))
-  f:write(json.encode({ report = "clua cluster report", clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"),
-    quick = args.quick or false, apart = args.apart or false, gpus = sum.gpus, figures = sum.figures },
-    { indent = true }), "\n")
-  f:close()
+  files.write(cluster_stem .. ".md", table.concat(md, "\n") .. "\n")
+  files.write(cluster_stem .. ".csv", cluster.csv(sum))
+  files.write(cluster_stem .. ".json", escape.json(json.encode({ report = "clua cluster report",
+    clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), quick = args.quick or false,
+    apart = args.apart or false, gpus = sum.gpus, figures = sum.figures }, { indent = true })) .. "\n")
   local flagged, common = 0, 0
   for _, g in ipairs(sum.gpus) do flagged = flagged + #g.flagged end
   for _, s in ipairs(sum.figures) do if s.n == #gpus then common = common + 1 end end

@@ -194,14 +194,11 @@ R:main(function(R, dev)
   if student_label then
     t:note(("%s: the work-group scan is the student's kernel alone; the large-array scan, the recipe's levels \z
       and uniform_add around it; its local memory that of the zero-conflicts offset"):format(student_label))
-    -- Ranked within each scope. R:rank notes the place of the row whose value
-    -- is R.student_label exactly; here the rows name the scope first, so the
-    -- label is set to the student's row of each scope in turn.
+    -- Ranked within each scope, whose rows name the scope first.
     for _, scope in ipairs(scopes) do
-      R.student_label = ("%s, %s"):format(what[scope], student_label)
-      R:rank(t, "time", function(row) return row.variant:sub(1, #what[scope]) == what[scope] end)
+      R:rank(t, "time", function(row) return row.variant:sub(1, #what[scope]) == what[scope] end,
+        { student = ("%s, %s"):format(what[scope], student_label) })
     end
-    R.student_label = student_label
   end
   R:emit(t)
 end)

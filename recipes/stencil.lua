@@ -44,7 +44,7 @@ local R = recipe.new{
     p:option("--batch", "Sweeps launched back to back for the back-to-back time (default 20, 2 with --check-size).")
       :argname("B"):convert(math.tointeger)
     p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows "
-      .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(math.tointeger)
+      .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(require("clua.argcheck").whole)
   end,
 }
 

@@ -14,16 +14,13 @@
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local units = require "clua.units"
-local stats = require "clua.stats"
-local noise = require "clua.noise"
-local bounds = require "clua.bounds"
 
 local R = recipe.new{
   name = "stream",
   description = [[BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of
     elements per array (BabelStream's --arraysize).]],
   seed = "BabelStream 5.0 (OpenCL): the issue's peer-tool recipe",
-  size = "32M", quick_size = "64K", check_size = "4K", reps = 100, quick_reps = 5,
+  size = "32M", quick_size = "64K", check_size = "4K", reps = 100, quick_reps = 5, size_unit = 8,
   options = function(p)
     p:option("--precision", "float, double or both.", "both"):choices({ "float", "double", "both" })
     p:option("--dot-groups", "Work-groups of the dot kernel (default: BabelStream's, compute units x 4 on a GPU, "
@@ -114,7 +111,7 @@ R:main(function(R, dev)
       -- replays the recurrence for the iterations run, and the dot's sum is
       -- held against the dot's rounding: each work-item adds n / (groups x wg)
       -- products in T, then a tree of log2(wg).
-      local iterations, events, sum, gsum = 0, {}, nil, nil
+      local iterations, sum, gsum = 0, nil, nil
       local tol = eps * 100
       local terms = (n + groups * wg - 1) // (groups * wg)
       local dot_tol = math.max(T == "double" and 1e-8 or tol, (terms + math.log(wg, 2) + 2) * eps)
@@ -125,34 +122,28 @@ R:main(function(R, dev)
           return R:verify(("%s (%d iterations)"):format(what, iterations), got, ref, { tol = tol }).max_rel
         end }
       end
+      -- Each kernel's figure: its own event in each repetition, held against
+      -- the bound of the iteration's working set (a cache figure where the
+      -- three arrays fit the device's caches), and its roofline point.
+      local figures = {}
+      for j, kern in ipairs(KERNELS) do
+        figures[j] = { kern[1], event = j, bytes = kern[2] * esize * n, ops = kern[3] * n, type = T }
+      end
       local res = R:measure{ label = T, bytes = 12 * esize * n, ops = 6 * n, type = T, roofline = false,
+        figures = figures,
         outputs = { array(da, 1), array(db, 2), array(dc, 3), { dsum, owns = { 0, groups }, check = function(got, what)
           local ga, gb = replay(iterations, round)
           sum, gsum = got:sum(), ga * gb * n
           return R:verify_scalar(("%s: dot (%d iterations)"):format(what, iterations), sum, gsum, dot_tol)
         end } },
-        run = function(i)
+        run = function()
           iterations = iterations + 1
-          local evs = { q:launch(k.copy, n), q:launch(k.mul, n), q:launch(k.add, n), q:launch(k.triad, n),
+          return { q:launch(k.copy, n), q:launch(k.mul, n), q:launch(k.add, n), q:launch(k.triad, n),
             q:launch(k.dot, groups * wg, wg) }
-          if i > 0 then events[i] = evs end
-          return evs
         end }
-
-      -- Each kernel's figure: its own events in those repetitions, held
-      -- against the bound of the iteration's working set (a cache figure
-      -- where the three arrays fit the device's caches).
-      for j, kern in ipairs(KERNELS) do
-        local times = {}
-        for r = 1, #events do times[r] = events[r][j].duration end
-        local s, bytes = stats.summary(times), kern[2] * esize * n
-        local fine, over = bounds.check(bytes / s.min * 1e9, R.facts, res.cache and "cache" or "memory")
-        if not fine then error(("%s %s: %s GB/s by its fastest event is %s: not a result"):format(T, kern[1],
-          units.format_number(bytes / s.min), over), 0) end
-        R:add_row(t, res, { precision = T, kernel = kern[1], bytes = bytes / 2 ^ 20, best = R:bw(bytes, s.min),
-          median = R:bw(bytes, s.median), ["min time"] = s.min, ["median time"] = s.median, ["max time"] = s.max,
-          spread = noise.spread(s), average = s.mean })
-        R:roofline_point(kern[1], { ops = kern[3] * n, bytes = bytes, ns = s.median, type = T, cache = res.cache })
+      for _, f in ipairs(res.figures) do
+        R:add_row(t, f, { precision = T, kernel = f.name, bytes = f.bytes / 2 ^ 20, best = R:bw(f.bytes, f.min),
+          median = f.bw, ["min time"] = f.min, ["median time"] = f.median, ["max time"] = f.max, average = f.mean })
       end
       notes[#notes + 1] = ("%s: %d elements (%s per array), %d iterations run (%d warm-up), dot on %d groups x "
         .. "%d, verified: arrays within %.3g, dot sum %.10g vs %.10g (tolerance %.3g)"):format(T, n,

@@ -1,14 +1,19 @@
--- template: the starting point of a new experiment. Copy it and its kernels:
---   cp recipes/template.lua recipes/NAME.lua; cp kernels/template.cl kernels/NAME.cl
--- then change the name, the kernels and the bytes each moves; run it with
---   build/clua recipes/NAME.lua --quick        (and --help for every option)
+-- template: the full starting point of a new experiment (recipes/minimal.lua
+-- is the smallest: one kernel, one table). Copy it and its kernels into a
+-- folder of your own (the recipe finds NAME.cl beside it):
+--   cp "$(clua -e 'io.write(cl.root)')"/recipes/template.lua mywork/NAME.lua
+--   cp "$(clua -e 'io.write(cl.root)')"/kernels/template.cl mywork/NAME.cl
+-- then change the kernels and the bytes each moves; run it with
+--   clua mywork/NAME.lua --quick        (and --help for every option)
 -- It measures c = a + scalar * b (the STREAM triad) with one float and with
 -- one float4 per work-item, for a sweep of work-group sizes. Each kernel runs
 -- under a contract (R:measure, clua.harness): the buffers it reads, the part
 -- of its output it owns and what that part must hold, the bytes it moves; the
--- harness checks all of it before any figure is printed. With --kernel FILE a
--- student's own triad is one more variant under the same contract, timed,
--- checked and ranked beside them (assignment mode, docs/assignments.md).
+-- harness checks all of it before any figure is printed. Optional: with
+-- --kernel FILE a student's own triad is one more variant under the same
+-- contract, timed, checked and ranked beside them (assignment mode,
+-- docs/assignments.md); the lines marked "optional: assignment mode" are
+-- that, and a recipe without it deletes them.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
@@ -19,19 +24,24 @@ local commalist = require "clua.commalist"
 -- --json, --svg, --compare, --md, --gib, --help) come with recipe.new; add
 -- the experiment's own in `options` (lua-argparse) and read them as R.args.NAME.
 -- description, seed and student are prose: a long string's white space folds.
+-- The name is the file's (a copy mywork/vsize.lua is "vsize").
+local TEMPLATE = recipe.script_name() == "template"
 local R = recipe.new{
-  name = "template",
   description = [[c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.]],
   seed = "STREAM and BabelStream's triad; a template for new recipes",
-  quick_size = "1MiB", check_size = "16KiB", quick_reps = 3,
-  student = [[a kernel with the arguments of triad (__global float *c, __global const float *a,
+  quick_size = "1MiB", check_size = "16KiB", quick_reps = 3, size_share = 8,
+  -- Optional: assignment mode (--kernel FILE). `student` says what a
+  -- student's kernel must do: the triad's, so it is the template's own; a copy
+  -- that keeps assignment mode says what its own kernel must do and drops
+  -- "TEMPLATE and" (so that --kernel and this text show in its --help).
+  student = TEMPLATE and [[a kernel with the arguments of triad (__global float *c, __global const float *a,
     __global const float *b, float scalar, uint n), launched with one work-item per element (the global size
     rounded up to the work-group size); it must write c[i] = a[i] + scalar * b[i] for every i < n and nothing else
     of c (a and b must stay unchanged); each is checked once more on n - 1 elements, where it owns c[0 .. n - 1).
     Checked element by element against the CPU.]],
-  student_name = "triad",
+  student_name = TEMPLATE and "triad" or nil,
   options = function(p)
-    p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(tonumber)
+    p:option("--scalar", "The triad's scalar.", "3"):argname("S"):convert(require("clua.argcheck").number)
     p:option("--local", "Work-group sizes to sweep, comma-separated (default: 64 up to the device's "
       .. "maximum; 64,256 with --quick).")
       :argname("LIST")
@@ -49,13 +59,13 @@ R:main(function(R, dev)
   if n == 0 then error("--size is too small: at least 16 bytes") end
   bytes = 4 * n
 
-  -- 3. Kernels (kernels/template.cl, built once per device) and the variants
-  -- to time: each with the elements of c one work-item writes (`width`). In
-  -- assignment mode (--kernel FILE), R:with_student adds the student's kernel
-  -- as one more variant, a copy of the first.
+  -- 3. Kernels (NAME.cl beside the recipe, else kernels/NAME.cl; built once per device) and the variants
+  -- to time: each with the elements of c one work-item writes (`width`).
+  -- Optional: assignment mode: with --kernel FILE, R:with_student adds the
+  -- student's kernel as one more variant, a copy of the first.
   local variants = R:with_student{
-    { label = "triad (float)", kernel = R:kernel("template.cl", "triad"), width = 1 },
-    { label = "triad4 (float4)", kernel = R:kernel("template.cl", "triad4"), width = 4 },
+    { label = "triad (float)", kernel = R:kernel(R.name .. ".cl", "triad"), width = 1 },
+    { label = "triad4 (float4)", kernel = R:kernel(R.name .. ".cl", "triad4"), width = 4 },
   }
   -- Work-group sizes up to the device's maximum: a kernel's reported
   -- work_group_size is no guide (NVIDIA's driver reports 256 and runs 1024); a
@@ -124,7 +134,7 @@ R:main(function(R, dev)
   t:note(("bandwidth: 3 x %d bytes (a and b read, c written) / median time of %d runs"):format(bytes, R.reps))
   t:note("verified: every element against the CPU (tolerance 1e-5 relative)")
   for _, why in ipairs(refused) do t:note(why) end
-  if R.args.kernel then R:rank(t, "time") end
+  if R.args.kernel then R:rank(t, "time") end -- optional: assignment mode
   R:emit(t)
   R:plot(p)
 end)

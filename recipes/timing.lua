@@ -20,7 +20,7 @@ local R = recipe.new{
   description = [[One copy timed by host clock (blocking, non-blocking without a finish) and by events; the
     timers' resolution.]],
   seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
-  quick_size = "1MiB", check_size = "16KiB",
+  quick_size = "1MiB", check_size = "16KiB", size_share = 8,
   options = function(p)
     p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick, 8 with --check-size).")
       :argname("N"):convert(math.tointeger)

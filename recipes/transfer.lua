@@ -15,10 +15,8 @@ local cl = require "cl"
 local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
-local stats = require "clua.stats"
-local noise = require "clua.noise"
 
-local R = recipe.new{ name = "transfer", quick_size = "1MiB", check_size = "64KiB",
+local R = recipe.new{ name = "transfer", quick_size = "1MiB", check_size = "64KiB", size_share = 8,
   description = [[Host<->device and device<->device bandwidth by size: pageable vs pinned vs mapped, blocking
     vs non-blocking, many small vs one batched transfer.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1, 3.1.1, 3.1.2; lecture \"Using host page-locked memory\"; "
@@ -106,13 +104,14 @@ R:main(function(R, dev)
   -- destination (R:output, poisoned first; the API refuses a transfer past its
   -- end) must hold src's first b bytes, the source (R:input) be unchanged; the
   -- figure is held against PCIe (D2D: the memory; bytes read + written). A
-  -- host destination is poisoned here and verified right after.
-  local function measure(s, b, label, run, by_host)
+  -- host destination is poisoned here and verified right after. `figures`,
+  -- R:measure's, those the repetition yields besides.
+  local function measure(s, b, label, run, figures)
     local want, io = src:slice(0, b // 4), {}
     if s.to then io.dst = R:output(s.name .. " destination", "float", b // 4, s.to == "mapped" and "alloc_host_ptr" or nil) end
     if s.from then io.src = R:input(s.name .. " source", want, s.from == "mapped" and "read_only alloc_host_ptr" or nil) end
     if s.host_dst then s.host_dst:slice(0, b // 4):fill(POISON) end
-    local res = R:measure{ label = label, run = function(i) return run(io, i) end, reads = { io.src }, host = by_host,
+    local res = R:measure{ label = label, run = function(i) return run(io, i) end, reads = { io.src }, figures = figures,
       bytes = (s.device and 2 or 1) * b, bound = s.device and "memory" or "pcie",
       outputs = io.dst and { { io.dst, expect = want, exact = true } } or nil }
     if s.host_dst then R:verify(label, s.host_dst:slice(0, b // 4), want, { exact = true }) end
@@ -123,7 +122,7 @@ R:main(function(R, dev)
 
   -- 1. The sweep: blocking calls timed by events (mapped: by the host clock).
   -- The smallest size is also timed by the host clock (call + clFinish).
-  local sweep, host_latency, all = {}, {}, {}
+  local sweep, host_latency = {}, {}
   for _, s in ipairs(list) do
     sweep[s.name] = {}
     for _, b in ipairs(sizes) do
@@ -132,7 +131,6 @@ R:main(function(R, dev)
       if b == sizes[1] then
         host_latency[s.name] = measure(s, b, label .. " (host clock)", function(io) s.run(io, b, true) end)
       end
-      all[#all + 1] = sweep[s.name][b]
     end
   end
 
@@ -147,11 +145,11 @@ R:main(function(R, dev)
       c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(io, i)
         local t0 = cl.now()
         s.run(io, large, blocking)
-        if i >= 1 then returned[#returned + 1] = cl.now() - t0 end
-      end)
+        if i >= 1 then returned[i] = cl.now() - t0 end
+      end, { { "returns", value = function(_, rep) return returned[rep] end } })
       c.events = s.host and measure(s, large, s.name .. " " .. what, function(io) return s.run(io, large, blocking) end)
         or c.host
-      c.returns = s.host and stats.summary(returned) or nil
+      c.returns = s.host and c.host.figures.returns or nil
       calls[#calls + 1] = c
     end
   end
@@ -172,8 +170,8 @@ R:main(function(R, dev)
         local evs = {}
         for c = 1, k do evs[c] = q:write(io.dst, views[c], { offset = (c - 1) * each, blocking = false }) end
         return evs
-      end, true)
-      batched[#batched + 1] = { mem = mem, k = k, each = each, r = r, host = r.t.host or r.t }
+      end, { { "host", clock = "host" } })
+      batched[#batched + 1] = { mem = mem, k = k, each = each, r = r, host = r.figures.host }
       k = k * 16
     end
   end
@@ -182,27 +180,19 @@ R:main(function(R, dev)
   if #sizes > 1 then
     local cols = { { name = "size", key = true, format = fs } }
     for _, s in ipairs(list) do
-      cols[#cols + 1] = R:bw_column(s.name, { theoretical = false,
-        format = s.device and function(v, row) return ("%.1f"):format(v) .. (row.d2d_cache and " c" or "") end })
+      cols[#cols + 1] = R:bw_column(s.name, { theoretical = false, cache = s.device and "D2D" or nil })
     end
     cols[#cols + 1] = R:spread_column()
     local t = R:table{ title = "Bandwidth by transfer size (median; events, mapped by host clock)", id = "sweep", columns = cols }
-    for _, b in ipairs(sizes) do
-      local row, cache = { size = b, spread = 0 }, nil
-      for _, s in ipairs(list) do
-        local r = sweep[s.name][b]
-        row[s.name], row.spread = r.bw, math.max(row.spread, r.spread or 0)
-        if s.device and r.cache then cache, t.cache_note = true, r.cache_note end
-      end
-      t:add(row).d2d_cache = cache -- (Report:add keeps the columns only)
-    end
     t:note("blocking clEnqueueWrite/ReadBuffer (pageable: cl.array; pinned: a mapped alloc_host_ptr buffer), "
       .. "mapped: map + host copy + unmap of an alloc_host_ptr buffer + clFinish, host clock; "
       .. "D2D: clEnqueueCopyBuffer, bytes read + written")
     t:note("spread: the largest of the row's series")
-    if t.cache_note then t:note(t.cache_note .. " (D2D)") end
-    -- the harness's notes (a host clock where events read 0 ns), once each
-    for _, r in ipairs(all) do for _, x in ipairs(r.notes) do t:note_once(x) end end
+    for _, b in ipairs(sizes) do
+      local row = { size = b }
+      for _, s in ipairs(list) do row[s.name] = sweep[s.name][b] end
+      R:add_row(t, nil, row)
+    end
     R:emit(t)
 
     local lat = R:table{ title = "Latency and asymptotic bandwidth", id = "latency",
@@ -247,7 +237,7 @@ R:main(function(R, dev)
     local e, h, r = c.events, c.host, c.returns
     R:add_row(t, e, { direction = c.s.dir, memory = c.s.mem, call = c.call, min = R:bw(large, e.max),
       max = R:bw(large, e.min), ["host clock"] = h.bw, ["host spread"] = h.spread,
-      ["call returns"] = r and r.median, ["returns spread"] = r and noise.spread(r),
+      ["call returns"] = r and r.median, ["returns spread"] = r and r.spread,
       returns = r and 100 * r.median / h.median })
   end
   t:note("bandwidth: events (END - START; mapped: host clock around map + host copy + unmap + clFinish), "
@@ -274,7 +264,7 @@ R:main(function(R, dev)
   for _, b in ipairs(batched) do
     if b.k == 1 then one[b.mem] = b.host.median end
     R:add_row(bt, b.r, { memory = b.mem, transfers = b.k, each = b.each, events = b.r.median,
-      ["events spread"] = b.r.spread, ["host clock"] = b.host.median, ["host spread"] = noise.spread(b.host),
+      ["events spread"] = b.r.spread, ["host clock"] = b.host.median, ["host spread"] = b.host.spread,
       bandwidth = R:bw(b.k * b.each, b.host.median), slowdown = b.host.median / one[b.mem] })
   end
   bt:note("k non-blocking clEnqueueWriteBuffer of size/k bytes, then clFinish; events: first START to last END; "

@@ -91,6 +91,39 @@ end
 
 subcommands("the checkout's build/clua", function() return CLUA end)
 
+describe("subcommands, help for a mistake", function()
+  it("a mistyped experiment gets a did-you-mean", function()
+    local out, code = in_tmp(CLUA, "strde --quick")
+    assert.are.equal(1, code)
+    assert.matches("^clua: no file or experiment named 'strde'; did you mean stride%? %(looked in .-/recipes; ", out)
+    out = in_tmp(CLUA, "help strid")
+    assert.matches("did you mean stride?", out, 1, true)
+    out = in_tmp(CLUA, "trans")
+    assert.matches("did you mean transfer or transpose?", out, 1, true)
+  end)
+
+  it("clua --help lists every option the experiments share", function()
+    package.path = REPO .. "/lua/?.lua;" .. package.path
+    local p = require("clua.cli").parser({ name = "x" })
+    local out, code = in_tmp(CLUA, "--help")
+    assert.are.equal(0, code, out)
+    local n = 0
+    for _, o in ipairs(p._options) do
+      for _, a in ipairs(o._aliases) do
+        if a:sub(1, 2) == "--" then
+          n = n + 1
+          assert.truthy(out:find(a:gsub("%-", "%%-") .. "[ ,.\n]"), a .. " is missing from clua --help")
+        end
+      end
+    end
+    assert.is_true(n >= 15, n .. " shared options")
+    assert.matches("--html FILE", out, 1, true)
+    local shared = out:match("Every experiment takes\n(.-)\nEnvironment:")
+    assert.truthy(shared, out)
+    for line in shared:gmatch("[^\n]+") do assert.is_true(#line <= 78, line) end
+  end)
+end)
+
 describe("subcommands, lua's command line kept", function()
   it("a file named like a subcommand runs as a script, as lua would run it", function()
     local f = assert(io.open(tmpdir .. "/list", "w"))

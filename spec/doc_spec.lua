@@ -135,6 +135,7 @@ local MAKERS = {
   ["clua.timeline"] = function(m) return m.new("t") end,
   ["clua.device"] = function(m) return m.facts(fake_device, { nvml = false }) end,
   ["clua.recipe"] = function(m) return m.new{ name = "doc", args = {} } end,
+  ["clua.runner"] = function(m) return m.new{ clua = "clua", recipes = "recipes", wall = 1, work = "/tmp" } end,
 }
 
 local function methods_of(obj)
@@ -210,7 +211,7 @@ describe("API reference (docs/api, make doc)", function()
         for _, d in ipairs(defs) do doc[d.sep .. d.name] = doc[d.sep .. d.name] or d.documented end
         if modname == "clua.recipe" then
           -- R's methods from the modules of one concern each, documented there
-          for _, other in ipairs({ "harness", "assign", "output" }) do
+          for _, other in ipairs({ "harness", "assign", "output", "rows", "figures" }) do
             for _, d in ipairs((lua_defs("lua/clua/" .. other .. ".lua"))) do
               if d.sep == ":" then doc[":" .. d.name] = doc[":" .. d.name] or d.documented end
             end

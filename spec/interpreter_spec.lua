@@ -329,6 +329,32 @@ describe("clua interpreter", function()
       assert.equal("table\ttrue\n", out)
     end)
 
+    -- docs/cl.md: the module is the global cl in every mode, the same table require gives
+    local SAME = "print(type(cl), cl == require 'cl', cl.platforms()[1].name ~= nil)"
+    it("makes cl a global under -e", function()
+      local code, out, err = clua({ "-e", SAME })
+      assert.equal(0, code, err)
+      assert.equal("table\ttrue\ttrue\n", out)
+    end)
+
+    it("makes cl a global for a script read from standard input (-)", function()
+      local code, out, err = clua({ "-" }, { stdin = SAME .. "\n" })
+      assert.equal(0, code, err)
+      assert.equal("table\ttrue\ttrue\n", out)
+    end)
+
+    it("makes cl a global for a script file", function()
+      local code, out, err = clua({ write_file(tmp("global.lua"), SAME) })
+      assert.equal(0, code, err)
+      assert.equal("table\ttrue\ttrue\n", out)
+    end)
+
+    it("makes cl a global at the -i prompt", function()
+      local code, out, err = clua({ "-i" }, { stdin = SAME .. "\n" })
+      assert.equal(0, code, err)
+      assert.matches("table\ttrue\ttrue\n", out, 1, true)
+    end)
+
     it("puts the repository's lua/ first in package.path, from any folder", function()
       local p = io.popen("cd " .. shell_quote(CLUA:match("^(.*)/[^/]*$")) .. " && pwd -P")
       local exedir = p:read("l")

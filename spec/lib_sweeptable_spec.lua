@@ -66,6 +66,42 @@ describe("clua.sweeptable", function()
     local notes = table.concat(t.notes, "\n")
     assert.truthy(notes:find("student speed-up: copy's time / its time", 1, true), notes)
   end)
+  it("summarises by time: the total, the first point's, the slowest point and its time; nothing without a student",
+    function()
+    local R = recipe.new{ name = "sweep", args = { "--csv", "/dev/null" } }
+    R.out, R.err = sink(), sink()
+    local points = { { name = "a", t = res(100, 90, 110, 1), st = res(50, 40, 60, 1) },
+      { name = "b", t = res(300, 290, 310, 1), st = res(70, 60, 80, 1) },
+      { name = "c", t = res(200, 190, 210, 1), st = res(70, 65, 75, 1) } }
+    local spec = { times = true, param = "name", label = "pattern", first = "a", worst = "slowest",
+      reference = "ref", points = points, title = "both", id = "by-time", note = "time: the sum" }
+    assert.is_nil(sweeptable.summary(R, spec))
+    R.student_label = "student: k (k.cl)"
+    local s = sweeptable.summary(R, spec)
+    assert.are.same({ "variant", "time", "a", "slowest", "slowest pattern", "rank" }, (function()
+      local names = {}
+      for i, c in ipairs(s.columns) do names[i] = c.name end
+      return names
+    end)())
+    local ref, stu = s.rows[1], s.rows[2]
+    assert.are.same({ 600, 100, 300, "b", 2 }, { ref.time, ref.a, ref.slowest, ref["slowest pattern"], ref.rank })
+    -- a tie: the first slowest point
+    assert.are.same({ 190, 50, 70, "b", 1 }, { stu.time, stu.a, stu.slowest, stu["slowest pattern"], stu.rank })
+    assert.truthy(table.concat(s.notes, "\n"):find("student: k (k.cl) ranks 1 of 2 by time", 1, true))
+    assert.are.equal(s, R.emitted[1])
+  end)
+
+  it("R:rank looks for the student's row by the label given, where its rows name more than the kernel", function()
+    local R = recipe.new{ name = "sweep", args = { "--csv", "/dev/null" } }
+    R.student_label = "student: k (k.cl)"
+    local t = R:table{ title = "t", columns = { { name = "variant", key = true }, "time" } }
+    t:add{ variant = "scope 1, plain", time = 2 }
+    t:add{ variant = "scope 1, student: k (k.cl)", time = 1 }
+    R:rank(t, "time", nil, { student = "scope 1, student: k (k.cl)" })
+    assert.are.same({ "scope 1, student: k (k.cl) ranks 1 of 2 by time" }, t.notes)
+    assert.are.equal("student: k (k.cl)", R.student_label)
+  end)
+
   it("declares --local and reads it: capped by the device, nil for 0", function()
     local function R_with(args)
       local R = recipe.new{ name = "sweep", args = args, options = sweeptable.local_option }

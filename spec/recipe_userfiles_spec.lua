@@ -81,8 +81,9 @@ describe("a user's recipe and kernel side by side", function()
   it("names the user's file and line when the kernel file is missing", function()
     write(dir .. "/mywork/vsize.lua", (SCRIPT:gsub("KERNEL_FILE", '"nosuch.cl"')))
     local out = run(("cd %s && CLUA_PROGRESS=0 %s mywork/vsize.lua 2>&1; echo exit=$?"):format(dir, abs(clua)))
-    assert.truthy(out:find("recipe vsize: mywork/vsize.lua:4: ctx:program_file: cannot open kernel file "
-      .. "'nosuch.cl'", 1, true), out)
+    assert.truthy(out:find("recipe vsize: mywork/vsize.lua:4: R:program: cannot open kernel file "
+      .. "'nosuch.cl': looked for ", 1, true), out)
+    assert.truthy(out:find("/mywork/nosuch.cl (beside the script)", 1, true), out)
     assert.falsy(out:find("lua/clua/", 1, true), out)
     assert.truthy(out:find("exit=1", 1, true), out)
   end)

@@ -17,7 +17,7 @@ describe(".ci/setup", function()
     if not has_setup then return pending(".ci/setup is not here (a bundle)") end
     local run = list("run")
     for _, p in ipairs { "gcc", "make", "pkg-config", "liblua5.4-dev", "ocl-icd-opencl-dev", "opencl-headers",
-      "pocl-opencl-icd", "lua-argparse", "lua-dkjson" } do
+      "pocl-opencl-icd", "lua-argparse", "lua-dkjson", "bubblewrap", "lua-filesystem" } do
       assert.is_true(run[p], p .. " is missing from .ci/setup run")
     end
     for _, p in ipairs { "lua-busted", "lua-check", "lua-ldoc", "lua-markdown", "cppcheck", "libclang-rt-14-dev",
@@ -35,6 +35,20 @@ describe(".ci/setup", function()
       assert.is_true(all[p], p .. " is missing from .ci/setup")
     end
     assert.is_nil(run["libopenmpi-dev"], "OpenMPI is for make MPI=1 and its spec, not make run")
+  end)
+
+  it("for make doc lists LDoc and its Markdown alone, and make doc installs only that set", function()
+    if not has_setup then return pending(".ci/setup is not here (a bundle)") end
+    local doc = list("doc")
+    local n = 0
+    for _ in pairs(doc) do n = n + 1 end
+    assert.is_true(doc["lua-ldoc"] and doc["lua-markdown"], "LDoc or its Markdown is missing from .ci/setup doc")
+    assert.are.equal(2, n, "make doc installs more than LDoc")
+    local p = assert(io.popen("make -n doc 2>&1"))
+    local out = p:read("a")
+    p:close()
+    assert.matches("sh .ci/setup doc\n", out, 1, true)
+    assert.is_nil(out:find("sh .ci/setup\n", 1, true), out)
   end)
 
   it("refuses a set it does not know", function()

@@ -39,6 +39,8 @@ end
 -- @string dir
 -- @treturn int
 function cardfiles.count(dir)
+  -- a relative folder starting with "-" (--out=-x) is a path, not one of find's options
+  if dir:match("^%-") then dir = "./" .. dir end
   local ls = io.popen("find " .. require("clua.proc").quote(dir) .. " -maxdepth 1 -type f 2>/dev/null")
   local n = 0
   for _ in ls:lines() do n = n + 1 end

@@ -37,8 +37,8 @@ end
 -- @tab doc from `classroom.result`
 -- @treturn string JSON
 function classroom.encode(doc)
-  return json.encode(doc, { indent = true, keyorder = { "version", "status", "max_score", "score", "tests", "name",
-    "message" } }) .. "\n"
+  return require("clua.escape").json(json.encode(doc, { indent = true, keyorder = { "version", "status", "max_score",
+    "score", "tests", "name", "message" } })) .. "\n" -- valid UTF-8 whatever a name holds
 end
 
 return classroom

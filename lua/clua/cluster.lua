@@ -188,7 +188,7 @@ local function num(v, unit)
   return units.format_number(math.tointeger(v) or v) .. (unit and unit ~= "" and (" " .. unit) or "")
 end
 
-local function md(s) return (tostring(s):gsub("|", "\\|")) end
+local md = require("clua.escape").markdown
 
 --- The cluster report as Markdown lines: the GPUs (one row each, with the
 -- number of figures worse than the median beyond their noise and the worst
@@ -208,7 +208,7 @@ function cluster.markdown(sum)
       local off = math.abs(1 - f.ratio)
       if not worst or off > math.abs(1 - worst.ratio) then worst = f end
     end
-    local failed = g.failed and #g.failed > 0 and (" (did not run: " .. table.concat(g.failed, ", ") .. ")") or ""
+    local failed = g.failed and #g.failed > 0 and (" (did not run: " .. md(table.concat(g.failed, ", ")) .. ")") or ""
     add(("| %d | %s | %s | %s | %d%s | %d | %s |"):format(g.rank, md(g.host), md(g.index or "?"), md(g.device or "?"),
       #(g.figures or {}), failed, #g.flagged,
       worst and ("%s: %.3f× the median"):format(md(worst.figure), worst.ratio) or "-"))

@@ -7,9 +7,16 @@
 -- @module clua.commands
 local commands = {}
 
+-- clua's root, or nil. The cl module refuses to load where the environment
+-- is wrong (CLUA_TIMEOUT=abc): that message is raised as it is, not read as
+-- "no root".
 local function root()
   local ok, cl = pcall(require, "cl")
-  return ok and cl.root or nil
+  if not ok then
+    if cl ~= nil and debug.getregistry()["clua.env_error"] == cl then error(cl, 0) end -- host/clua.h
+    return nil
+  end
+  return cl.root
 end
 
 --- The folder of the experiments: ROOT/recipes, or nil where clua found no root.
@@ -129,10 +136,32 @@ function commands.list(...)
   show("Tools:", function(n) return TOOLS[n] end)
 end
 
---- The usage of `clua` itself: the `lua` command line and the subcommands.
+-- The options every experiment takes (clua.cli's), as "--quick, --device DEV, ...".
+local function shared_options()
+  local ok, p = pcall(function() return require("clua.cli").parser({ name = "x" }) end)
+  if not ok then return "the shared options (clua help NAME)" end
+  local words = {}
+  for _, o in ipairs(p._options) do
+    local long
+    for _, a in ipairs(o._aliases) do if a:sub(1, 2) == "--" then long = long or a end end
+    if long then words[#words + 1] = long .. ((o._maxargs or 0) > 0 and (" " .. (o._argname or "X")) or "") end
+  end
+  -- one line of at most 78 characters after another
+  local lines, line = {}, ""
+  for i, w in ipairs(words) do
+    local piece = w .. (i < #words and "," or ".")
+    if #line + 1 + #piece > 78 then lines[#lines + 1] = line; line = piece
+    else line = line == "" and piece or (line .. " " .. piece) end
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
+--- The usage of `clua` itself: the `lua` command line, the subcommands and
+-- the options every experiment takes.
 -- @treturn string the text
 function commands.usage()
-  return [==[
+  return (([==[
 usage: clua [options] [script [args]]
        clua NAME [options]      run the experiment or tool NAME (clua list names them)
        clua list                every experiment with its purpose
@@ -152,10 +181,10 @@ Options (those of lua5.4):
 A script argument that names no file and is one word runs the experiment of
 that name from clua's recipes folder: clua stride --quick, clua report,
 clua grade --recipe reduction --submissions DIR. Every experiment takes
---quick, --device D, --csv F, --json F, --md, --svg F and --help.
+SHARED
 Environment: CLUA_DEVICE (the device: part of a name, or P:D), CLUA_TIMEOUT
 (seconds, the deadline of every wait for the device). See clua(1).
-]==]
+]==]):gsub("SHARED", shared_options))
 end
 
 local function run_file(path, ...)
@@ -183,12 +212,16 @@ function commands.help(name)
   return run_file(path, "--help")
 end
 
---- Ends the process with a message: NAME is no file and no experiment.
+--- Ends the process with a message: NAME is no file and no experiment
+-- (with the experiments it is close to: "did you mean stride?").
 -- @string name the word
 function commands.unknown(name)
   local dir = commands.folder()
-  io.stderr:write(("clua: no file or experiment named '%s' (%s; clua list names the experiments)\n")
-    :format(name, dir and ("looked in " .. dir) or "clua's recipes folder was not found"))
+  local names = commands.names()
+  table.move({ "list", "help" }, 1, 2, #names + 1, names)
+  local hint = require("clua.suggest").hint(name, names)
+  io.stderr:write(("clua: no file or experiment named '%s'%s (%s; clua list names the experiments)\n")
+    :format(name, hint ~= "" and ("; " .. hint) or "", dir and ("looked in " .. dir) or "clua's recipes folder was not found"))
   os.exit(1)
 end
 

@@ -160,15 +160,18 @@ function Facts:pct_of_theoretical(bw, which, divisor)
   return bw * (divisor or units.GB) / t * 100
 end
 
+-- A whole number as such ("2619", not "2619.0"); "?" for none.
+local function int(v) return math.tointeger(v) or v or "?" end
+
 --- "3352 GB/s (2 x 2619 MHz x 5120 bit / 8)" or "unknown (why)".
 function Facts:describe_theoretical(which, divisor)
   local t, u = self:theoretical(which), units.bw_unit(divisor)
   if not t then return "unknown (" .. self.unknown_why .. ")" end
   local v = units.format_number(t / (divisor or units.GB))
   if which == "pcie" then
-    return ("%s %s per direction (PCIe gen%d x%d)"):format(v, u, self.pcie_gen, self.pcie_width)
+    return ("%s %s per direction (PCIe gen%s x%s)"):format(v, u, int(self.pcie_gen), int(self.pcie_width))
   end
-  return ("%s %s (2 x %d MHz x %d bit / 8)"):format(v, u, self.memory_clock_mhz, self.bus_width)
+  return ("%s %s (2 x %s MHz x %s bit / 8)"):format(v, u, int(self.memory_clock_mhz), int(self.bus_width))
 end
 
 --- A list of {label, text} pairs for printing ahead of a report.

@@ -1,9 +1,18 @@
 --- clua.feedback: the Markdown file a student gets back from the grader:
 -- verdict and score, the first wrong element (expected and got), the build
 -- log with the lines of their file it points at, their time against the
--- class and the recipe's own kernels, and the rubric's lines.
+-- class and the recipe's own kernels, and the rubric's lines. Every text in
+-- it that comes from the submission (its name, its file's name, the
+-- compiler's log, the lines of its source) is escaped (clua.escape): as
+-- Markdown text, inline code or an indented code block, so that whatever a
+-- course system renders it with, nothing in it acts as HTML.
 -- @module clua.feedback
+local escape = require "clua.escape"
+
 local feedback = {}
+
+local function text(s) return escape.markdown((tostring(s):gsub("[\r\n]+", " "))) end
+local code = escape.md_code
 
 local function us(v) return ("%.1f µs"):format(v / 1e3) end
 
@@ -18,7 +27,9 @@ local function annotate(log, source)
     local ln, col = l:match(":(%d+):(%d+): ")
     ln, col = tonumber(ln), tonumber(col)
     if ln and lines[ln] then
-      out[#out + 1] = ("  %4d | %s"):format(ln, lines[ln])
+      local line = lines[ln]
+      if #line > 300 then line = line:sub(1, (utf8.offset(line, 240) or 241) - 1) .. " …" end -- a bounded quote
+      out[#out + 1] = ("  %4d | %s"):format(ln, line)
       out[#out + 1] = ("       | %s^"):format((" "):rep(math.max(0, col - 1)))
     end
   end
@@ -32,24 +43,29 @@ end
 -- @treturn string Markdown
 function feedback.markdown(e, ctx)
   local o = e.outcome
-  local md = { ("# %s: %s"):format(ctx.assignment or ctx.recipe, e.student), "" }
+  local md = { ("# %s: %s"):format(text(ctx.assignment or ctx.recipe), escape.markdown(e.student)), "" }
   local function add(s) md[#md + 1] = s end
-  add(("- kernel: `%s` (graded with `recipes/%s.lua`)"):format(e.file, ctx.recipe))
-  add(("- verdict: **%s**"):format(o.verdict))
-  if e.score then add(("- score: **%s of %s**"):format(e.score_text or e.score, e.max_text or e.max)) end
+  add(("- kernel: %s (graded with %s)"):format(code(e.file), code("recipes/" .. ctx.recipe .. ".lua")))
+  add(("- verdict: **%s**"):format(text(o.verdict)))
+  if e.score then add(("- score: **%s of %s**"):format(text(e.score_text or e.score), text(e.max_text or e.max))) end
   if e.submitted then
-    add(("- submitted: %s%s"):format(e.submitted, (e.late_days or 0) > 0
-      and (", **%d day%s late** (deadline %s)"):format(e.late_days, e.late_days == 1 and "" or "s", ctx.deadline or "?")
-      or (ctx.deadline and (", on time (deadline %s)"):format(ctx.deadline) or "")))
+    add(("- submitted: %s%s"):format(text(e.submitted), (e.late_days or 0) > 0
+      and (", **%d day%s late** (deadline %s)"):format(e.late_days, e.late_days == 1 and "" or "s",
+        text(ctx.deadline or "?"))
+      or (ctx.deadline and (", on time (deadline %s)"):format(text(ctx.deadline)) or "")))
   end
   add("")
-  if o.reason and o.reason ~= "" then add("**Why:** " .. o.reason); add("") end
+  if o.reason and o.reason ~= "" then add("**Why:** " .. text(o.reason)); add("") end
+  if o.notes then
+    for _, n in ipairs(o.notes) do add("- " .. text(n)) end
+    add("")
+  end
   if o.first_wrong then
     add("## The first wrong value")
     add("")
-    add(("- where: %s"):format(o.first_wrong.where))
-    add(("- expected: `%s`"):format(o.first_wrong.expected))
-    add(("- got: `%s`"):format(o.first_wrong.got))
+    add(("- where: %s"):format(text(o.first_wrong.where)))
+    add(("- expected: %s"):format(code(o.first_wrong.expected)))
+    add(("- got: %s"):format(code(o.first_wrong.got)))
     add("")
   end
   if o.findings then
@@ -64,17 +80,13 @@ function feedback.markdown(e, ctx)
   if o.build_log then
     add("## Build log")
     add("")
-    add("```")
-    add(annotate(o.build_log, ctx.source))
-    add("```")
+    add(escape.md_block(annotate(o.build_log, ctx.source)))
     add("")
   end
   if o.message and not o.correct and not o.build_log and not o.findings then
     add("## The grader's message")
     add("")
-    add("```")
-    add(o.message)
-    add("```")
+    add(escape.md_block(o.message))
     add("")
   end
   if o.time then
@@ -89,18 +101,18 @@ function feedback.markdown(e, ctx)
     end
     if e.rank then add(("- rank: %d of %d%s"):format(e.rank, ctx.ranked or #times, e.tied and " (tied: within the noise)" or "")) end
     if o.reference then
-      add(("- against the recipe's fastest kernel for the same job, %s: %s, a speed-up of %.2fx"):format(o.reference,
-        us(o.reference_time), o.speedup))
+      add(("- against the recipe's fastest kernel for the same job, %s: %s, a speed-up of %.2fx"):format(
+        text(o.reference), us(o.reference_time), o.speedup))
     end
     for _, k in ipairs(o.kernels or {}) do
-      add(("  - %s: %s%s"):format(k.name, us(k.time), k.reference and " (a reference, not the same job)" or ""))
+      add(("  - %s: %s%s"):format(text(k.name), us(k.time), k.reference and " (a reference, not the same job)" or ""))
     end
     add("")
   end
   if e.lines then
     add("## Rubric")
     add("")
-    for _, l in ipairs(e.lines) do add("- " .. l) end
+    for _, l in ipairs(e.lines) do add("- " .. text(l)) end
     add("")
   end
   return table.concat(md, "\n")

@@ -17,12 +17,14 @@ end
 --- Writes `text` as the whole of the file `path`.
 -- @string path
 -- @string text
--- @raise "cannot write PATH: why" when it cannot be opened
+-- @raise "cannot write PATH: why" when it cannot be opened, written or
+-- closed (a full disk: "No space left on device")
 function files.write(path, text)
   local f, err = io.open(path, "w")
   if not f then error("cannot write " .. tostring(err), 2) end
-  f:write(text)
-  f:close()
+  local ok, werr = f:write(text)
+  local closed, cerr = f:close()
+  if not ok or not closed then error(("cannot write %s: %s"):format(path, tostring(werr or cerr)), 2) end
 end
 
 return files

@@ -16,6 +16,7 @@
 -- crashed.
 -- @module clua.gradebook
 local report = require "clua.report"
+local escape = require "clua.escape"
 
 local gradebook = {}
 
@@ -282,8 +283,10 @@ function gradebook.table(entries, meta, title)
   return t
 end
 
---- The compact table for the terminal: student, verdict, score, time, rank
--- (with "=" for a tie within the noise) and a one-line reason.
+--- The compact table for the terminal: student (its control characters
+-- shown as escapes, clua.escape.terminal, so that two names stay apart),
+-- verdict, score, time, rank (with "=" for a tie within the noise) and a
+-- one-line reason.
 function gradebook.compact(entries, title)
   local t = report.new{ title = title or "Gradebook", id = "leaderboard", columns = {
     { name = "student", key = true }, { name = "verdict" }, { name = "score" },
@@ -291,7 +294,7 @@ function gradebook.compact(entries, title)
   local sorted = gradebook.sorted(entries)
   for _, e in ipairs(sorted) do
     local o = e.outcome
-    t:add{ student = gradebook.cut(e.student, 24), verdict = o.verdict .. ((e.late_days or 0) > 0 and ", late" or ""),
+    t:add{ student = gradebook.cut(escape.terminal(e.student), 24), verdict = o.verdict .. ((e.late_days or 0) > 0 and ", late" or ""),
       score = e.score and ("%s/%s"):format(gradebook.pts(e.score), gradebook.pts(e.max)) or nil,
       time = o.time, rank = e.rank and (tostring(e.rank) .. (e.tied and "=" or "")) or nil,
       reason = gradebook.cut(o.reason, 64) }

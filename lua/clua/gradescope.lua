@@ -57,9 +57,9 @@ end
 -- @tab doc from `gradescope.results`
 -- @treturn string JSON
 function gradescope.encode(doc)
-  return json.encode(doc, { indent = true, keyorder = { "score", "execution_time", "output", "output_format",
-    "visibility", "stdout_visibility", "tests", "leaderboard", "name", "score", "max_score", "status", "value",
-    "order" } }) .. "\n"
+  return require("clua.escape").json(json.encode(doc, { indent = true, keyorder = { "score", "execution_time", "output",
+    "output_format", "visibility", "stdout_visibility", "tests", "leaderboard", "name", "score", "max_score", "status",
+    "value", "order" } })) .. "\n" -- valid UTF-8 whatever a name holds
 end
 
 --- The student's name from Gradescope's submission_metadata.json (the first

@@ -18,7 +18,7 @@
 --     local dout = R:output("out", "float", n)        -- poisoned, read back
 --     local res = R:measure{ label = "copy", run = function() return q:launch(k, n) end,
 --       reads = { din }, outputs = { { dout, expect = host } }, bytes = 2 * 4 * n }
---     t:add(R:row(res, { variant = "copy" }))
+--     R:add_row(t, res, { variant = "copy" })
 --
 -- The methods below are the recipe's (`R:measure`, ...).
 -- @module clua.harness
@@ -28,6 +28,7 @@ local verify = require "clua.verify"
 local noise = require "clua.noise"
 local bounds = require "clua.bounds"
 local assign = require "clua.assign"
+local figures = require "clua.figures"
 local optcheck = require "clua.options"
 
 local harness = {}
@@ -59,6 +60,8 @@ local function known(self)
   return k
 end
 
+local unchanged_on_device -- (self, q, buf): the input found as written by a kernel on the device (below)
+
 --- An input buffer: `data` (a cl.array) copied to the device. A measurement
 -- that lists it in `reads` checks afterwards that it still holds `data`. In
 -- assignment mode it is guarded (clua.guard).
@@ -77,6 +80,7 @@ function Recipe:input(name, data, flags)
     info.pristine = self.ctx:buffer(data, "read_only")
   end
   known(self)[buf] = info
+  if g and not g.unchanged then g.unchanged = function(sub) return unchanged_on_device(self, g.q, sub) end end
   return buf
 end
 
@@ -173,6 +177,17 @@ local function device_finds(q, c, kernel, words)
   return c.got[0] ~= NONE
 end
 
+-- The guard's check of an input (clua.guard's `unchanged`): true when a
+-- kernel on the device finds it as its pristine copy; false when it differs
+-- or has no such copy (the guard then reads it back and names what changed).
+unchanged_on_device = function(self, q, buf)
+  local i = known(self)[buf]
+  if not (i and i.pristine) then return false end
+  local c = checker(i.ctx)
+  c.first_diff:args(buf, i.pristine, cl.uint(i.data.size // 4), c.first)
+  return not device_finds(q, c, c.first_diff, i.data.size // 4)
+end
+
 -- The unowned elements [from, to) of an output still poisoned, else raises
 -- naming the first element written and the part the kernel owns.
 local function check_unowned(q, buf, info, from, to, lo, hi, label)
@@ -216,8 +231,9 @@ local function check_input(q, buf, info, label)
 end
 
 local MEASURE = { "label", "run", "outputs", "reads", "bytes", "ops", "type", "bound", "footprint",
-  "reps", "warmup", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "roofline" }
-local OUTPUT = { "owns", "expect", "check", "tol", "exact", "poison", "name", "device" }
+  "reps", "warmup", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "roofline",
+  "figures" }
+local OUTPUT = { "owns", "expect", "check", "tol", "exact", "poison", "name", "device", "queue" }
 for _, k in ipairs(OUTPUT) do OUTPUT[k] = true end
 
 -- The elements a declared expectation holds: a cl.array's or a list's
@@ -291,7 +307,7 @@ end
 -- * `run(i)` one repetition: returns its event, a list of events, or nothing
 --   (then it is timed by the host clock around it and a finish);
 -- * `outputs` a list of `{buffer, owns = {lo, hi}, expect = ..., tol =,
---   exact =, check = function(got) ... end, poison = false}`: the buffer
+--   exact =, check = function(got) ... end, poison = false, queue =}`: the buffer
 --   (made by `R:output`, or `name =` given), the elements it owns (default
 --   all), what they must hold (a cl.array, list or function of the index,
 --   compared by `R:verify`), or `check(got)` that raises on a wrong result
@@ -305,7 +321,9 @@ end
 --   difference the host check (`expect` or `check`) names it. Under
 --   CLUA_CORRUPT the wrong element is put in the buffer, so that the
 --   device check must find it; the buffer must not be write_only (a kernel
---   reads it). `R:device_strided` makes one;
+--   reads it). `R:device_strided` makes one; `queue` the
+--   queue of the buffer's device where it is not the measurement's (a
+--   measurement over several devices);
 -- * `reads` the inputs (made by `R:input`) that must be unchanged;
 -- * `bytes`, `ops` one repetition's traffic and operations (`type` "float"
 --   by default: the roofline point); `bound` what `bytes` is held against:
@@ -313,11 +331,17 @@ end
 --   `footprint` the bytes the repetition touches (default the buffers'
 --   sizes), which marks a cache figure when the device's caches hold them;
 -- * timing options of `R:time` (`reps`, `warmup`, `target_ms`, `queue`,
---   `finish`, `host`, `sync`).
+--   `finish`, `host`, `sync`);
+-- * `figures` the figures one repetition yields besides the measurement's
+--   own, a list of `{name, event = N | clock = "host" | value = f, bytes =,
+--   ops =, bound =}` (clua.figures): each summarised, spread-marked, bounded
+--   and cache-marked, in `res.figures` by name and in order.
 -- @treturn tab `label`, `t` (the clua.timing result), `median`, `min`,
 -- `max` (ns), `spread` (%), `clock` ("event" or "host"), `bw` (in R.bw_unit),
 -- `per_s` (B/s), `rate` (operations/s), `err` (what `check` returned),
--- `cache` (true for a cache figure), `notes` (what the row must say)
+-- `cache` (true for a cache figure), `notes` (what the row must say),
+-- `figures` (with `spec.figures`): a figure (clua.figures), `R:add_row`'s
+-- to take as a row or a cell
 -- @raise a verification failure, an ownership or input violation, or a
 -- figure above its bound by the host clock too
 function Recipe:measure(spec)
@@ -326,6 +350,9 @@ function Recipe:measure(spec)
   local q = type(spec.queue) == "userdata" and spec.queue or self.queue
   local reg = known(self)
   local outs = spec.outputs or {}
+  -- --grading (clua grade's runs): "once", "untimed" or "unchecked" (clua.assign)
+  local way = assign.grading(self, label)
+  local checked = way ~= "once" and way ~= "unchecked"
   for i, o in ipairs(outs) do
     for k in pairs(o) do
       if type(k) ~= "number" and not OUTPUT[k] then
@@ -341,8 +368,10 @@ function Recipe:measure(spec)
     end
   end
   self:check_outputs(outs, "R:measure", label)
+  local figs = figures.check(spec.figures)
   for _, o in ipairs(outs) do
-    if o.poison ~= false then poison(q, o[1]) end
+    if o.poison ~= false and checked then poison(o.queue or q, o[1]) end
+    if o.queue then o.queue:finish() end
   end
   q:finish()
 
@@ -351,9 +380,19 @@ function Recipe:measure(spec)
     topts[k] = spec[k]
   end
   if spec.queue then topts.queue = spec.queue end
+  if way == "once" or way == "untimed" then topts.once = true end
+  if figures.need_host(figs) then topts.host = true end
+  -- what each timed repetition returned (the figures' events), kept while
+  -- there are figures to take from them
+  local results = {}
+  local run = not figs and spec.run or function(i)
+    local r = spec.run(i)
+    if i >= 1 then results[i] = r end
+    return r
+  end
   -- a launch the driver refuses, or a wait that times out, names the variant
   -- (the student's kernel, in assignment mode)
-  local timed, t = pcall(self.time, self, spec.run, topts)
+  local timed, t = pcall(self.time, self, run, topts)
   if not timed then
     local msg = tostring(t)
     error(msg:find(label, 1, true) and msg or (label .. ": " .. msg), 0)
@@ -366,7 +405,8 @@ function Recipe:measure(spec)
     local o = {}
     for k, v in pairs(topts) do o[k] = v end
     o.label = label .. " (host clock)"
-    return self:time(function(i) wait_all(spec.run(i)) end, o)
+    results = {}
+    return self:time(function(i) wait_all(run(i)) end, o)
   end
   if t.mode == "event" and t.min <= 0 then
     t = by_host("an event reports 0 ns: the driver does not time this command")
@@ -374,11 +414,11 @@ function Recipe:measure(spec)
 
   -- Assignment mode's guard zones first: a write past an allocation is the
   -- cause of whatever else the results show.
-  self:check_student(label)
+  if checked then self:check_student(label) end
 
   -- The results: owned part verified, unowned part still poisoned.
-  for _, o in ipairs(outs) do
-    local buf = o[1]
+  for _, o in ipairs(checked and outs or {}) do
+    local buf, oq = o[1], o.queue or q
     local info = reg[buf] or {}
     info = { name = o.name or info.name or "out", type = info.type, n = info.n, data = info.data }
     if not info.type then error(("R:measure %s: output %s was not made by R:output"):format(label, info.name), 0) end
@@ -396,21 +436,21 @@ function Recipe:measure(spec)
         -- the device check must find it (its test) before the host names it
         local mid = lo + (hi - lo) // 2
         local one = cl.array(info.type, 1)
-        q:read(buf, one, { offset = mid * es })
+        oq:read(buf, one, { offset = mid * es })
         self:inject(one, 0)
-        q:write(buf, one, { offset = mid * es })
-        q:finish()
+        oq:write(buf, one, { offset = mid * es })
+        oq:finish()
         injected = mid
       end
       local kernel, items = o.device(c.first, buf, lo, hi)
-      found = device_finds(q, c, kernel, items)
+      found = device_finds(oq, c, kernel, items)
       if injected and not found then
         error(("%s: the device check missed the wrong element put at %s[%d] (CLUA_CORRUPT)"):format(what,
           info.name, injected), 0)
       end
     end
     local got = cl.array(info.type, (on_device and not found) and 0 or hi - lo)
-    if hi > lo and #got > 0 then q:read(buf, got, { offset = lo * es }) end
+    if hi > lo and #got > 0 then oq:read(buf, got, { offset = lo * es }) end
     if on_device and not found then
       res.err = res.err or 0
     elseif o.check then
@@ -425,18 +465,18 @@ function Recipe:measure(spec)
         :format(label, info.name, lo, hi, c_first_index(self.ctx)), 0)
     end
     if o.poison ~= false then
-      check_unowned(q, buf, info, 0, lo, lo, hi, label)
-      check_unowned(q, buf, info, hi, info.n, lo, hi, label)
+      check_unowned(oq, buf, info, 0, lo, lo, hi, label)
+      check_unowned(oq, buf, info, hi, info.n, lo, hi, label)
     end
   end
-  for _, b in ipairs(spec.reads or {}) do
+  for _, b in ipairs(checked and spec.reads or {}) do
     local info = reg[b]
     if info and info.data then check_input(q, b, info, label) end
   end
 
   -- The figure against what the hardware can do.
   local facts = self.facts
-  local kind = spec.bound == nil and "memory" or spec.bound
+  local kind = way ~= "once" and (spec.bound == nil and "memory" or spec.bound)
   if spec.bytes and kind then
     local foot = spec.footprint
     if not foot then
@@ -463,7 +503,7 @@ function Recipe:measure(spec)
         .. "that did not run)"):format(label, units.format_number(spec.bytes / t.median), why), 0)
     end
   end
-  if spec.ops then
+  if spec.ops and way ~= "once" then
     local ok, why = bounds.check(spec.ops / t.median * 1e9, facts, "compute")
     if not ok then error(("%s: %s Gop/s is %s: not a result"):format(label,
       units.format_number(spec.ops / t.median), why), 0) end
@@ -481,7 +521,8 @@ function Recipe:measure(spec)
     res.bw = units.gbps(spec.bytes, t.median, self.divisor)
   end
   if spec.ops then res.rate = spec.ops / t.median * 1e9 end
-  return res
+  if figs then figures.summarise(self, figs, res, results, spec) end
+  return figures.mark(res)
 end
 
 --- A `device` check (see `R:measure`) for an output of 4-byte elements
@@ -499,32 +540,6 @@ function Recipe:device_strided(src, s)
     return k, hi - lo
   end
 end
-
---- Columns for a measurement's time: `time` (the median), `min` and `max`
--- in `unit` ("µs" by default, or "ms", "ns"); R:emit adds the spread after
--- them. `opts.compare` (default true) marks the time for --compare;
--- `opts.format` is the values' format in `unit` (default "%.3f" for ms,
--- else "%.1f"). A list of three columns, which `R:table` takes among the
--- others.
--- @string[opt="µs"] unit
--- @tab[opt] opts `name` (default "time"), `compare`, `format`
--- @treturn tab the list of the three column specs
-function Recipe:time_columns(unit, opts) -- luacheck: ignore self
-  opts = opts or {}
-  unit = unit or "µs"
-  local div = ({ ns = 1, ["µs"] = 1e3, us = 1e3, ms = 1e6, s = 1e9 })[unit]
-  local digits = opts.format or unit == "ms" and "%.3f" or "%.1f"
-  local fmt = function(v) return digits:format(v / div) end
-  return { { name = opts.name or "time", unit = unit, format = fmt, ns = true, compare = opts.compare ~= false },
-    { name = "min", unit = unit, format = fmt, ns = true },
-    { name = "max", unit = unit, format = fmt, ns = true } }
-end
-
---- A spread column (clua.noise) named `name`, for a table that shows more
--- than one measurement a row ("6 spread" beside "6 time").
-function Recipe:spread_column(name) return noise.column(name) end -- luacheck: ignore self
-
-
 
 --- Runs `f()` with R's device, context, queue and facts those of `rig`
 -- (`{device=, ctx=, q=, facts=}`: another device, or a device in another
@@ -544,43 +559,6 @@ function Recipe:on(rig, f)
   for i, k in ipairs(keys) do rawset(self, k, keep[i]) end
   if not res[1] then error(res[2], 0) end
   return table.unpack(res, 2, res.n)
-end
-
---- The notes of a measurement added to table `t`, each once: a host clock's
--- (`res.notes`) and, for a cache figure, one note for the table that names
--- its largest cached working set (a later, larger one replaces it).
--- `R:add_row` calls it; a recipe calls it for a measurement it puts into a
--- row of its own making.
--- @tparam clua.report t the table
--- @tab res what `R:measure` returned
-function Recipe:add_notes(t, res) -- luacheck: ignore self
-  for _, n in ipairs(res.notes or {}) do t:note_once(n) end
-  if res.cache and (not t.cache_foot or res.footprint > t.cache_foot) then
-    t.cache_foot = res.footprint
-    if t.cache_note_at then t.notes[t.cache_note_at] = res.cache_note
-    else t:note(res.cache_note); t.cache_note_at = #t.notes end
-  end
-end
-
---- A table row of a measurement: `fields` with, where the table `t` has such
--- columns and `fields` does not set them, `time` (median), `min`, `max`,
--- `spread` and `bandwidth`; its notes (a host clock, a cache figure) are
--- added to `t` once each. Returns the row, added to `t`.
--- @tparam clua.report t the table
--- @tab res what `R:measure` returned
--- @tab fields the row's other cells
--- @treturn tab the row
-function Recipe:add_row(t, res, fields)
-  local row = {}
-  for k, v in pairs(fields or {}) do row[k] = v end
-  local auto = { time = res.median, min = res.min, max = res.max, spread = res.spread, bandwidth = res.bw }
-  for k, v in pairs(auto) do
-    if row[k] == nil and t:column(k) then row[k] = v end
-  end
-  self:add_notes(t, res)
-  local r = t:add(row)
-  r.cache_figure = res.cache or nil
-  return r
 end
 
 return harness

@@ -19,17 +19,19 @@ local noise = require "clua.noise"
 local device = require "clua.device"
 local roofline = require "clua.roofline"
 local glance = require "clua.glance"
+local escape = require "clua.escape"
+local svgsafe = require "clua.svgsafe"
+local jsonin = require "clua.jsonin"
+local files = require "clua.files"
+local proc = require "clua.proc"
 
 local html = {}
 
---- Text escaped for HTML (element content and attribute values).
+--- Text escaped for HTML (element content and attribute values): clua.escape.html.
 -- @param s any value (tostring)
 -- @treturn string
-function html.esc(s)
-  return (tostring(s):gsub("[&<>\"']", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
-    ['"'] = "&quot;", ["'"] = "&#39;" }))
-end
-local esc = html.esc
+function html.esc(s) return escape.html(s) end
+local esc = escape.html
 
 -- An id made of letters, digits and dashes.
 local function slug(s)
@@ -131,17 +133,23 @@ function html.table(t, opts)
 end
 
 --- An SVG document (a plot's or a timeline's, or a file a recipe wrote) as a
--- figure of the page: the XML prolog dropped, the size left to the page (the
--- drawing scales to the width, up to its own), every data point marked
--- `class="point"` (a circle of clua.plot, a bar of clua.timeline) and counted
--- in the figure's `data-points`, which the browser check compares with what
--- it finds drawn.
+-- figure of the page: read and written anew by clua.svgsafe (drawing
+-- elements only: no script, event attribute, foreign object or link; a file
+-- that is not plain SVG is named as refused, not inlined), the size left to
+-- the page (the drawing scales to the width, up to its own), every data point
+-- marked `class="point"` (a circle of clua.plot, a bar of clua.timeline) and
+-- counted in the figure's `data-points`, which the browser check compares
+-- with what it finds drawn.
 -- @string svg the SVG text
--- @tab[opt] opts `caption`, `id`
+-- @tab[opt] opts `caption`, `id`, `name` (the file's, for a refusal)
 -- @treturn string
 function html.figure(svg, opts)
   opts = opts or {}
-  svg = svg:gsub("^%s*<%?xml.-%?>%s*", "")
+  local clean, why = svgsafe.clean(svg)
+  if not clean then
+    return ('<p class="failed">Plot %snot shown: %s</p>'):format(opts.name and (esc(opts.name) .. " ") or "", esc(why))
+  end
+  svg = clean
   local width
   svg = svg:gsub("^(<svg[^>]-) width=\"([%d.]+)\" height=\"[%d.]+\"", function(head, w)
     width = w
@@ -158,10 +166,12 @@ function html.figure(svg, opts)
   end)
   local _, points = svg:gsub('class="point"', "")
   local title = svg:match("<text[^>]*font%-weight=\"bold\">(.-)</text>")
-  svg = svg:gsub("^<svg ", ('<svg role="img"%s '):format(title and (' aria-label="' .. title .. '"') or ""), 1)
+  -- the title as svgsafe wrote it: its text escaped, quotes included
+  svg = svg:gsub("^<svg ", ('<svg role="img"%s '):format(title and (' aria-label="' .. title:gsub("%%", "%%%%") .. '"')
+    or ""), 1)
   return ('<figure class="plot"%s data-points="%d"%s>\n%s%s</figure>'):format(
     opts.id and (' id="' .. esc(opts.id) .. '"') or "", points,
-    width and (' style="max-width:' .. width .. 'px"') or "", svg,
+    width and (' style="max-width:' .. esc(width) .. 'px"') or "", svg,
     opts.caption and ("<figcaption>" .. esc(opts.caption) .. "</figcaption>") or "")
 end
 
@@ -331,18 +341,119 @@ function html.document(tables, opts)
   return html.page{ title = title, body = table.concat(b, "\n") }
 end
 
+--- The most rows a saved card may hold, all its tables together (the H100
+-- card has 630): a card is drawn whole, so its size bounds the work.
+html.MAX_CARD_ROWS = 20000
+
+local VALUE = { "number", "string", "boolean" }
+local TABLE = { type = "object", required = { "columns", "rows" }, fields = {
+  id = "string", title = "string", notes = { type = "array", items = "string" }, meta = { "object", "array" },
+  columns = { type = "array", items = { type = "object", required = { "name" }, fields = {
+    name = "string", unit = "string", display_unit = "string", key = "boolean", compare = "boolean",
+    spread = "boolean" } } },
+  rows = { type = "array", items = { type = { "object", "array" }, values = VALUE } },
+  cells = { type = "array", items = { type = "array", items = "string" } },
+} }
+local COUNT, SIZE = { type = "integer", min = 0 }, { type = "number", min = 0 }
+
+--- The shape of a saved card that html.card reads (clua.jsonin.check):
+-- schema/card-1.json's fields, each of the type it says.
+html.CARD = { type = "object", required = { "device" }, fields = {
+  schema = "string", report = "string", clua = "string", date = "string", quick = "boolean", seconds = SIZE,
+  device = { type = "object", required = { "name" }, fields = {
+    name = "string", type = "string", index = "string", vendor = "string", platform = "string", driver = "string",
+    version = "string", unknown_why = "string", compute_capability = { "string", "number" },
+    compute_units = COUNT, clock_mhz = SIZE, global_mem = SIZE, global_mem_cache = SIZE, local_mem = SIZE,
+    constant_mem = SIZE, max_alloc = SIZE, max_work_group_size = COUNT, warp_size = COUNT,
+    max_work_item_sizes = { type = "array", items = COUNT, max = 16 }, timer_resolution_ns = SIZE,
+    memory_bps = SIZE, pcie_bps = SIZE, memory_clock_mhz = SIZE, bus_width = COUNT, pcie_gen = COUNT,
+    pcie_width = COUNT } },
+  recipes = { type = "array", items = { type = "object", required = { "name" }, fields = {
+    name = "string", finding = "string", options = "string", exit = "integer", error = "string", seconds = SIZE,
+    tables = { type = "array", items = TABLE }, svgs = { type = "array", items = "string" } } } },
+  roofline = TABLE,
+} }
+
+-- Why a card's table cannot be drawn as it stands (beyond its types), or nil.
+local function table_fault(d)
+  for i, c in ipairs(d.cells or {}) do
+    if #c ~= #d.columns then return ("cells[%d] holds %d cells for %d columns"):format(i, #c, #d.columns) end
+  end
+  if d.cells and #d.cells ~= #d.rows then return ("%d rows of cells for %d rows"):format(#d.cells, #d.rows) end
+end
+
 --- A saved report card: its decoded JSON and the folder of its files.
 -- `path` is the card's JSON (docs/report-h100.json, its files in
--- docs/report-h100-files) or that folder (the JSON beside it).
+-- docs/report-h100-files) or that folder (the JSON beside it). The file is
+-- read as clua.jsonin reads JSON (its size and nesting bounded), must be a
+-- card of the schema version this clua reads (report.check_schema, as
+-- --compare checks a saved run: a recipe's JSON or a card of another version
+-- is refused), of html.CARD's shape, and hold at most html.MAX_CARD_ROWS rows.
 -- @string path
--- @treturn table the card (report.load)
+-- @string[opt="render"] purpose what the card is read for, for a refusal ("compare with")
+-- @treturn table the card
 -- @treturn string the folder of its SVG files
-function html.load_card(path)
+-- @raise "FILE: ..." naming the field at fault
+function html.load_card(path, purpose)
   path = path:gsub("/+$", "")
   local stem = path:match("^(.*)%-files$")
-  if stem then return report.load(stem .. ".json"), path end
-  return report.load(path), (path:gsub("%.json$", "")) .. "-files"
+  local file, dir = path, (path:gsub("%.json$", "")) .. "-files"
+  if stem then file, dir = stem .. ".json", path end
+  local function fail(msg) error(msg, 0) end
+  local ok, doc = pcall(jsonin.read, file)
+  if not ok then fail(doc) end
+  local fits, why = report.check_schema(doc, "card")
+  if not fits then fail(("refusing to %s %s: %s"):format(purpose or "render", file, why)) end
+  ok, why = pcall(jsonin.check, doc, html.CARD, "card")
+  if not ok then fail(file .. ": " .. why) end
+  local rows = #(doc.roofline and doc.roofline.rows or {})
+  if doc.roofline then
+    local bad = table_fault(doc.roofline)
+    if bad then fail(("%s: roofline: %s"):format(file, bad)) end
+  end
+  for i, r in ipairs(doc.recipes or {}) do
+    for j, d in ipairs(r.tables or {}) do
+      rows = rows + #d.rows
+      local bad = table_fault(d)
+      if bad then fail(("%s: recipes[%d].tables[%d]: %s"):format(file, i, j, bad)) end
+    end
+  end
+  -- a card written before clua's JSON named its schema: each table compared says so (report.load)
+  for _, r in ipairs(doc.schema_note and doc.recipes or {}) do
+    for _, x in ipairs(r.tables or {}) do x.schema_note = doc.schema_note end
+  end
+  if rows > html.MAX_CARD_ROWS then
+    fail(("%s: %d rows, more than the %d a card may hold (html.MAX_CARD_ROWS)"):format(file, rows,
+      html.MAX_CARD_ROWS))
+  end
+  return doc, dir
 end
+
+--- Whether `name` may name a file of a card's folder: a plain file name (no
+-- folder, no `..`, not hidden) ending in .svg.
+-- @string name
+-- @treturn boolean
+function html.figure_name_ok(name)
+  return type(name) == "string" and name:match("^[%w_][%w%._%-]*%.svg$") ~= nil and not name:find("..", 1, true)
+end
+
+-- A saved figure of the card's folder: its text, or nil and why not. Only a
+-- plain name is looked up (html.figure_name_ok), and only a regular file
+-- that is no symbolic link is read, to at most svgsafe.MAX_BYTES.
+local function read_figure(dir, name)
+  if not html.figure_name_ok(name) then return nil, "not a file name of the card's folder" end
+  local path = dir .. "/" .. name
+  if os.execute(("test -f %s && test ! -L %s"):format(proc.quote(path), proc.quote(path))) ~= true then
+    return nil, "no such file in " .. dir
+  end
+  local f = io.open(path, "rb")
+  if not f then return nil, "cannot read it" end
+  local text = f:read(svgsafe.MAX_BYTES + 1)
+  f:close()
+  return text or ""
+end
+
+local function positive(v) return type(v) == "number" and v > 0 and v < math.huge end
 
 -- The saved tables of a recipe, for report.compare.
 local function saved_of(saved, name)
@@ -390,7 +501,7 @@ function html.card(doc, opts)
       put('<p class="failed"><strong>Did not run:</strong> ' .. esc(r.error) .. "</p>")
     else
       put(("<p class=\"made\"><code>clua recipes/%s.lua%s</code>%s</p>"):format(esc(r.name),
-        doc.quick and " --quick" or "", r.seconds and (" (" .. r.seconds .. " s)") or ""))
+        doc.quick and " --quick" or "", r.seconds and (" (" .. esc(r.seconds) .. " s)") or ""))
       local old = saved_of(opts.saved, r.name)
       for _, d in ipairs(r.tables or {}) do
         if r.name == "roofline" and d.id == "roofs" then roofs_rows = d.rows end
@@ -401,11 +512,12 @@ function html.card(doc, opts)
         end
       end
       for _, svg in ipairs(r.svgs or {}) do
-        local text = opts.dir and require("clua.files").read(opts.dir .. "/" .. svg)
+        local text, why
+        if opts.dir then text, why = read_figure(opts.dir, svg) else why = "no folder of figures" end
         if text then
-          put(html.figure(text, { id = slug("figure-" .. svg:gsub("%.svg$", "")) }))
+          put(html.figure(text, { id = slug("figure-" .. svg:gsub("%.svg$", "")), name = svg }))
         else
-          put('<p class="failed">Missing plot: ' .. esc(svg) .. "</p>")
+          put('<p class="failed">Missing plot: ' .. esc(svg) .. " (" .. esc(why) .. ")</p>")
         end
       end
     end
@@ -417,15 +529,20 @@ function html.card(doc, opts)
     toc[#toc + 1] = '<li><a href="#roofline-all">every kernel on the roofline</a></li>'
     put('<section class="recipe" id="roofline-all">')
     put("<h2>The seed experiments on the roofline</h2>")
-    local roofs = roofline.roofs(roofs_rows)
+    -- a saved card's rows as the plot needs them: roofs and points of numbers
+    local good_roofs, points = {}, {}
+    for _, r in ipairs(roofs_rows or {}) do
+      if type(r.type) == "string" and positive(r.bandwidth) and positive(r.peak) then good_roofs[#good_roofs + 1] = r end
+    end
+    for _, pt in ipairs(doc.roofline.rows) do
+      if positive(pt.intensity) and positive(pt.throughput) and type(pt.kernel) == "string" and type(pt.type) == "string"
+        and (pt.recipe == nil or type(pt.recipe) == "string") then points[#points + 1] = pt end
+    end
+    local roofs = roofline.roofs(good_roofs)
     if not roofs_rows then
       put("<p>No roofs: recipes/roofline.lua was not part of this run, so the points stand alone.</p>")
     end
-    local drawn = 0
-    for _, pt in ipairs(doc.roofline.rows) do
-      if type(pt.intensity) == "number" and pt.intensity > 0 then drawn = drawn + 1 end
-    end
-    local p = drawn > 0 and roofline.plot(doc.roofline.rows, roofs, "The seed experiments on the roofline of " .. name)
+    local p = #points > 0 and roofline.plot(points, roofs, "The seed experiments on the roofline of " .. name)
     if p then put(html.figure(p:svg({ width = 980, height = 620 }), { id = "figure-roofline-experiments",
       caption = "Every kernel that has operations (a copy or a transpose has none: see the table). "
         .. "Point at a kernel, or tap it, for its intensity, throughput and share of the roof." })) end
@@ -485,7 +602,7 @@ end
 -- @string path
 -- @string text
 function html.write(path, text)
-  local ok, err = pcall(require("clua.files").write, path, text)
+  local ok, err = pcall(files.write, path, text)
   if not ok then error("html: " .. err, 2) end
 end
 

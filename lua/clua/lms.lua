@@ -14,18 +14,24 @@
 --   named as in Canvas ("Reduction (12345)" matches assignment 12345; a new
 --   name makes a new assignment), and a second row `Points Possible` with
 --   each assignment's maximum.
+--
+-- Every field is written by clua.escape.csv: a score is a number; a text
+-- (a student's name, a feedback line) that starts with = + - @ tab or CR
+-- gets a ' first, so that no spreadsheet or course system reads it as a
+-- formula, and is valid UTF-8.
 -- @module clua.lms
+local escape = require "clua.escape"
+
 local lms = {}
 
-local function field(v)
-  v = v == nil and "" or tostring(v)
-  if v:find('[,"\r\n]') then v = '"' .. v:gsub('"', '""') .. '"' end
-  return v
+local function line(t) local o = {}; for i, v in ipairs(t) do o[i] = escape.csv(v) end; return table.concat(o, ",") end
+
+-- A score as a number of at most two decimals (3, 2.5, 0.33): a number, so
+-- that escape.csv writes it as one, never as text.
+local function num(v)
+  if not v then return "" end
+  return math.tointeger(v) or tonumber(("%.2f"):format(v)) or v
 end
-
-local function line(t) local o = {}; for i, v in ipairs(t) do o[i] = field(v) end; return table.concat(o, ",") end
-
-local function num(v) return v and (("%.2f"):format(v):gsub("%.?0+$", "")) or "" end
 
 -- A header's name as a roster field: its letters and digits, lower case,
 -- looked up here ("Email address" and "email" are both email). A Canvas

@@ -29,13 +29,23 @@ function output.now_ns()
 end
 
 --- A progress line on stderr, shown only when stderr is a terminal (or
--- CLUA_PROGRESS=1) and the recipe has been running for more than a second.
+-- CLUA_PROGRESS=1) and the recipe has been running for more than a second:
+-- `NAME [12 s, measurement 7]: what it is at`, one line rewritten in place
+-- (at most ten times a second, cut to the terminal's width) and cleared
+-- before anything is printed and at the end.
+-- @string fmt what it is at (a format, with ...)
 function Recipe:progress(fmt, ...)
   if rawget(self, "tty") == nil then self.tty = is_tty() end
   if not self.tty then return end
-  if output.now_ns() - (self.started or 0) < 1e9 then return end
+  local now = output.now_ns()
+  if now - (self.started or 0) < 1e9 or now - (rawget(self, "progress_at") or 0) < 1e8 then return end
+  self.progress_at = now
   local msg = select("#", ...) > 0 and fmt:format(...) or fmt
-  self.err:write("\r\27[K", self.name, ": ", msg)
+  local line = ("%s [%.0f s, measurement %d]: %s"):format(self.name, (now - (self.started or now)) / 1e9,
+    rawget(self, "measured") or 0, msg)
+  local width = math.max(20, (tonumber(os.getenv("COLUMNS")) or 80) - 1)
+  if utf8.len(line) and utf8.len(line) > width then line = line:sub(1, utf8.offset(line, width) - 1) end
+  self.err:write("\r\27[K", line)
   self.err:flush()
   self.progress_shown = true
 end
@@ -215,11 +225,9 @@ function output.print_merged(self, merged)
 end
 
 local function write_file(self, path, text)
-  local f, err = io.open(path, "w")
-  if not f then error("cannot write " .. tostring(err), 0) end
-  f:write(text)
-  f:close()
-  self.err:write(("%s: wrote %s\n"):format(self.name, path))
+  local ok, err = pcall(require("clua.files").write, path, text)
+  if not ok then error(err, 0) end
+  self.err:write(("%s: wrote %s\n"):format(self.name, require("clua.escape").terminal(path)))
 end
 
 local function write_files(self, tables, version)

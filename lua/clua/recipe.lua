@@ -58,14 +58,23 @@ Recipe.__index = function(self, k)
   end
 end
 
-local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
+--- The running script's name: its file's, without the folder and `.lua`
+-- (`mywork/vsize.lua` gives `"vsize"`), or nil where there is no script.
+-- @treturn ?string the name
+function recipe.script_name()
+  local script = rawget(_G, "arg") and arg[0]
+  return type(script) == "string" and script:match("([^/]+)%.lua$") or nil
+end
+
+local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 3, { "label", "once" })
 
 recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "unchecked", "reps",
-  "quick_reps", "warmup", "args", "out", "err", "exit", "student", "student_name" }
+  "quick_reps", "warmup", "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
 --   size=, quick_size=, check_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
+-- (name: default the script's, recipe.script_name)
 -- check_size is the size of --check-size (small enough for Oclgrind; default quick_size);
 -- unchecked, what Oclgrind cannot check in the recipe's kernels, said by every
 -- `clua check` of it: a list of {kind =, kernels =, why =} (clua.checkrule).
@@ -74,6 +83,11 @@ recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size
 -- document section the recipe reproduces. Nothing touches OpenCL until the
 -- recipe first reads R.device, R.ctx, R.queue or R.facts. out, err and exit
 -- (default io.stdout, io.stderr, os.exit) are replaceable for specs.
+-- size_unit: the bytes of one unit of --size where it counts elements
+-- (default 1: --size is bytes); size_share: a --size may take 1/size_share
+-- of the device's global memory (default 4; 8 for a recipe that holds more
+-- arrays of it); a --size more than that, or than one buffer, is refused
+-- with the option errors (clua.cli.size_refused), never capped unsaid.
 -- description, seed and student are prose: written as long strings
 -- (`[[...]]` over several lines), each run of white space reads as one space.
 function recipe.new(spec)
@@ -81,6 +95,7 @@ function recipe.new(spec)
   for _, k in ipairs({ "description", "seed", "student" }) do
     if type(spec[k]) == "string" then spec[k] = spec[k]:gsub("%s+", " "):match("^ ?(.-) ?$") end
   end
+  spec.name = spec.name or recipe.script_name()
   local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)
@@ -106,8 +121,36 @@ local function defines_key(d)
   return table.concat(keys, " ")
 end
 
+-- The current folder.
+local function cwd()
+  local ok, lfs = pcall(require, "lfs")
+  if ok and lfs.currentdir then return lfs.currentdir() end
+  return os.getenv("PWD") or "."
+end
+
+-- "cannot open kernel file 'x.cl': looked for /a/x.cl (beside the script),
+-- /b/x.cl (as given, from the current folder) and /root/kernels/x.cl".
+local function not_found(file, dir)
+  local places = {}
+  if file:find("^/") then
+    places[1] = file
+  else
+    local here = cwd()
+    if dir and not dir:find("^/") then dir = dir == "." and here or (here .. "/" .. dir) end
+    if dir and dir ~= here then places[#places + 1] = dir .. "/" .. file .. " (beside the script)" end
+    places[#places + 1] = here .. "/" .. file .. (dir == here and " (beside the script, the current folder)"
+      or " (as given, from the current folder)")
+    local ok, mod = pcall(require, "cl")
+    local root = ok and type(mod) == "table" and mod.root
+    if root then places[#places + 1] = root .. "/kernels/" .. file .. " (clua's kernels folder)" end
+  end
+  local list = #places == 1 and places[1]
+    or table.concat(places, ", ", 1, #places - 1) .. " and " .. places[#places]
+  return ("R:program: cannot open kernel file '%s': looked for %s"):format(file, list)
+end
+
 --- A program built from `file` (looked up beside the running script, then as
--- given, then under clua's kernels/ folder) with
+-- given, then under clua's kernels/ folder; an error names every place looked) with
 -- `defines` ({N=16, USE_X=true}) and build `options`, cached per device.
 function Recipe:program(file, defines, options)
   self.programs = rawget(self, "programs") or {}
@@ -121,7 +164,14 @@ function Recipe:program(file, defines, options)
   local key = table.concat({ file, defines_key(defines), options or "" }, "\0")
   local prog = self.programs[key]
   if not prog then
-    prog = self.ctx:program_file(file):build(options, defines)
+    local ok, src = pcall(self.ctx.program_file, self.ctx, file)
+    if not ok then
+      if tostring(src):find("cannot open kernel file", 1, true) then
+        error(not_found(file, dir or (type(script) == "string" and ".")), 3)
+      end
+      error(src, 0)
+    end
+    prog = src:build(options, defines)
     self.programs[key] = prog
   end
   return prog
@@ -135,18 +185,27 @@ end
 --- Times a step: clua.timing.run with the recipe's defaults.
 -- The defaults: --reps and --warmup (which
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
--- for host timing. opts.label is shown as progress.
+-- for host timing. opts.label is shown as progress (Recipe:progress), with
+-- the repetition it is at; opts.once (assignment mode's --grading) runs the
+-- step once, without warm-up, whatever the options.
 function Recipe:time(step, opts)
   local o = {}
   for k, v in pairs(optcheck.check(opts, "R:time", TIME_OPTIONS)) do o[k] = v end
-  if self.reps_given then o.reps, o.target_ms = self.reps, nil
+  if o.once then o.reps, o.warmup, o.target_ms = 1, 0, nil
+  elseif self.reps_given then o.reps, o.target_ms = self.reps, nil
   elseif not o.reps and not o.target_ms then o.reps = self.reps end
-  if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
+  if not o.once and (self.warmup_given or o.warmup == nil) then o.warmup = self.warmup end
+  o.once = nil
   if o.queue == nil and o.finish == nil then
     local q = rawget(self, "queue")
     o.finish = q and function() q:finish() end or function() self.queue:finish() end
   end
-  if o.label then self:progress("timing " .. o.label) end
+  if o.label then
+    local label = o.label
+    self.measured = (rawget(self, "measured") or 0) + 1
+    self:progress("%s", label)
+    if o.progress == nil then o.progress = function(i, n) self:progress("%s: repetition %d of %d", label, i, n) end end
+  end
   o.label = nil
   return timing.run(step, o)
 end
@@ -194,39 +253,6 @@ end
 --- Effective bandwidth of `bytes` moved in `ns`, in R.bw_unit (GB/s or GiB/s).
 function Recipe:bw(bytes, ns) return units.gbps(bytes, ns, self.divisor) end
 
--- A printf format whose cache figures (the rows R:add_row marks) read "123.4 c".
-local function cache_marked(f)
-  return function(v, row) return f:format(v) .. (row and row.cache_figure and " c" or "") end
-end
-
---- A column of a figure that may be a cache figure: `spec`, a column spec
--- (as for R:table) whose `format` is a printf format, with the format marking
--- a cache figure's value "1.61 c" (the rows R:add_row makes of a measurement
--- whose working set fits the caches; the harness's note says what c means).
--- @tab spec the column: `name`, `format` (a printf format) and the others
--- @treturn tab the column
--- @usage R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true }
-function Recipe:cache_column(spec) -- luacheck: ignore self
-  if type(spec) ~= "table" or type(spec.format) ~= "string" then
-    error("R:cache_column: a column spec with a printf format expected (format = \"%.2f\")", 2)
-  end
-  local c = {}
-  for k, v in pairs(spec) do c[k] = v end
-  c.format = cache_marked(spec.format)
-  return c
-end
-
---- A column spec for a bandwidth: {name=, unit=R.bw_unit, divisor=, theoretical=}
--- with a % of the theoretical memory (or opts.theoretical = "pcie") bandwidth.
-function Recipe:bw_column(name, opts)
-  opts = optcheck.check(opts, "R:bw_column", { "format", "theoretical", "compare", "key" })
-  local f = opts.format or "%.1f"
-  local format = type(f) == "string" and cache_marked(f) or f
-  return { name = name, unit = self.bw_unit, divisor = self.divisor, format = format,
-    theoretical = opts.theoretical == nil and "memory" or opts.theoretical or nil,
-    compare = opts.compare ~= false, key = opts.key }
-end
-
 --- The metadata every output carries.
 function Recipe:meta()
   local f = self.facts
@@ -251,10 +277,11 @@ function Recipe:table(spec)
   local t = report.new(spec)
   for k, v in pairs(self:meta()) do if t.meta[k] == nil then t.meta[k] = v end end
   if t.theoretical == nil then t.theoretical = self.facts end
+  assign.note_grading(self, t)
   return t
 end
 
-for _, mod in ipairs({ output, assign, (require "clua.harness") }) do
+for _, mod in ipairs({ output, assign, (require "clua.harness"), (require "clua.rows"), (require "clua.figures") }) do
   for k, f in pairs(mod.methods) do Recipe[k] = f end
 end
 
@@ -327,7 +354,8 @@ function Recipe:main(body)
   if not ok then
     output.clear_progress(self)
     self.out:flush()
-    self.err:write(("recipe %s: %s\n"):format(self.name, err))
+    -- a compiler's log or a file's name: shown, never sent to the terminal as control codes
+    self.err:write(("recipe %s: %s\n"):format(self.name, require("clua.escape").terminal(err, { lines = true })))
     self.exit(1)
     return false, err
   end

@@ -5,6 +5,8 @@
 local json = require "dkjson"
 local units = require "clua.units"
 local options = require "clua.options"
+local escape = require "clua.escape"
+local jsonin = require "clua.jsonin"
 
 local report = {}
 
@@ -82,7 +84,7 @@ end
 
 report.OPTIONS = { "title", "id", "columns", "rows", "notes", "meta", "theoretical" }
 report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "divisor", "value", "derived", "ns", "spread",
-  "ratio", "better", "verdict" }
+  "ratio", "better", "verdict", "cache" }
 
 --- A new results table (a `Report`: the methods `Report:...` below).
 -- report.new{title=, id=, columns={...}, rows=, notes=, meta=, theoretical=}
@@ -101,6 +103,8 @@ report.COLUMN = { "name", "unit", "format", "key", "compare", "theoretical", "di
 --                way that column improves), nil when its unit does not say
 --   verdict      (report.compare) the name of the column whose ratio this
 --                column judges against the noise ("beyond" or "within")
+--   cache        true for a column whose cells may be cache figures, or the
+--                name its cache note ends with (clua.rows: R:cache_column)
 --   ns           true when the values are nanoseconds that `format` shows in
 --                `unit` (or as units.format_time does): CSV and JSON keep the
 --                nanoseconds and name their unit "ns" (JSON: unit = "ns",
@@ -236,13 +240,14 @@ local function is_numeric(t, c)
 end
 
 --- Aligned text for a terminal: title, metadata, a two-line header (names,
--- then units), rows, notes.
+-- then units), rows, notes; every control character in them shown as an
+-- escape (clua.escape.terminal).
 function report.text(t)
   local cols = t:resolved_columns()
   local head, unit, body, w, right = {}, {}, {}, {}, {}
   local any_unit = false
   for j, c in ipairs(cols) do
-    head[j], unit[j] = c.name, c.unit or ""
+    head[j], unit[j] = escape.terminal(c.name), escape.terminal(c.unit or "")
     any_unit = any_unit or unit[j] ~= ""
     w[j] = math.max(width(head[j]), width(unit[j]))
     right[j] = is_numeric(t, c)
@@ -250,7 +255,7 @@ function report.text(t)
   for i, row in ipairs(t.rows) do
     body[i] = {}
     for j, c in ipairs(cols) do
-      body[i][j] = (cell(c, row):gsub("[\r\n]+", " "))
+      body[i][j] = escape.terminal((cell(c, row):gsub("[\r\n]+", " ")))
       w[j] = math.max(w[j], width(body[i][j]))
     end
   end
@@ -260,9 +265,9 @@ function report.text(t)
     for j = 1, #cols do parts[j] = pad(cells[j], w[j], right[j]) end
     out[#out + 1] = (table.concat(parts, "  "):gsub("%s+$", ""))
   end
-  if t.title ~= "" then out[#out + 1] = t.title end
+  if t.title ~= "" then out[#out + 1] = escape.terminal(t.title) end
   local m = {}
-  for _, kv in ipairs(t:meta_list()) do m[#m + 1] = kv[1] .. " " .. kv[2] end
+  for _, kv in ipairs(t:meta_list()) do m[#m + 1] = escape.terminal(kv[1] .. " " .. kv[2]) end
   local meta_line = ""
   for _, part in ipairs(m) do  -- wrapped at 80 columns
     if meta_line ~= "" and width(meta_line) + 3 + width(part) > 80 then
@@ -279,7 +284,7 @@ function report.text(t)
   for j = 1, #cols do rule[j] = ("-"):rep(w[j]) end
   line(rule)
   for i = 1, #body do line(body[i]) end
-  for _, n in ipairs(t.notes) do out[#out + 1] = "  " .. n end
+  for _, n in ipairs(t.notes) do out[#out + 1] = "  " .. escape.terminal(n, { lines = true }) end
   return table.concat(out, "\n") .. "\n"
 end
 
@@ -294,19 +299,21 @@ local function raw_header(c)
   return header(c)
 end
 
+-- A field: a number as a number, a text as clua.escape.csv writes it (a
+-- leading = + - @ tab or CR behind a ', against formula injection), and
+-- quoted where it starts or ends with a space (which a reader may trim).
 local function csv_field(v)
-  if v == nil then return "" end
-  local s = type(v) == "number" and (math.type(v) == "integer" and tostring(v) or ("%.15g"):format(v))
-    or tostring(v)
-  if s:find('[,"\r\n]') or s:match("^%s") or s:match("%s$") then
-    s = '"' .. s:gsub('"', '""') .. '"'
-  end
+  if type(v) == "boolean" then v = tostring(v) end
+  local s = escape.csv(v)
+  if not s:match('^"') and (s:match("^%s") or s:match("%s$")) then s = '"' .. s .. '"' end
   return s
 end
 
 --- CSV: plain RFC 4180, as spreadsheets and `pandas.read_csv` expect: a
 -- header row ("name (unit)") first, then the raw values (full precision, not
--- the display format). The title and metadata are not in it: they go to the
+-- the display format); numbers stay numbers, and a text that starts with
+-- = + - @ tab or CR gets a ' first, so that no spreadsheet reads a cell as a
+-- formula (clua.escape.csv). The title and metadata are not in it: they go to the
 -- JSON (`report.csv_meta` for a sidecar file); `{comments = true}` puts them
 -- before the header as "# title" and "# key: value" lines instead.
 function report.csv(t, opts)
@@ -314,8 +321,10 @@ function report.csv(t, opts)
   local cols = t:resolved_columns()
   local out = {}
   if opts.comments then
-    if t.title ~= "" then out[#out + 1] = "# " .. t.title:gsub("\n", " ") end
-    for _, kv in ipairs(t:meta_list()) do out[#out + 1] = ("# %s: %s"):format(kv[1], kv[2]:gsub("\n", " ")) end
+    if t.title ~= "" then out[#out + 1] = "# " .. escape.utf8(t.title):gsub("[\r\n]", " ") end
+    for _, kv in ipairs(t:meta_list()) do
+      out[#out + 1] = ("# %s: %s"):format(kv[1], escape.utf8(kv[2]):gsub("[\r\n]", " "))
+    end
   end
   local h = {}
   for j, c in ipairs(cols) do h[j] = csv_field(raw_header(c)) end
@@ -328,9 +337,11 @@ function report.csv(t, opts)
   return table.concat(out, "\r\n") .. "\r\n"
 end
 
-local function md_escape(s) return (tostring(s):gsub("|", "\\|")) end
+local md_escape = escape.markdown
 
---- Markdown: a heading, a pipe table (numbers right-aligned), metadata and notes.
+--- Markdown: a heading, a pipe table (numbers right-aligned), metadata and
+-- notes; every text in them escaped (clua.escape.markdown): no HTML, link or
+-- other Markdown syntax from a name or a message acts.
 function report.markdown(t)
   local cols = t:resolved_columns()
   local out = {}
@@ -344,15 +355,15 @@ function report.markdown(t)
   out[#out + 1] = "|" .. table.concat(a, "|") .. "|"
   for _, row in ipairs(t.rows) do
     local f = {}
-    for j, c in ipairs(cols) do f[j] = md_escape(cell(c, row)):gsub("[\r\n]+", " ") end
+    for j, c in ipairs(cols) do f[j] = md_escape((cell(c, row):gsub("[\r\n]+", " "))) end
     out[#out + 1] = "| " .. table.concat(f, " | ") .. " |"
   end
   local m = {}
-  for _, kv in ipairs(t:meta_list()) do m[#m + 1] = kv[1] .. ": " .. md_escape(kv[2]) end
+  for _, kv in ipairs(t:meta_list()) do m[#m + 1] = md_escape(kv[1]) .. ": " .. md_escape(kv[2]) end
   if #m > 0 then out[#out + 1] = ""; out[#out + 1] = "*" .. table.concat(m, "; ") .. "*" end
   if #t.notes > 0 then
     out[#out + 1] = ""
-    for _, n in ipairs(t.notes) do out[#out + 1] = "- " .. md_escape(n) end
+    for _, n in ipairs(t.notes) do out[#out + 1] = "- " .. md_escape((tostring(n):gsub("[\r\n]+", " "))) end
   end
   return table.concat(out, "\n") .. "\n"
 end
@@ -428,7 +439,7 @@ local function encode(doc, extra)
   for _, d in ipairs(doc.tables or { doc }) do
     for _, c in ipairs(d.columns) do order[#order + 1] = c.name end
   end
-  return json.encode(doc, { indent = true, keyorder = order }) .. "\n"
+  return escape.json(json.encode(doc, { indent = true, keyorder = order })) .. "\n"
 end
 
 --- JSON of one table, or of a document {tables={...}, ...} when given a list of tables.
@@ -449,29 +460,28 @@ function report.csv_meta(t, extra)
   return encode(d, extra)
 end
 
---- Decodes JSON text (raises on a parse error).
+--- Decodes JSON text (raises on a parse error, or on text nested deeper
+-- than clua.jsonin allows).
 function report.decode(text)
-  local d, _, err = json.decode(text, 1, nil)
-  if err then error("report: bad JSON: " .. err, 2) end
+  local ok, d = pcall(jsonin.decode, text, "report")
+  if not ok then error(d, 2) end
   return d
 end
 
 --- Reads and decodes a JSON file.
--- A file written by report.json or a recipe's --json. Given `kind` (a key
+-- A file written by report.json or a recipe's --json, at most
+-- clua.jsonin.MAX_BYTES and nested no deeper than it allows. Given `kind` (a key
 -- of report.SCHEMAS), a file of another kind or of another version of its
 -- schema is refused with the reason (report.check_schema), so that no
 -- column is compared with one of another name or unit.
 -- @string path the file
 -- @string[opt] kind the kind of file wanted: "recipe", "card", ...
 function report.load(path, kind)
-  local f, err = io.open(path, "r")
-  if not f then error("report: cannot read " .. tostring(err), 2) end
-  local text = f:read("a")
-  f:close()
-  local doc = report.decode(text)
+  local ok, doc = pcall(jsonin.read, path)
+  if not ok then error("report: " .. doc, 2) end
   if kind then
-    local ok, why = report.check_schema(doc, kind)
-    if not ok then error(("report: refusing to compare with %s: %s"):format(path, why), 0) end
+    local fits, why = report.check_schema(doc, kind)
+    if not fits then error(("report: refusing to compare with %s: %s"):format(path, why), 0) end
     -- a card's tables are compared one recipe at a time: each carries the note
     for _, r in ipairs(doc.schema_note and doc.recipes or {}) do
       for _, x in ipairs(r.tables or {}) do x.schema_note = doc.schema_note end

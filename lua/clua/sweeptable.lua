@@ -47,7 +47,7 @@ end
 -- @param p the recipe's argparse parser (recipe.new's `options`)
 function sweeptable.local_option(p)
   p:option("--local", "Work-group size (0: let the driver choose; capped by the device's maximum).", "256")
-    :argname("N"):convert(math.tointeger)
+    :argname("N"):convert(require("clua.argcheck").whole)
 end
 
 --- The work-group size the option asks for, capped by the device's
@@ -83,17 +83,10 @@ function sweeptable.point(point, variants, measure)
 end
 
 --- Emits the sweep's table `t` and, in assignment mode, first notes its
--- student columns and then emits the summary: the recipe's kernel and the
--- student's over the whole sweep (their total or mean time, the first
--- point's bandwidth, the worst point and its bandwidth), ranked by time.
+-- student columns and then emits the summary (`sweeptable.summary`).
 -- @tab R the recipe
 -- @tparam clua.report t the sweep's table
--- @tab spec `param` ("stride"), `unit` of its values ("floats"), `first`
--- (the first point's column, "stride 1"), `reference` (the recipe's
--- kernel's row, "strideCopy (Listing 3.6)"), `kernel` ("strideCopy"),
--- `points`, `bytes(point)` (the bytes a run at the point moves), `mean`
--- (true: the mean time of the points and its bandwidth; else their sum),
--- `title`, `id` and `note` of the summary
+-- @tab spec as for `sweeptable.summary`, and `kernel` ("strideCopy")
 function sweeptable.emit(R, t, spec)
   local student = rawget(R, "student_label")
   if student then
@@ -101,28 +94,65 @@ function sweeptable.emit(R, t, spec)
       :format(student, spec.param, spec.kernel))
   end
   R:emit(t)
-  if not student then return end
-  local points, first = spec.points, spec.first
-  local cols = { { name = "variant", key = true }, { name = "time", unit = "µs", format = "%.1f" },
-    { name = first, unit = R.bw_unit, format = "%.1f" }, { name = "worst", unit = R.bw_unit, format = "%.1f" },
-    { name = "worst " .. spec.param, unit = spec.unit } }
-  if spec.mean then table.insert(cols, 3, R:bw_column("bandwidth")) end
+  sweeptable.summary(R, spec)
+end
+
+--- Assignment mode: the summary of a sweep, emitted: the recipe's kernel
+-- and the student's over the whole sweep, ranked by time (R:rank); nothing
+-- without a student's kernel. By bandwidth (default): their total or mean
+-- time (µs), the first point's bandwidth, the worst point and its
+-- bandwidth; with `times`: their total time, the first point's time and
+-- the slowest point and its time (µs, the values in ns).
+-- @tab R the recipe
+-- @tab spec `param` (the points' field that names them: "stride"), `label`
+-- (its name in the column, default `param`), `unit` of its values
+-- ("floats"), `first` (the first point's column, "stride 1"), `worst` (the
+-- worst point's column, default "worst"), `reference` (the recipe's
+-- kernel's row, "strideCopy (Listing 3.6)"), `points`, `bytes(point)` (the
+-- bytes a run at the point moves; not with `times`), `mean` (true: the mean
+-- time of the points and its bandwidth; else their sum), `times`, and the
+-- `title`, `id` and `note` of the summary
+-- @treturn clua.report|nil the summary
+function sweeptable.summary(R, spec)
+  local student = rawget(R, "student_label")
+  if not student then return nil end
+  local points, first, worst_name = spec.points, spec.first, spec.worst or "worst"
+  local worst_col = worst_name .. " " .. (spec.label or spec.param)
+  local cols
+  if spec.times then
+    local us = function(v) return ("%.1f"):format(v / 1e3) end
+    cols = { { name = "variant", key = true }, { name = "time", unit = "us", format = us, ns = true },
+      { name = first, unit = "us", format = us, ns = true }, { name = worst_name, unit = "us", format = us, ns = true },
+      { name = worst_col, unit = spec.unit } }
+  else
+    cols = { { name = "variant", key = true }, { name = "time", unit = "µs", format = "%.1f" },
+      { name = first, unit = R.bw_unit, format = "%.1f" }, { name = worst_name, unit = R.bw_unit, format = "%.1f" },
+      { name = worst_col, unit = spec.unit } }
+    if spec.mean then table.insert(cols, 3, R:bw_column("bandwidth")) end
+  end
   local s = R:table{ title = spec.title, id = spec.id, columns = cols }
   for _, v in ipairs{ { spec.reference, "t" }, { student, "st" } } do
-    local sum, worst, wbw = 0, nil, nil
+    local k, sum, worst, wv = v[2], 0, nil, nil
     for _, p in ipairs(points) do
-      sum = sum + p[v[2]].median
-      local bw = R:bw(spec.bytes(p), p[v[2]].median)
-      if not wbw or bw < wbw then worst, wbw = p, bw end
+      local m = p[k].median
+      sum = sum + m
+      local bad = spec.times and m or -R:bw(spec.bytes(p), m) -- the slowest, or the lowest bandwidth
+      if not wv or bad > wv then worst, wv = p, bad end
     end
-    local time = spec.mean and sum / #points or sum
-    s:add{ variant = v[1], time = time / 1e3, bandwidth = spec.mean and R:bw(spec.bytes(points[1]), time) or nil,
-      [first] = R:bw(spec.bytes(points[1]), points[1][v[2]].median), worst = wbw,
-      ["worst " .. spec.param] = worst[spec.param] }
+    local row = { variant = v[1], [worst_col] = worst[spec.param] }
+    if spec.times then
+      row.time, row[first], row[worst_name] = sum, points[1][k].median, worst[k].median
+    else
+      local time = spec.mean and sum / #points or sum
+      row.time, row[first], row[worst_name] = time / 1e3, R:bw(spec.bytes(points[1]), points[1][k].median), -wv
+      row.bandwidth = spec.mean and R:bw(spec.bytes(points[1]), time) or nil
+    end
+    s:add(row)
   end
   s:note(spec.note)
   R:rank(s, "time")
   R:emit(s)
+  return s
 end
 
 return sweeptable

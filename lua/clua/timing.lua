@@ -35,7 +35,8 @@ local function cl_now()
   return function() error("clua.timing: no cl module for the host clock; give opts.clock", 3) end
 end
 
-timing.OPTIONS = { "warmup", "reps", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "clock" }
+timing.OPTIONS = { "warmup", "reps", "target_ms", "min_reps", "max_reps", "queue", "finish", "host", "sync", "clock",
+  "progress" }
 
 --- Runs `step(i)` and times it.
 --   opts.reps       timed repetitions (default 10), or
@@ -49,6 +50,8 @@ timing.OPTIONS = { "warmup", "reps", "target_ms", "min_reps", "max_reps", "queue
 --                   its events (or finishing the queue) inside the timed interval
 --   opts.sync       true: wait for each repetition's events before the next
 --   opts.clock      a function returning ns (default cl.now)
+--   opts.progress   a function called with (i, reps) after each timed repetition
+--                   is run (or enqueued)
 -- A step returns an event, a list of events, or nothing (then it is timed by
 -- the host clock around step + finish).
 -- Returns {mode="event"|"host", times={ns...}, reps=, warmup=, median=, min=, max=,
@@ -71,6 +74,7 @@ function timing.run(step, opts)
     else error("timing.run: the step returned no event; give opts.queue or opts.finish", 2) end
   end
   local clock = opts.clock or cl_now()
+  local tick = opts.progress or function() end
 
   local last
   for i = 1, warmup do last = step(-i); settle(last) end
@@ -114,6 +118,7 @@ function timing.run(step, opts)
       step(i)
       finish()
       times[i] = clock() - t0
+      tick(i, reps)
     end
   elseif opts.host then
     host_times = {}
@@ -124,15 +129,17 @@ function timing.run(step, opts)
       wait_for(r)
       host_times[i] = clock() - t0
       results[i] = r
+      tick(i, reps)
     end
   elseif opts.sync then
     for i = first, reps do
       local r = step(i)
       wait_for(r)
       results[i] = r
+      tick(i, reps)
     end
   else
-    for i = first, reps do results[i] = step(i) end
+    for i = first, reps do results[i] = step(i); tick(i, reps) end
   end
 
   if by_event then

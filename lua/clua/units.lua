@@ -46,6 +46,7 @@ function units.parse_size(s)
   if bytes ~= math.floor(bytes) or bytes < 0 then
     return nil, ("size '%s' is not a whole number of bytes"):format(s)
   end
+  if bytes >= 2 ^ 63 then return nil, ("size '%s' is too large"):format(s) end
   return math.tointeger(bytes)
 end
 

@@ -50,12 +50,16 @@ local function chromium(path, extra)
   return out, err
 end
 
-local HEAD_PROBE = [[<script>window.__errors=[];addEventListener("error",function(e){__errors.push(String(e.message))});
+local HEAD_PROBE = [[<script data-probe>window.__errors=[];addEventListener("error",function(e){__errors.push(String(e.message))});
+window.__alerts=[];["alert","confirm","prompt"].forEach(function(f){window[f]=function(m){__alerts.push(f+": "+m);};});
 (function(){var ce=console.error;console.error=function(){__errors.push([].join.call(arguments," "));
 return ce.apply(console,arguments);};})();</script>]]
 
-local END_PROBE = [[<script>addEventListener("load",function(){
-var out={errors:__errors,figures:[],external:[],tables:document.querySelectorAll("table").length,
+local END_PROBE = [[<script data-probe>addEventListener("load",function(){
+var out={errors:__errors,alerts:__alerts,figures:[],external:[],tables:document.querySelectorAll("table").length,
+scripts:document.querySelectorAll("script:not([data-probe])").length,handlers:[],
+foreign:document.querySelectorAll("foreignObject,iframe,object,embed,img,image,use,a[href^=javascript]").length,
+passwd:document.documentElement.outerHTML.indexOf("root:x:0"+":0")>=0,
 noisy:document.querySelectorAll("td.noisy").length,better:document.querySelectorAll("td.better").length,
 worse:document.querySelectorAll("td.worse").length,within:document.querySelectorAll("td.within").length};
 document.querySelectorAll("figure.plot").forEach(function(f){
@@ -66,6 +70,8 @@ if(p.getAttribute("data-tip"))tips++;});
 var r=svg.getBoundingClientRect();
 out.figures.push({id:f.id,expected:+f.getAttribute("data-points"),found:pts.length,inside:inside,tips:tips,
 width:r.width,height:r.height});});
+document.querySelectorAll("*").forEach(function(e){for(var i=0;i<e.attributes.length;i++){
+var n=e.attributes[i].name;if(n.slice(0,2).toLowerCase()==="on")out.handlers.push(e.tagName+" "+n);}});
 document.querySelectorAll("[src],[href]").forEach(function(e){var a=e.getAttribute("src")||e.getAttribute("href");
 if(a.charAt(0)!=="#")out.external.push(a);});
 var p=document.querySelector("#figure-roofline-experiments .point");
@@ -75,8 +81,12 @@ out.tip=t.textContent;out.tip_display=getComputedStyle(t).display;}
 var pre=document.createElement("pre");pre.id="clua-check";pre.textContent=JSON.stringify(out);
 document.body.appendChild(pre);});</script>]]
 
--- Checks a page in chromium: returns {errors=, figures={{id, expected,
--- found, inside, tips, width, height}, ...}, external=, tables=, noisy=,
+-- Checks a page in chromium: returns {errors=, alerts= (each alert, confirm
+-- or prompt a script of the page called), scripts= (the page's own script
+-- elements), handlers= (every on... attribute), foreign= (foreignObject,
+-- iframe, object, embed, img, image, use elements and javascript: links),
+-- passwd= (whether /etc/passwd's first line is in the page), figures={{id,
+-- expected, found, inside, tips, width, height}, ...}, external=, tables=, noisy=,
 -- better=, worse=, within=, tip=, tip_display=, console={lines}}, or nil and
 -- what went wrong.
 function M.check(page)

@@ -6,13 +6,15 @@ Each CSV file must be plain RFC 4180 as Python's csv module reads it: the
 header first (no comment lines), one row per row of the JSON table of the same
 id (named by the CSV's sidecar, STEM.meta.json), the header naming each column
 "name (unit)" as the JSON does, and every field equal to the JSON's value
-(numbers to 1e-12 relative, nulls as empty fields). Where pandas is installed,
+(numbers to 1e-12 relative, nulls as empty fields, a text that starts with
+= + - @ tab or CR behind a '). Where pandas is installed,
 pandas.read_csv must read the file with the same shape and header. Prints one
 line per file and exits 1 at the first difference.
 """
 import csv
 import json
 import math
+import re
 import sys
 
 
@@ -24,6 +26,13 @@ def fail(msg):
 def header(col):
     unit = col.get("unit")
     return "%s (%s)" % (col["name"], unit) if unit else col["name"]
+
+
+def as_text(s):
+    """A text value as clua writes it in a CSV file: behind a ' where it
+    starts (after any spaces) with = + - @ tab CR or LF, so that no
+    spreadsheet reads it as a formula (clua.escape.csv, OWASP's advice)."""
+    return "'" + s if re.match(r"^ *[=+\-@\t\r\n]", s) else s
 
 
 def same(field, value, where):
@@ -40,7 +49,7 @@ def same(field, value, where):
             fail("%s: %r is not the number %r" % (where, field, value))
         if not math.isclose(got, value, rel_tol=1e-12, abs_tol=1e-300):
             fail("%s: %r where the JSON has %r" % (where, field, value))
-    elif field != str(value):
+    elif field != as_text(str(value)):
         fail("%s: %r where the JSON has %r" % (where, field, value))
 
 
