@@ -6,10 +6,11 @@
 --
 -- make module builds cl.so from host/ (Makefile); make module-install puts
 -- it in LIBDIR, the clua.* modules in LUADIR and kernels/ and recipes/ in
--- LIBDIR/clua/. The clua.* modules want dkjson and the recipes argparse:
--- pure-Lua packages that Debian ships as lua-dkjson and lua-argparse (and
--- LuaRocks as dkjson and argparse). They are not listed as dependencies so
--- that an offline `luarocks make` over Debian's packages works.
+-- LIBDIR/clua/. The clua.* modules want dkjson, the recipes argparse and the
+-- grader LuaFileSystem, which Debian ships as lua-dkjson, lua-argparse and
+-- lua-filesystem (and LuaRocks as dkjson, argparse and luafilesystem). They
+-- are not listed as dependencies so that an offline `luarocks make` over
+-- Debian's packages works.
 rockspec_format = "3.0"
 package = "clua"
 version = "scm-1"

@@ -5,6 +5,11 @@ Buffers: device memory, made by `context:buffer`.
 @module cl.buffer
 */
 #include "check.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "array.h"
+#include "open.h"
+#include "state.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -59,7 +64,7 @@ void clua_push_mem_flags(lua_State *L, cl_mem_flags f) {
   luaL_pushresult(&b);
 }
 
-int clua_ctx_buffer(lua_State *L) {
+static int ctx_buffer(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   carray *a = luaL_testudata(L, 2, T_ARRAY);
   cl_mem_flags f = clua_mem_flags(L, 3, "ctx:buffer", 0);
@@ -286,4 +291,6 @@ void clua_open_buffer(lua_State *L) {
     {"__index", buf_index}, {"__gc", buf_release}, {"__close", buf_release},
     {"__tostring", buf_tostring}, {"__eq", buf_eq}, {NULL, NULL}};
   clua_newtype(L, T_BUFFER, methods, meta);
+  static const luaL_Reg cmethods[] = {{"buffer", ctx_buffer}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
 }

@@ -8,7 +8,11 @@ Programs: OpenCL C source, built for a context's devices.
 for _, name in ipairs(prog:kernels()) do print(name) end
 */
 #include "check.h"
+#include "objects.h"
+#include "fatal.h"
+#include "open.h"
 #include "state.h"
+#include "root.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +63,7 @@ static void add_piece(lua_State *L, int pieces, const char *name, int first, int
   lua_rawseti(L, pieces, luaL_len(L, pieces) + 1);
 }
 
-int clua_ctx_program(lua_State *L) {
+static int ctx_program(lua_State *L) {
   clua_check(L, 1, T_CONTEXT);
   size_t len;
   const char *src = luaL_checklstring(L, 2, &len);
@@ -96,7 +100,7 @@ static void push_file(lua_State *L, const char *path, const char **found) {
   luaL_pushresult(&b);
 }
 
-int clua_ctx_program_file(lua_State *L) {
+static int ctx_program_file(lua_State *L) {
   clua_check(L, 1, T_CONTEXT);
   int nfiles = lua_gettop(L) - 1;
   if (nfiles < 1) luaL_checkstring(L, 2);
@@ -478,10 +482,15 @@ static int prog_kernels(lua_State *L) {
   size_t n = 0;
   cl_int err = clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n);
   if (err != CL_SUCCESS) return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "build the program first");
-  char *buf = malloc(n + 1);
+  /* zeroed: a driver may report one byte for no kernels and write none
+     (PoCL does for a program without kernels) */
+  char *buf = calloc(n + 1, 1);
   if (!buf) return luaL_error(L, "out of memory");
-  clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, buf, NULL);
-  buf[n] = 0;
+  err = n ? clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, buf, NULL) : CL_SUCCESS;
+  if (err != CL_SUCCESS) {
+    free(buf);
+    return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "the kernels' names");
+  }
   lua_newtable(L);
   int k = 0;
   for (char *s = buf; *s;) {
@@ -567,13 +576,12 @@ static int prog_tostring(lua_State *L) {
   return 1;
 }
 
-int clua_program_kernel(lua_State *L);
-
 void clua_open_program(lua_State *L) {
   static const luaL_Reg methods[] = {
-    {"build", prog_build}, {"try_build", prog_try_build}, {"kernel", clua_program_kernel},
-    {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
+    {"build", prog_build}, {"try_build", prog_try_build}, {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
     {"__index", prog_index}, {"__gc", prog_release}, {"__close", prog_release}, {"__tostring", prog_tostring}, {NULL, NULL}};
   clua_newtype(L, T_PROGRAM, methods, meta);
+  static const luaL_Reg cmethods[] = {{"program", ctx_program}, {"program_file", ctx_program_file}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
 }

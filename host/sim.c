@@ -7,7 +7,8 @@
    that read them are reported for it). On Oclgrind alone, such a command is
    followed by a read and a write of the whole buffer (its parent for a
    sub-buffer), which leave the record whole: every byte of it defined. */
-#include "check.h"
+#include "queue.h"
+#include "sim.h"
 
 #include <stdlib.h>
 #include <string.h>

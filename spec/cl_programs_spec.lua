@@ -212,6 +212,15 @@ describe("cl programs", function()
     assert.matches("string expected", err_of(ctx.program_file, ctx), 1, true)
   end)
 
+  it("lists no kernel for a program without any (empty, only a comment, only a function)", function()
+    -- a driver may report one byte of names and write none: no name made of that byte
+    for _, src in ipairs({ "", "// nothing\n", "void f(void) {}\n" }) do
+      local p = ctx:program(src)
+      p:build()
+      assert.same({}, p:kernels(), ("%q"):format(src))
+    end
+  end)
+
   it("raises for kernels before a build and for unknown kernel names", function()
     local p = ctx:program("kernel void only(void) {}\n")
     assert.matches("program:kernel: clCreateKernel failed: CL_INVALID_PROGRAM_EXECUTABLE (build the program first (program:build()))",

@@ -155,6 +155,7 @@ local MAKERS = {
   ["clua.timeline"] = function(m) return m.new("t") end,
   ["clua.device"] = function(m) return m.facts(fake_device, { nvml = false }) end,
   ["clua.recipe"] = function(m) return m.new{ name = "doc", args = {} } end,
+  ["clua.runner"] = function(m) return m.new{ clua = "clua", recipes = "recipes", wall = 1, work = "/tmp" } end,
 }
 
 local function methods_of(obj)

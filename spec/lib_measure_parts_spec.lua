@@ -26,7 +26,7 @@ describe("R:measure's parts", function()
     env.R = make()
     assert.are.equal(1, usage.run("lua/clua/timed.lua", env))
     env.R = make()
-    assert.are.equal(3, usage.run("lua/clua/checks.lua", env))
+    assert.are.equal(4, usage.run("lua/clua/checks.lua", env))
   end)
 
   it("splits R:measure's options among the three, each named once", function()

@@ -17,7 +17,7 @@ describe(".ci/setup", function()
     if not has_setup then return pending(".ci/setup is not here (a bundle)") end
     local run = list("run")
     for _, p in ipairs { "gcc", "make", "pkg-config", "liblua5.4-dev", "ocl-icd-opencl-dev", "opencl-headers",
-      "pocl-opencl-icd", "lua-argparse", "lua-dkjson" } do
+      "pocl-opencl-icd", "lua-argparse", "lua-dkjson", "bubblewrap", "lua-filesystem" } do
       assert.is_true(run[p], p .. " is missing from .ci/setup run")
     end
     for _, p in ipairs { "lua-busted", "lua-check", "lua-ldoc", "lua-markdown", "cppcheck", "libclang-rt-14-dev",

@@ -12,5 +12,5 @@ if [ -z "$deb" ]; then
 	exit 1
 fi
 apt-get update
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" pocl-opencl-icd
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$deb" pocl-opencl-icd bubblewrap
 clua -v

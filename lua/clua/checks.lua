@@ -89,6 +89,26 @@ local function check_input(q, buf, info, label)
   end
 end
 
+--- The guard's check of an input (clua.guard's `unchanged`, in assignment
+-- mode): whether a kernel on the device finds it as its pristine copy
+-- (`R:input` keeps one). False when it differs or has no such copy: the
+-- guard then reads it back and names what changed.
+-- @tab R the recipe
+-- @tparam cl.queue q the queue to check on
+-- @tparam cl.buffer buf the input (made by `R:input`)
+-- @treturn boolean
+-- @usage local a = R:input("a", cl.array("float", 64):fill(1))
+-- assert(checks.unchanged_on_device(R, R.queue, a))
+-- R.queue:fill(a, 2, { type = "float" }); R.queue:finish()
+-- assert(not checks.unchanged_on_device(R, R.queue, a))
+function checks.unchanged_on_device(R, q, buf)
+  local i = contract.known(R)[buf]
+  if not (i and i.pristine) then return false end
+  local c = checker(i.ctx)
+  c.first_diff:args(buf, i.pristine, cl.uint(i.data.size // 4), c.first)
+  return not device_finds(q, c, c.first_diff, i.data.size // 4)
+end
+
 -- One output's owned part verified: on the device first where it has a
 -- `device` check (no read back unless it finds a difference, which the host
 -- check then names), else read back and checked by `check` or `expect`.

@@ -146,14 +146,16 @@ end
 --- Fills every output of a contract with `contract.POISON` (but those of
 -- `poison = false`: a buffer the kernel reads too) and waits for it.
 -- @tab c the contract (`contract.check`)
+-- @bool[opt=true] fill false to only wait for the queues (a run whose
+-- results are not checked: `--grading`, clua.assign.grading)
 -- @usage local out = R:output("out", "uchar", 16)
 -- contract.poison(contract.check(R, { outputs = { { out } } }))
 -- local got = cl.array("uchar", 16)
 -- R.queue:read(out, got)
 -- assert(got[0] == contract.POISON and got[15] == contract.POISON)
-function contract.poison(c)
+function contract.poison(c, fill)
   for _, o in ipairs(c.outputs) do
-    if o.poison ~= false then (o.queue or c.queue):fill(o[1], contract.POISON, { type = "uchar" }) end
+    if o.poison ~= false and fill ~= false then (o.queue or c.queue):fill(o[1], contract.POISON, { type = "uchar" }) end
     if o.queue then o.queue:finish() end
   end
   c.queue:finish()

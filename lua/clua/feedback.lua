@@ -27,7 +27,9 @@ local function annotate(log, source)
     local ln, col = l:match(":(%d+):(%d+): ")
     ln, col = tonumber(ln), tonumber(col)
     if ln and lines[ln] then
-      out[#out + 1] = ("  %4d | %s"):format(ln, lines[ln])
+      local line = lines[ln]
+      if #line > 300 then line = line:sub(1, (utf8.offset(line, 240) or 241) - 1) .. " …" end -- a bounded quote
+      out[#out + 1] = ("  %4d | %s"):format(ln, line)
       out[#out + 1] = ("       | %s^"):format((" "):rep(math.max(0, col - 1)))
     end
   end
@@ -54,6 +56,10 @@ function feedback.markdown(e, ctx)
   end
   add("")
   if o.reason and o.reason ~= "" then add("**Why:** " .. text(o.reason)); add("") end
+  if o.notes then
+    for _, n in ipairs(o.notes) do add("- " .. text(n)) end
+    add("")
+  end
   if o.first_wrong then
     add("## The first wrong value")
     add("")

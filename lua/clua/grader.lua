@@ -6,7 +6,10 @@
 -- is graded; a rubric scores each submission (clua.rubric), a deadline marks
 -- late ones, every student gets a feedback file (clua.feedback), kernels that
 -- are the same code are listed as a hint (clua.similarity), and the scores
--- go out for Moodle and Canvas (clua.lms). docs/assignments.md.
+-- go out for Moodle and Canvas (clua.lms). The submissions are listed and
+-- read by clua.submissions, each run is boxed and bounded by clua.runner
+-- (clua.sandbox, clua.outcap), and the recipe's own kernels run once before
+-- anything is graded. docs/assignments.md.
 -- @module clua.grader
 local argparse = require "argparse"
 local report = require "clua.report"
@@ -22,6 +25,13 @@ local cli = require "clua.cli"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local gradetime = require "clua.gradetime"
+local paths = require "clua.paths"
+local submissions = require "clua.submissions"
+local includes = require "clua.includes"
+local sandbox = require "clua.sandbox"
+local runner = require "clua.runner"
+local outcap = require "clua.outcap"
 local gradecheck = require "clua.gradecheck"
 local escape = require "clua.escape"
 local cl = require "cl"
@@ -37,7 +47,6 @@ local function lines_of(cmd)
   pipe:close()
   return out
 end
-local function is_dir(path) return os.execute("test -d " .. sh(path)) == true end
 local function safe(name) return (name:gsub("[^%w%._%-]", "_")) end
 
 --- The grader's command line.
@@ -67,6 +76,10 @@ function grader.parser()
     .. "else %d)."):format(cli.TIMEOUT)):convert(tonumber)
   p:option("--wall", "Seconds one run of a submission may last (default: 3 x --timeout + 60).")
     :convert(tonumber)
+  p:option("--rounds", ("Timing rounds: each correct submission's time is the median of this many runs, "
+    .. "interleaved with as many runs of the recipe's own kernels (the references; default: %d, 1 with "
+    .. "--submission or --gradescope).")
+    :format(gradetime.ROUNDS)):argname("N"):convert(tonumber)
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
@@ -83,6 +96,8 @@ function grader.parser()
   p:option("--out", "Stem of the gradebook files: STEM.csv, STEM.json, STEM.md, STEM-moodle.csv, STEM-canvas.csv, "
     .. "STEM-feedback/, STEM-logs/ (default: gradebook).")
   p:option("--device", "Device: a name or an index P:D (default: CLUA_DEVICE, else the first GPU).")
+  p:flag("--no-sandbox", "Run the submissions without the sandbox (bubblewrap): their code then sees this "
+    .. "machine's files and network. Without it, grading stops where the sandbox cannot start.")
   p:flag("--no-check", "Do not run each submission under the checker (Oclgrind) before timing it.")
   return p
 end
@@ -127,6 +142,7 @@ grader.SETTINGS = {
   timeout = { what = "a number of seconds > 0" }, wall = { what = "a number of seconds > 0" },
   budget = { what = "a number of seconds >= 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
   similar_common = { what = "a number above 0, at most 1", default = 0.5 },
+  rounds = { what = "a whole number >= 1" }, -- default: gradetime.ROUNDS, 1 for one submission
   roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
   deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
 }
@@ -138,6 +154,7 @@ local function setting_ok(k, v)
   if k == "budget" then return type(v) == "number" and v >= 0 and v < math.huge end
   if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
   if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
+  if k == "rounds" then return type(v) == "number" and gradetime.check_rounds(v) ~= nil end
   return type(v) == "string" and v ~= ""
 end
 
@@ -178,7 +195,7 @@ function grader.settle(args, course, dir)
       end
     else args.timeout = cli.TIMEOUT end
   end
-  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common" }) do
+  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common", "rounds" }) do
     if args[k] ~= nil and not setting_ok(k, args[k]) then
       fail(("--%s must be %s"):format(k:gsub("_", "-"), grader.SETTINGS[k].what))
     end
@@ -189,7 +206,7 @@ end
 -- The recipes of a folder that have an assignment mode (declare `student =`).
 local function with_assignment_mode(recipes)
   local out = {}
-  for _, f in ipairs(lines_of("ls -1 " .. sh(recipes) .. " 2>/dev/null")) do
+  for _, f in ipairs(paths.names(recipes)) do
     local src = f:match("%.lua$") and read(recipes .. "/" .. f)
     if src and src:find("\n%s*student%s*=") then out[#out + 1] = f:gsub("%.lua$", "") end
   end
@@ -265,7 +282,7 @@ function grader.assignments(args, recipes, clua)
     end)
     if not ok then fail(r) end
     a.rub = r
-    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name" }) do
+    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name", "--grading" }) do
       if (" " .. a.options):find("%s" .. o:gsub("%-", "%%-") .. "[%s=]") or (" " .. a.options .. " "):find(" " .. o:gsub("%-", "%%-") .. " ") then
         fail(("%s: the recipe options may not hold %s: the grader sets it"):format(a.name, o))
       end
@@ -293,6 +310,25 @@ function grader.assignments(args, recipes, clua)
   return assignments, course
 end
 
+-- printf in a kernel is allowed; its cost is named in the feedback (and a
+-- log that had to be cut says so there too).
+local function printf_note(o, src)
+  local p = o.printed
+  if not p then return end
+  local calls = src and includes.code(src):find("%f[%w_]printf%f[^%w_]")
+  o.notes = o.notes or {}
+  if calls then
+    o.notes[#o.notes + 1] = ("your kernel calls printf: the run printed %d bytes (%d lines); the printing is done "
+      .. "inside every launch, the timed ones too, so your time includes it: leave printf out for your kernel's own "
+      .. "time"):format(p.bytes, p.lines)
+  end
+  if p.cut > 0 then
+    o.notes[#o.notes + 1] = ("the log keeps the first and the last %d KiB of what the run printed: %d bytes were "
+      .. "cut"):format(outcap.LIMIT // 2048, p.cut)
+  end
+  if #o.notes == 0 then o.notes = nil end
+end
+
 --- The one submission graded alone (options submission and gradescope):
 -- the folder `dir` is the student's folder (or git repository).
 -- @string dir the folder
@@ -302,8 +338,13 @@ function grader.one(dir, name)
   dir = dir:gsub("/+$", "")
   if dir == "" then dir = "/" end
   local base = dir:match("([^/]+)$")
-  if not base or base == "." then base = lines_of("basename \"$(cd " .. sh(dir) .. " && pwd)\"")[1] or "submission" end
-  return { { name = name or base, path = dir, dir = true, git = os.execute("test -e " .. sh(dir .. "/.git")) == true } }
+  if not base or base == "." or base == ".." then
+    base = paths.absolute(dir):gsub("/%.$", ""):match("([^/]+)/*$") or "submission"
+    if base == ".." then base = "submission" end
+  end
+  local list = { { name = name or base, path = dir, dir = true, git = paths.kind(dir .. "/.git") ~= nil } }
+  submissions.stems(list)
+  return list
 end
 
 --- What happened to a run that was not correct, in a few words for the
@@ -336,21 +377,12 @@ function grader.base(base, name)
 end
 
 --- The students: DIR/NAME.cl (not for a course), or DIR/NAME/ (a folder, or
--- a git repository).
+-- a git repository), as clua.submissions lists them.
 -- @string dir the submissions' folder
 -- @bool course true for a course (folders only)
--- @treturn tab a list of `{name, path, file}` or `{name, path, dir, git}`
+-- @treturn tab a list of `{name, path, file}`, `{name, path, dir, git}` or `{name, path, refused}`
 function grader.students(dir, course)
-  local students = {}
-  for _, name in ipairs(lines_of("ls -1 " .. sh(dir))) do
-    local path = dir .. "/" .. name
-    if not course and name:match("%.cl$") then
-      students[#students + 1] = { name = name:gsub("%.cl$", ""), path = path, file = path }
-    elseif is_dir(path) then
-      students[#students + 1] = { name = name, path = path, dir = true, git = os.execute("test -e " .. sh(path .. "/.git")) == true }
-    end
-  end
-  return students
+  return submissions.list(dir, course)
 end
 
 --- Grades a folder of submissions (`clua grade`, recipes/grade.lua): every
@@ -373,7 +405,7 @@ function grader.main(argv, recipes)
   end
   if args.classroom and not args.submission then fail("--classroom writes one submission's result: give --submission DIR") end
   local folder = args.submissions or args.submission
-  if not is_dir(folder) then fail("no folder " .. folder) end
+  if not paths.is_dir(folder) then fail("no folder " .. folder) end
   if args.course and args.base then fail("--base is for --recipe: a course file names each assignment's base") end
   local assignments, course = grader.assignments(args, recipes, clua)
   local wall = args.wall or (3 * args.timeout + 60)
@@ -397,65 +429,92 @@ function grader.main(argv, recipes)
     if not ok then fail(tostring(r)) end
     roster, unlisted = r, m
   end
-  local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
-  os.execute("mkdir -p -- " .. sh(logs) .. " " .. sh(fbdir))
 
-  local function kernel_file(s, a)
-    if s.file then return s.file end
-    if a.kernel then
-      local f = s.path .. "/" .. a.kernel
-      if read(f) then return f end
-      return nil, ("no %s in the folder"):format(a.kernel)
+  -- The sandbox, probed once; then the recipe's own kernels, run as every
+  -- submission will be: a fault of the machine stops the grading here, before
+  -- any verdict is written.
+  local boxed = not args.no_sandbox
+  if boxed then
+    local ok, why = sandbox.probe()
+    if not ok then fail("the sandbox cannot start: " .. why .. "; nothing was graded (--no-sandbox grades without it)") end
+  end
+  local work, werr = paths.tempdir("clua-grade")
+  if not work then fail(werr) end
+  local function stop(msg) paths.remove_tree(work); fail(msg) end
+  local box = runner.new{ clua = clua, root = cl.root, recipes = recipes, wall = wall, sandboxed = boxed, work = work }
+  for _, a in ipairs(assignments) do
+    local sz = a.rub.sizes[1].size
+    local ok, why = box:preflight(a.script, ("--timeout %s%s%s%s"):format(args.timeout,
+      args.device and (" --device " .. sh(args.device)) or "", a.options ~= "" and (" " .. a.options) or "",
+      sz and (" --size " .. sh(sz)) or ""))
+    if not ok then
+      stop(("%s: the recipe's own kernels did not run%s, so no submission can be graded here: %s; "
+        .. "nothing was graded"):format(a.name, boxed and " in the sandbox" or "", why))
     end
-    local cls = lines_of("ls -1 " .. sh(s.path) .. " | grep '\\.cl$'")
-    if #cls == 1 then return s.path .. "/" .. cls[1] end
-    return nil, ("%d .cl files in the folder"):format(#cls)
+  end
+
+  local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
+  for _, d in ipairs({ logs, fbdir }) do
+    local ok, err = paths.mkdirs(d)
+    if not ok then stop(err) end
   end
 
   -- When a submission was made: its last commit in a git repository, else its file's time.
   local function submitted_at(s, file)
     local how = "file"
     if s.git then
-      local t = lines_of("git -C " .. sh(s.path) .. " log -1 --format=%ct 2>/dev/null")[1]
+      local t = lines_of("git -c core.fsmonitor=false -C " .. sh(s.path) .. " log -1 --format=%ct 2>/dev/null")[1]
       if tonumber(t) then return tonumber(t), "commit" end
       -- a repository whose commit cannot be read: said, not silently the file's time
-      how = os.execute("command -v git >/dev/null 2>&1") and "file (no commit in the repository)"
+      how = paths.which("git") and "file (no commit in the repository)"
         or "file (git is not installed: the last commit's time is unknown)"
     end
-    local t = lines_of("stat -c %Y " .. sh(file) .. " 2>/dev/null")[1]
-    return tonumber(t), how
+    local kind, attr = paths.kind(file)
+    return kind == "file" and attr.modification or nil, how
   end
 
   local started = cl.now()
   local count, total_runs = 0, #students * #assignments
 
-  -- One run of the recipe; returns the outcome and the decoded JSON.
+  -- One run of the recipe (clua.runner: boxed, bounded; mode: its --grading,
+  -- nil for the whole recipe); returns the outcome and the decoded JSON.
   local wall_left = wall -- the first run's: less what its check took
-  local function run(a, s, file, size, tag)
-    local stem = logs .. "/" .. safe(s.name) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
+  local function run(a, s, file, size, tag, mode)
+    local stem = logs .. "/" .. s.stem .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
-    local cmd = { "timeout", "-k", "10", tostring(wall_left), sh(clua), sh(a.script), "--kernel=" .. sh(file),
-      "--timeout", tostring(args.timeout), "--json=" .. sh(j) }
+    local cmd = { "--kernel=" .. sh(paths.absolute(file)), "--timeout", tostring(args.timeout) }
     if a.kernel_name then cmd[#cmd + 1] = "--kernel-name " .. sh(a.kernel_name) end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
     if size then cmd[#cmd + 1] = "--size " .. sh(size) end
-    local _, _, code = os.execute(table.concat(cmd, " ") .. " > " .. sh(log) .. " 2> " .. sh(err))
-    local text = read(j)
+    if mode then cmd[#cmd + 1] = "--grading " .. mode end
+    local code, errtext, text, printed = box:run{ script = a.script, args = table.concat(cmd, " "),
+      submission = s.file or s.path, log = log, err = err, json = j, wall = wall_left }
     local doc = text and report.decode(text)
-    return gradebook.outcome(code, read(err) or "", doc), doc
+    local o = gradebook.outcome(code, errtext, doc)
+    o.printed = printed
+    return o, doc
   end
 
   -- Grades one student's submission of one assignment: an entry.
   local function grade_one(a, s)
     count = count + 1
-    local file, why = kernel_file(s, a)
-    local e = { student = s.name, file = file and file:match("[^/]*$") or (a.kernel or "?"), path = file }
+    local file, why = nil, s.refused
+    if not why then file, why = submissions.kernel(s, a.kernel) end
+    local e = { student = s.name, stem = s.stem, file = file and file:match("[^/]*$") or (s.refused and s.path:match("[^/]*$"))
+      or (a.kernel or "?"), path = file }
+    -- what a file is, decided before any run: not a regular file, empty, binary, ... (clua.submissions)
+    local src, refused
+    if file then src, refused, e.source = submissions.read(file, s.dir and s.path or nil) end
+    e.source = src or e.source
     io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ..."):format(count, total_runs, escape.terminal(s.name),
       #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (cl.now() - started) / 1e9))
     local t0 = cl.now()
-    if not file then
+    if s.refused or refused then
+      local msg = s.refused or refused
+      e.outcome = { verdict = "did not build", built = false, correct = false, message = msg, reason = msg }
+    elseif not file then
       e.outcome = { verdict = "no kernel", built = false, correct = false, message = why, reason = why }
     elseif args.budget and (cl.now() - started) / 1e9 > args.budget then
       e.outcome = { verdict = "not graded", built = false, correct = false,
@@ -463,10 +522,10 @@ function grader.main(argv, recipes)
       e.outcome.reason = e.outcome.message
     else
       local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, clua = clua, wall = wall,
-        kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. safe(s.name)
+        kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. s.stem
         .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
       wall_left = math.max(1, math.floor(wall - spent))
-      o = o or run(a, s, file, a.rub.sizes[1].size)
+      o = o or run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1))
       wall_left = wall
       -- each size: correct (true), wrong (false) or not checked (nil), and what happened
       local correct, whys = {}, {}
@@ -477,7 +536,7 @@ function grader.main(argv, recipes)
         if not o.built or o.timed_out or o.unsafe then whys[i] = "not run: " .. o.verdict .. " at the first size"
         else
           local sz = a.rub.sizes[i].size
-          local oi = run(a, s, file, sz, "-size" .. i)
+          local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i))
           if checked(oi) then correct[i] = oi.correct end
           if not oi.correct then whys[i] = grader.what(oi) end
           if o.correct and not oi.correct then
@@ -488,6 +547,7 @@ function grader.main(argv, recipes)
         end
       end
       e.outcome, e.correct, e.whys = o, correct, whys
+      printf_note(o, src)
       local t, how = submitted_at(s, file)
       if t then
         e.submitted = os.date("!%Y-%m-%dT%H:%M:%SZ", t) .. (how == "commit" and " (last commit)"
@@ -504,7 +564,17 @@ function grader.main(argv, recipes)
 
   for _, a in ipairs(assignments) do
     a.entries = {}
-    for _, s in ipairs(students) do a.entries[#a.entries + 1] = grade_one(a, s) end
+    local student_of = {}
+    for _, s in ipairs(students) do
+      local e = grade_one(a, s)
+      a.entries[#a.entries + 1], student_of[e] = e, s
+    end
+    -- the timing rounds: references and correct submissions, interleaved (clua.gradetime)
+    a.timing = gradetime.rounds(a.entries, function(e, mode, tag)
+      return run(a, student_of[e], e.path, a.rub.sizes[1].size, tag, mode)
+    end, { rounds = args.rounds or (args.submission and 1 or gradetime.ROUNDS),
+      progress = function(l) io.stderr:write(escape.terminal(l), "\n") end,
+      over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
     -- ranks: a difference within the noise is none (on a CPU at least 5%)
     local ranked = gradebook.rank(a.entries, on_cpu and 5 or 0)
     a.ranked = #ranked
@@ -518,9 +588,7 @@ function grader.main(argv, recipes)
     end
     local srcs = {}
     for _, e in ipairs(a.entries) do
-      local src = e.path and read(e.path)
-      if src then srcs[#srcs + 1] = { name = e.student, source = src } end
-      e.source = src
+      if e.source then srcs[#srcs + 1] = { name = e.student, source = e.source } end
     end
     a.similar = similarity.pairs(srcs, { threshold = args.similar, common = common, base = a.base_src,
       over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
@@ -536,10 +604,11 @@ function grader.main(argv, recipes)
     clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), device_type = dev_type,
     options = ("--timeout %s --wall %s --similar %s --similar-common %s%s"):format(args.timeout, wall, args.similar,
       common, args.budget and (" --budget " .. args.budget) or ""),
+    sandbox = boxed and sandbox.describe() or "none (--no-sandbox): the submissions ran with this machine's files and network",
     data = "the recipe's own fixed seeds: every submission gets the same data" }
   for _, a in ipairs(assignments) do
     for _, e in ipairs(a.entries) do
-      local doc = e.outcome.correct and read(logs .. "/" .. safe(e.student) .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. ".json")
+      local doc = e.outcome.correct and read(logs .. "/" .. e.stem .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. ".json")
       local d = doc and report.decode(doc)
       local t = d and d.tables and d.tables[1]
       if t and t.meta and not meta.device then meta.device, meta.driver, meta.platform = t.meta.device, t.meta.driver, t.meta.platform end
@@ -558,7 +627,7 @@ function grader.main(argv, recipes)
   end
   md[#md + 1] = "# Gradebook: " .. escape.markdown(course and course.name or assignments[1].name)
   md[#md + 1] = ""
-  for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "data" }) do
+  for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "sandbox", "data" }) do
     if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, escape.markdown(meta[k])) end
   end
   md[#md + 1] = ""
@@ -583,13 +652,15 @@ function grader.main(argv, recipes)
       table.insert(notes, 1, ("CPU ranks: the device is a %s (%s), whose times are noisy and whose order need not "
         .. "be a GPU's; rows with a spread above 10%% are marked noisy"):format(dev_type, meta.device or "?"))
     end
+    if a.timing then notes[#notes + 1] = gradetime.note(a.timing) end
     if a.hint then table.insert(notes, 1, a.hint) end
     if unlisted and #unlisted > 0 then
       notes[#notes + 1] = ("roster %s: no row for %s: the exports name them by the submission's name"):format(args.roster,
         table.concat(unlisted, ", "))
     end
     for _, n in ipairs(notes) do t:note(n) end
-    t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
+    t:note(("each run: clua recipes/%s.lua --kernel FILE --grading check|verify|time --timeout %s %s, killed after "
+      .. "%s s; logs in %s/")
       :format(a.recipe, args.timeout, a.options, wall, logs))
     if a.similar_skipped then notes[#notes + 1] = a.similar_skipped; t:note(a.similar_skipped) end
     tables[#tables + 1] = t
@@ -615,8 +686,8 @@ function grader.main(argv, recipes)
     score_of[a.name] = {}
     for _, e in ipairs(a.entries) do score_of[a.name][e.student] = e end
   end
-  local names = {}
-  for i, s in ipairs(students) do names[i] = s.name end
+  local names, stem_of = {}, {}
+  for i, s in ipairs(students) do names[i], stem_of[s.name] = s.name, s.stem end
   if #assignments > 1 then
     local cols = { { name = "student", key = true } }
     for _, a in ipairs(assignments) do
@@ -675,7 +746,8 @@ function grader.main(argv, recipes)
         source = e.source, deadline = a.deadline })
     end
     texts[s] = table.concat(parts, "\n")
-    attempt(fbdir .. "/" .. safe(s) .. ".md", function() write(fbdir .. "/" .. safe(s) .. ".md", texts[s]) end)
+    local fb = fbdir .. "/" .. stem_of[s] .. ".md"
+    attempt(fb, function() write(fb, texts[s]) end)
   end
   local function parts_of(s)
     local l = {}
@@ -702,6 +774,7 @@ function grader.main(argv, recipes)
   attempt(args.out .. "-moodle.csv", function() write(args.out .. "-moodle.csv", lms.moodle(names, alist, get, roster)) end)
   attempt(args.out .. "-canvas.csv", function() write(args.out .. "-canvas.csv", lms.canvas(names, alist, get, roster)) end)
 
+  paths.remove_tree(work)
   for _, a in ipairs(assignments) do
     io.stderr:write(escape.terminal(gradebook.summary(a.entries)), "\n")
     if a.hint then io.stderr:write("grade: ", escape.terminal(a.name), ": ", escape.terminal(a.hint), "\n") end

@@ -65,7 +65,7 @@ function recipe.script_name()
   return type(script) == "string" and script:match("([^/]+)%.lua$") or nil
 end
 
-local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
+local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 3, { "label", "once" })
 
 recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "reps", "quick_reps",
   "warmup", "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
@@ -181,13 +181,16 @@ end
 -- The defaults: --reps and --warmup (which
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
 -- for host timing. opts.label is shown as progress (Recipe:progress), with
--- the repetition it is at.
+-- the repetition it is at; opts.once (assignment mode's --grading) runs the
+-- step once, without warm-up, whatever the options.
 function Recipe:time(step, opts)
   local o = {}
   for k, v in pairs(optcheck.check(opts, "R:time", TIME_OPTIONS)) do o[k] = v end
-  if self.reps_given then o.reps, o.target_ms = self.reps, nil
+  if o.once then o.reps, o.warmup, o.target_ms = 1, 0, nil
+  elseif self.reps_given then o.reps, o.target_ms = self.reps, nil
   elseif not o.reps and not o.target_ms then o.reps = self.reps end
-  if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
+  if not o.once and (self.warmup_given or o.warmup == nil) then o.warmup = self.warmup end
+  o.once = nil
   if o.queue == nil and o.finish == nil then
     local q = rawget(self, "queue")
     o.finish = q and function() q:finish() end or function() self.queue:finish() end
@@ -269,6 +272,7 @@ function Recipe:table(spec)
   local t = tablemodel.new(spec)
   for k, v in pairs(self:meta()) do if t.meta[k] == nil then t.meta[k] = v end end
   if t.theoretical == nil then t.theoretical = self.facts end
+  assign.note_grading(self, t)
   return t
 end
 

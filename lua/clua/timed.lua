@@ -30,6 +30,8 @@ end
 -- @tab spec `R:measure`'s options (`run`, `queue` and those of `timed.OPTIONS` are read)
 -- @string label the measurement, for progress and messages
 -- @tab[opt] figs its figures (clua.figures.check'd): their events are kept
+-- @bool[opt] once one run, no warm-up, whatever the options (`--grading`:
+-- clua.assign.grading's "once" and "untimed")
 -- @treturn tab the timing
 -- @usage local buf = R.ctx:buffer(4096)
 -- local m = timed.run(R, { run = function() return R.queue:fill(buf, 0, { type = "uchar" }) end }, "fill")
@@ -37,10 +39,11 @@ end
 -- local again = m.by_host("a second look")   -- the same repetitions, by the host clock
 -- assert(again.mode == "host" and m.notes[1] == "fill: a second look; timed by the host clock around the "
 --   .. "commands and the wait for them")
-function timed.run(R, spec, label, figs)
+function timed.run(R, spec, label, figs, once)
   local topts = { label = label }
   for _, k in ipairs(timed.OPTIONS) do topts[k] = spec[k] end
   if spec.queue then topts.queue = spec.queue end
+  if once then topts.once = true end
   if figures.need_host(figs) then topts.host = true end
   -- what each timed repetition returned (the figures' events), kept while
   -- there are figures to take from them
