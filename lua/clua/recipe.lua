@@ -8,7 +8,7 @@
 -- @module clua.recipe
 local units = require "clua.units"
 local timing = require "clua.timing"
-local report = require "clua.report"
+local tablemodel = require "clua.tablemodel"
 local devicemod = require "clua.device"
 local optcheck = require "clua.options"
 local cli = require "clua.cli"
@@ -262,7 +262,7 @@ function Recipe:meta()
     options = #self.argv > 0 and table.concat(self.argv, " ") or "(defaults)" }
 end
 
---- report.new with the recipe's metadata and the device's theoretical bandwidths; a
+--- tablemodel.new with the recipe's metadata and the device's theoretical bandwidths; a
 -- list among the columns (`R:time_columns`) stands for its columns.
 function Recipe:table(spec)
   local cols = {}
@@ -274,7 +274,7 @@ function Recipe:table(spec)
     end
   end
   spec.columns = cols
-  local t = report.new(spec)
+  local t = tablemodel.new(spec)
   for k, v in pairs(self:meta()) do if t.meta[k] == nil then t.meta[k] = v end end
   if t.theoretical == nil then t.theoretical = self.facts end
   assign.note_grading(self, t)
