@@ -15,7 +15,8 @@ M.clua = os.getenv("CLUA") or "build/clua"
 -- check) run no kernel of their own.
 M.LISTS = {
   seeds = { "reduction", "scan", "transpose", "matmul", "banks", "histogram", "atomics" },
-  more_a = { "aat", "constant", "divergence", "image", "launch", "math", "memory", "multigpu", "occupancy" },
+  more_a = { "aat", "constant", "divergence", "image", "launch", "math", "memory", "minimal",
+    "multigpu", "occupancy" },
   more_b = { "offset", "overlap", "particles", "peak", "rect", "roofline", "stencil", "stream", "stride",
     "template", "timing", "transfer" },
 }
