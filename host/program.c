@@ -479,11 +479,18 @@ The names of the program's kernels.
 */
 static int prog_kernels(lua_State *L) {
   cprogram *p = clua_check(L, 1, T_PROGRAM);
-  size_t n = 0;
-  cl_int err = clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n);
+  size_t n = 0, count = 0;
+  cl_int err = clGetProgramInfo(p->prog, CL_PROGRAM_NUM_KERNELS, sizeof count, &count, NULL);
   if (err != CL_SUCCESS) return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "build the program first");
-  /* zeroed: a driver may report one byte for no kernels and write none
-     (PoCL does for a program without kernels) */
+  /* no kernels: the names are not asked for (NVIDIA's driver 580 reads past
+     a buffer of its own when asked for the names of a program without
+     kernels; PoCL reports one byte of names and writes none) */
+  if (count == 0) {
+    lua_newtable(L);
+    return 1;
+  }
+  err = clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &n);
+  if (err != CL_SUCCESS) return clua_clerror(L, "program:kernels", "clGetProgramInfo", err, "build the program first");
   char *buf = calloc(n + 1, 1);
   if (!buf) return luaL_error(L, "out of memory");
   err = n ? clGetProgramInfo(p->prog, CL_PROGRAM_KERNEL_NAMES, n, buf, NULL) : CL_SUCCESS;
