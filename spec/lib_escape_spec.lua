@@ -23,7 +23,7 @@ describe("clua.escape", function()
   end)
 
   it("keeps Markdown text as text: entities, escaped syntax, code spans longer than any backtick run", function()
-    assert.are.equal("&lt;b&gt; \\*x\\* [l\\](u) [r\\] [x] a\\|b my_kernel \\_x\\_ posx[], [0:0], c[0] (n)",
+    assert.are.equal("&lt;b> \\*x\\* [l\\](u) [r\\] [x] a\\|b my_kernel \\_x\\_ posx[], [0:0], c[0] (n)",
       escape.markdown("<b> *x* [l](u) [r] [x] a|b my_kernel _x_ posx[], [0:0], c[0] (n)"))
     assert.are.equal("\\# not a heading", escape.markdown("# not a heading", { line = true }))
     assert.are.equal("``a`b``", escape.md_code("a`b"))

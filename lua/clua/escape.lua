@@ -93,23 +93,24 @@ local MD_PUNCT = "[\\`*|~]"
 
 --- Inline Markdown text (a table cell, a heading, a list item, a line): valid
 -- UTF-8; control characters shown as escapes (a cell or heading is one line);
--- `& < >` as entities, which every Markdown renderer shows as the character
--- and none reads as HTML; `\ ` * | ~`, `_` (but inside a word) and a `]`
+-- `&` and `<` as entities, which every Markdown renderer shows as the
+-- character and none reads as HTML (a `>` alone opens no tag: "QUEUED ->
+-- START" stays readable); `\ ` * | ~`, `_` (but inside a word) and a `]`
 -- that would close a link's text backslash-escaped. Text that starts a line
--- of its own (a paragraph: `opts.line`) has a leading `#`, `+`, `-`, `=` or
--- `1.` escaped too, so that it becomes no heading, list or rule.
+-- of its own (a paragraph: `opts.line`) has a leading `#`, `+`, `-`, `=`,
+-- `>` or `1.` escaped too, so that it becomes no heading, list, rule or quote.
 -- @param s any value (tostring)
 -- @tab[opt] opts `line` (true: the text starts a line)
 -- @treturn string
 function escape.markdown(s, opts)
   s = controls(escape.utf8(s))
-  s = s:gsub("[&<>]", HTML):gsub(MD_PUNCT, "\\%0"):gsub("%]([(:])", "\\]%1"):gsub("%]( *%[)", "\\]%1")
+  s = s:gsub("[&<]", HTML):gsub(MD_PUNCT, "\\%0"):gsub("%]([(:])", "\\]%1"):gsub("%]( *%[)", "\\]%1")
   s = s:gsub("()_()", function(i, j)
     local before, after = s:sub(i - 1, i - 1), s:sub(j, j)
     if i > 1 and before:match("%w") and after:match("%w") then return nil end
     return "\\_"
   end)
-  if opts and opts.line then s = s:gsub("^(%s*)([#+=-])", "%1\\%2"):gsub("^(%s*%d+)([.)])", "%1\\%2") end
+  if opts and opts.line then s = s:gsub("^(%s*)([#+=>-])", "%1\\%2"):gsub("^(%s*%d+)([.)])", "%1\\%2") end
   return s
 end
 
