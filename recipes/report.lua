@@ -78,7 +78,8 @@ p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its 
   .. "20000 rows, each field of its type; a figure is read only from that folder, by name, and inlined cleaned to "
   .. "drawing elements (no script)."):argname("FILE")
 local argcheck = require "clua.argcheck"
-argcheck.install(p, { create = { "--out", "--html" }, read = { "--compare", "--from-json" } })
+-- --from-json is a card or its folder: html.load_card checks it
+argcheck.install(p, { create = { "--out", "--html" }, read = { "--compare" } })
 local args = argcheck.parse(p, arg, "report")
 if args.from_json then
   local ok, err = pcall(function()
