@@ -15,11 +15,9 @@ local R = recipe.new{
     work-group, one per warp, all distinct) for int, uint, long, float (compare-exchange) and C11 atomics.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
   options = function(p)
-    p:option("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--per", "Atomic adds per work-item (default 16, 4 with --quick, 2 with --check-size).")
-      :argname("K"):convert(math.tointeger)
-    p:option("--local", "Work-group size.", "256"):argname("N"):convert(math.tointeger)
+    p:int("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
+    p:int("--per", "Atomic adds per work-item (default 16, 4 with --quick, 2 with --check-size).", nil, "K")
+    p:int("--local", "Work-group size.", "256")
   end,
 }
 

@@ -33,14 +33,12 @@ local R = recipe.new{
     of the patterns' median times.]],
   student_name = "chase",
   options = function(p)
-    p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
-      .. "32 with --quick, 4 with --check-size).") :argname("N"):convert(math.tointeger)
-    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N")
-      :convert(math.tointeger)
-    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items "
-      .. "(16 for the guide's compute capability 1.x).", "32"):argname("B"):convert(math.tointeger)
+    p:int("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
+      .. "32 with --quick, 4 with --check-size).")
+    p:int("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
+    p:int("--local-size", "Work-items per group (a multiple of --banks).", "256")
+    p:int("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items "
+      .. "(16 for the guide's compute capability 1.x).", "32", "B")
   end,
 }
 

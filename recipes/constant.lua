@@ -17,12 +17,10 @@ local R = recipe.new{
     __global reads of the same table.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
   options = function(p)
-    p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--table", "Table entries (uints, a power of two).", "1024"):argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
+    p:int("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU).")
+    p:int("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick).")
+    p:int("--table", "Table entries (uints, a power of two).", "1024")
+    p:int("--local", "Work-group size (capped by the device's maximum).", "256")
   end,
 }
 

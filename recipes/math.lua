@@ -18,8 +18,7 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 5.1-5.1.4; OpenCL slides \"Special instructions\"",
   quick_size = "4K",
   options = function(p)
-    p:option("--evals", "Evaluations per work-item (default 256 on a GPU, 8 on a CPU, 2 with --quick).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--evals", "Evaluations per work-item (default 256 on a GPU, 8 on a CPU, 2 with --quick).")
     p:option("--shift", "n = 2^shift for i / n and i % n.", "5"):argname("S"):convert(require("clua.argcheck").whole)
     p:flag("--warn-bounds", "Report a full-precision function past OpenCL's ulp bound in the table (marked "
       .. "VIOLATED) instead of failing; NaN, garbage past the loose bound and wrong integers still fail.")

@@ -31,8 +31,7 @@ local R = recipe.new{
     figure; ranked by kernel time among the layouts.]],
   student_name = "euler",
   options = function(p)
-    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N")
-      :convert(math.tointeger)
+    p:int("--local", "Work-group size (capped by the device's maximum).", "256")
   end,
 }
 

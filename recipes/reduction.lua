@@ -20,12 +20,11 @@ local R = recipe.new{
     launch is checked against the CPU before any timing.]],
   student_name = "reduce",
   options = function(p)
-    p:option("--local", "Work-group size, a power of two >= 64.", "256"):argname("N"):convert(math.tointeger)
-    p:option("--groups-per-cu", "Work-groups per compute unit for kernel 6 and the slides' kernel "
-      .. "(default: the best of the sweep).") :argname("N"):convert(math.tointeger)
+    p:int("--local", "Work-group size, a power of two >= 64.", "256")
+    p:int("--groups-per-cu", "Work-groups per compute unit for kernel 6 and the slides' kernel "
+      .. "(default: the best of the sweep).")
     p:flag("--no-warp-sync", "Keep barriers in the unrolled last warp even on NVIDIA.")
-    p:option("--kernel-per", "Assignment mode: elements each work-item of --kernel sums per launch.", "2")
-      :argname("P"):convert(math.tointeger)
+    p:int("--kernel-per", "Assignment mode: elements each work-item of --kernel sums per launch.", "2", "P")
   end,
 }
 

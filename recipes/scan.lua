@@ -27,10 +27,8 @@ local R = recipe.new{
     the recipe's kernels within each.]],
   student_name = "scan",
   options = function(p)
-    p:option("--local", "Work-group size B, a power of two (a block is 2B elements).", "256")
-      :argname("N"):convert(math.tointeger)
-    p:option("--banks", "Local-memory banks the padding is for (a power of two).", "32")
-      :argname("N"):convert(math.tointeger)
+    p:int("--local", "Work-group size B, a power of two (a block is 2B elements).", "256")
+    p:int("--banks", "Local-memory banks the padding is for (a power of two).", "32")
   end,
 }
 

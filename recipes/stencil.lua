@@ -39,9 +39,8 @@ local R = recipe.new{
       .. "128..1024 on a CPU; 64,100 with --quick).") :argname("N,N,...")
     p:option("--type", "Element type: float, double or both (default: both; float with --quick).")
       :choices({ "float", "double", "both" })
-    p:option("--sweeps", "Sweeps verified against the CPU.", "3"):argname("K"):convert(math.tointeger)
-    p:option("--batch", "Sweeps launched back to back for the back-to-back time.", "20"):argname("B")
-      :convert(math.tointeger)
+    p:int("--sweeps", "Sweeps verified against the CPU.", "3", "K")
+    p:int("--batch", "Sweeps launched back to back for the back-to-back time.", "20", "B")
     p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows "
       .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(require("clua.argcheck").whole)
   end,

@@ -24,10 +24,10 @@ local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB",
     against strideCopy by the sum of the strides' median times.]],
   student_name = "strideCopy",
   options = function(p)
-    p:option("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",
-      "1024"):argname("N"):convert(math.tointeger)
-    p:option("--sector", "Bytes the memory system fetches at least per access, for the model column "
-      .. "(default: 32 on a GPU, the cache line or 64 on a CPU).") :argname("BYTES"):convert(math.tointeger)
+    p:int("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",
+      "1024")
+    p:int("--sector", "Bytes the memory system fetches at least per access, for the model column "
+      .. "(default: 32 on a GPU, the cache line or 64 on a CPU).", nil, "BYTES")
     sweeptable.local_option(p)
   end }
 

@@ -22,8 +22,7 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
   quick_size = "1MiB", size_share = 8,
   options = function(p)
-    p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick).")
   end,
 }
 

@@ -71,6 +71,25 @@ describe("clua.recipe", function()
     assert.equal(3, R.args.queues)
   end)
 
+  it("declares a whole-number option with p:int: its default, its argname, a refusal naming it", function()
+    local spec = { options = function(p)
+      p:int("--local", "Work-group size.", "256")
+      p:int("--per", "Adds per work-item.", nil, "K")
+    end }
+    local R = make({ "--per", "4" }, spec)
+    assert.equal(256, R.args["local"])
+    assert.equal(4, R.args.per)
+    local help = require("clua.cli").parser({ name = "demo", description = "A demo.", options = spec.options })
+      :get_help()
+    assert.matches("%-%-per K ", help)
+    assert.matches("%-%-local N ", help)
+    local err, code = sink(), nil
+    assert.is_false((pcall(recipe.new, { name = "demo", args = { "--per", "0" }, err = err,
+      exit = function(c) code = c end, options = spec.options })))
+    assert.equal(2, code)
+    assert.matches("%-%-per 0", err.text)
+  end)
+
   it("reads description, seed and student written as long strings as prose: white space folded", function()
     local R = make({}, { description = [[
       Copies a buffer,
