@@ -19,7 +19,6 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", "
     .. "\"Access with bank conflicts\"",
   size = "8KiB",
-  quick_reps = 3,
   student = [[a kernel with the arguments of chase (__global const uint *table, __global const uint *start,
     __global uint *out, uint mask, int iterations, __local uint *buf), run once per pattern like chase:
     --groups x G work-items in 1-D groups of G = --local-size (a whole number of groups, no rounding), buf of
