@@ -18,7 +18,6 @@ local R = recipe.new{
   description = [[Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo,
     coefficients in __constant; time per sweep and GB/s by grid size.]],
   seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
-  quick_reps = 3,
   student = [[a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u,
     __global const real *f, __global real *out, int N), where real is float, or double when the file is built
     with -DUSE_DOUBLE (--type double or both: the kernel must then define real as double and enable
