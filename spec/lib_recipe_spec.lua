@@ -138,6 +138,14 @@ describe("clua.recipe", function()
     assert.matches("worst at index 2", R.err.text)
   end)
 
+  it("hands the body the device and its info", function()
+    local R = make({})
+    local got_dev, got_info
+    assert.is_true(R:main(function(_, dev, info) got_dev, got_info = dev, info end))
+    assert.equal(fake_device, got_dev)
+    assert.equal(fake_device.info, got_info)
+  end)
+
   it("prints a table with metadata and a % of theoretical column", function()
     local R = make({})
     assert.is_true(R:main(function() R:emit(bw_table(R, 16)) end))
