@@ -44,8 +44,7 @@ local R = recipe.new{
 local STEP = 97 -- every read moves each chain on by this many words
 local STRIDES = { 1, 2, 4, 8, 16, 32, 33 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local gpu = info.type == "GPU"
   local q = R.queue
   local banks = R.args.banks
