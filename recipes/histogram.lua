@@ -28,8 +28,7 @@ local R = recipe.new{
   end,
 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local n = R.args.keys or (R.check_size and 2^8 or R.quick and 2^14 or info.type == "GPU" and 2^24 or 2^20)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local G = math.max(1, R.args.groups_per_cu * info.compute_units)
