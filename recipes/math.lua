@@ -93,8 +93,7 @@ local function ulp(r)
   return 2 ^ math.max(e - 24, -149)
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local gpu = info.type == "GPU"
   local q = R.queue
   local n = R.size and math.tointeger(R.size) // 4 or (gpu and 2 ^ 20 or 2 ^ 16)
