@@ -43,8 +43,7 @@ local function local_sizes(max_bytes, quick)
   return list
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local gpu = info.type == "GPU"
   local quick = R.quick
   local q = R.queue
