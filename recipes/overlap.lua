@@ -63,8 +63,7 @@ local function ideal(w, k, r, nq, m, engines)
   return finish
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 8) * 2^20), info.max_mem_alloc_size,
     info.global_mem_size // 8)
   local grain = LOCAL * 48 -- every chunk count tried divides n into whole work-groups
