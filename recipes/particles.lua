@@ -44,8 +44,7 @@ local SEED = { h2d = 15.3e6, kernel = 1.32e6 } -- ns, GTX 280, 1M particles ("Me
 
 local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local q, ctx = R.queue, R.ctx
   local dt, kk = f32(DT), f32(DT / MASS)
   local L = math.min(math.max(1, R.args["local"]), info.max_work_group_size)
