@@ -19,8 +19,7 @@ local R = recipe.new{ name = "peak", quick_size = "1MiB",
     p:option("--target-ms", "Time each run is calibrated to fill (default 20 on a GPU, 5 elsewhere; 2 with --quick)."):argname("MS"):convert(tonumber)
   end }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local types = commalist.words(R.args.types or "float,double,int,half", "--types", { "float", "double", "int", "half" }, "type")
   local widths = commalist.integers(R.args.widths, "--widths")
   for _, w in ipairs(widths) do -- 1, 2, 4, 8 or 16
