@@ -32,8 +32,7 @@ local R = recipe.new{
 -- The harness's poison (every byte 0xA5) as a float: what padding holds.
 local POISON = harness.POISON_FLOAT
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local q = R.queue
 
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.
