@@ -46,8 +46,7 @@ local LADDER = {
 
 local function log2(x) return math.floor(math.log(x, 2) + 0.5) end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local L = R.args["local"]
   if L < 64 or L & (L - 1) ~= 0 then error("--local must be a power of two >= 64, got " .. L) end
   -- The size asked is the size run (a ragged one leaves a partial last
