@@ -82,8 +82,7 @@ local function cpu_sweeps(u, f, N, lo, hi, K)
   return cur
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local grids = R.args.grids and commalist.integers(R.args.grids, "--grids", 3)
     or (R.quick and { 64, 100 }) or (info.type == "GPU" and { 256, 512, 1024, 2048, 4096, 8192 })
     or { 128, 256, 512, 1024 }
