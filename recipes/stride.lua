@@ -40,8 +40,7 @@ local function strides(max)
   return list
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local m = math.min(math.tointeger(R.size), info.max_mem_alloc_size, info.global_mem_size // 4) // 4 -- floats a buffer
   local lsz = sweeptable.local_size(R)
   local sector = R.args.sector or info.type == "GPU" and 32
