@@ -26,8 +26,7 @@ local R = recipe.new{
   end,
 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local q, ctx = R.queue, R.ctx
   local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 16) * 2^20), info.max_mem_alloc_size,
     info.global_mem_size // 8) // 4 * 4
