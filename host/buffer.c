@@ -10,8 +10,10 @@ Buffers: device memory, made by `context:buffer`.
 #include "array.h"
 #include "open.h"
 #include "state.h"
+#include "sim.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* user values: 1 the context, 2 the parent buffer of a sub-buffer */
@@ -97,9 +99,14 @@ static int ctx_buffer(lua_State *L) {
   }
   cbuffer *b = clua_new(L, sizeof *b, T_BUFFER, 2);
   b->released = 1;
+  /* on Oclgrind, contents for its uninitialised-value check (sim.c) */
+  void *zeros = host ? NULL : clua_sim_zeros(dev, size);
+  cl_mem_flags made = zeros ? f | CL_MEM_COPY_HOST_PTR : f;
+  if (zeros) host = zeros;
   cl_int err;
-  cl_mem mem = clCreateBuffer(c->ctx, f, size, host, &err);
-  if (err != CL_SUCCESS && clua_collect_for(L, err)) mem = clCreateBuffer(c->ctx, f, size, host, &err);
+  cl_mem mem = clCreateBuffer(c->ctx, made, size, host, &err);
+  if (err != CL_SUCCESS && clua_collect_for(L, err)) mem = clCreateBuffer(c->ctx, made, size, host, &err);
+  free(zeros);
   if (err != CL_SUCCESS) return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes", (lua_Integer)size);
   b->mem = mem;
   b->ctx = c->ctx;
@@ -217,6 +224,7 @@ static int buf_release(lua_State *L) {
   }
   b->maps = NULL;
   CLUA_RELEASE(clReleaseMemObject(b->mem));
+  clua_sim_released();
   CLUA_RELEASED(CNT_BUFFER);
   if (b->host) hostmem_unref(b->host);
   b->host = NULL;

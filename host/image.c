@@ -16,6 +16,7 @@ false, making either raises `ctx:image2d: images are not supported on DEVICE`.
 #include "queue.h"
 #include "open.h"
 #include "state.h"
+#include "sim.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -214,6 +215,7 @@ static int img_release(lua_State *L) {
   if (!img->released) {
     img->released = 1;
     CLUA_RELEASE(clReleaseMemObject(img->mem));
+    clua_sim_released();
     CLUA_RELEASED(CNT_IMAGE);
   }
   return 0;

@@ -146,6 +146,7 @@ static int ctx_queue(lua_State *L) {
   q->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   if (q->cpu) clua_cpu_queue_made = 1;
   q->sim = clua_sim_device(dev);
+  if (q->sim) clua_sim_any = 1;
   q->released = 0;
   clua_queue_live(q);
   CLUA_CREATED(CNT_QUEUE);
@@ -250,6 +251,9 @@ Submits the queued commands to the device without waiting (`clFlush`).
 */
 static int q_flush(lua_State *L) {
   cqueue *q = check_queue(L);
+  /* Oclgrind's clFlush runs the commands and would wait for ever on a user
+     event not ended yet (sim.c): they run at the next wait instead */
+  if (q->sim && clua_sim_gated()) return 0;
   cl_int err = clFlush(q->q);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:flush", "clFlush", err, NULL);
   return 0;

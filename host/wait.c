@@ -7,6 +7,7 @@
 #include "wait.h"
 #include "deadline.h"
 #include "state.h"
+#include "sim.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -208,6 +209,7 @@ cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, c
     lua_pop(L, 1);
     lua_remove(L, -2);
     *out = list;
+    if (clua_sim_any) clua_sim_waits(1, list);
     return 1;
   }
   if (tt != LUA_TTABLE) luaL_error(L, "%s: option 'wait' must be an event or a list of events, got %s", method, luaL_typename(L, -1));
@@ -222,5 +224,6 @@ cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, c
   }
   lua_remove(L, -2);
   *out = list;
+  if (clua_sim_any) clua_sim_waits((cl_uint)n, list);
   return (cl_uint)n;
 }

@@ -8,6 +8,7 @@
 -- @module clua.checker
 local proc = require "clua.proc"
 local files = require "clua.files"
+local checkrule = require "clua.checkrule"
 
 local checker = {}
 
@@ -21,8 +22,11 @@ end
 -- (optimised, a barrier inside a loop reads as line 0).
 checker.CHECKS = { "--data-races", "--uninitialized", "--check-api", "--build-options", "-cl-opt-disable" }
 
---- Oclgrind's reports kept at most (OCLGRIND_MAX_ERRORS); past it, the counts are "at least".
-checker.MAX_REPORTS = 1000
+--- Oclgrind's reports kept at most (OCLGRIND_MAX_ERRORS); past it, the counts
+-- are "at least", and a run whose kept reports hold no fault is incomplete.
+-- Room for the reports an experiment's rule sets aside (clua.checkrule:
+-- image's, about 12000 at its check size), which must not crowd out the rest.
+checker.MAX_REPORTS = 20000
 
 -- Each report's first line, its kind, and what the kind says about it.
 local TITLES = {
@@ -39,7 +43,7 @@ local TITLES = {
     return what == "barrier" and "barrier divergence" or ("divergence (" .. what .. ")") end },
   { "^Uninitialized value written to (%a+) memory", function(space)
     return "uninitialized value", "an undefined value written to " .. space .. " memory" end },
-  { "^Uninitialized address used to (%a+) (%a+) memory", function(what, space)
+  { "^Uninitialized address used to (%a+ %a+) (%a+) memory", function(what, space) -- "read from", "write to"
     return "uninitialized value", ("an undefined address used to %s %s memory"):format(what, space) end },
   { "^Controlflow depends on uninitialized value", function()
     return "uninitialized value", "a branch on an undefined value" end },
@@ -225,10 +229,11 @@ local NOTE = { ["API misuse"] = true, ["simulator error"] = true }
 
 --- Whether a finding is a fault of a kernel (an out-of-bounds access, a race,
 -- barrier divergence, an undefined value, ...), not a note (a failed API call,
--- which clua raises as an error anyway; what the simulator cannot run).
+-- which clua raises as an error anyway; what the simulator cannot run; what
+-- the experiment's rule says the simulator cannot check: clua.checkrule).
 -- @tab f a report or finding
 -- @treturn bool
-function checker.is_fault(f) return not NOTE[f.kind] end
+function checker.is_fault(f) return not NOTE[f.kind] and not f.unchecked end
 
 --- The reports grouped: one finding per kind, detail, kernel and place, with
 -- `count` (how many reports) and the first report's fields.
@@ -295,7 +300,8 @@ end
 --- The findings as text: one line each (`checker.describe`), the kernel
 -- file's line below it; a summary line first.
 -- @tab groups `checker.group`'s
--- @tab[opt] opts `truncated` (Oclgrind stopped reporting), `reports` (how many)
+-- @tab[opt] opts `truncated` (Oclgrind stopped reporting), `reports` (how many),
+-- `rules` (the experiment's, clua.checkrule: each said, with what it set aside)
 -- @treturn string
 function checker.format(groups, opts)
   opts = opts or {}
@@ -304,7 +310,7 @@ function checker.format(groups, opts)
     if checker.is_fault(g) then
       faults[#faults + 1] = g
       n = n + g.count
-    else
+    elseif not g.unchecked then -- those the rules set aside are counted by the rules
       notes[#notes + 1] = g
     end
   end
@@ -317,13 +323,20 @@ function checker.format(groups, opts)
       end
     end
   end
-  if #faults == 0 then
+  if #faults == 0 and opts.truncated then
+    lines[1] = ("clua check: no findings in the reports kept, but Oclgrind stopped reporting after %d: what came "
+      .. "after went unchecked (give smaller sizes)"):format(checker.MAX_REPORTS)
+  elseif #faults == 0 then
     lines[1] = "clua check: no findings"
   else
     lines[1] = ("clua check: %d finding%s (%s%d report%s from Oclgrind%s)"):format(#faults, #faults == 1 and "" or "s",
       opts.truncated and "at least " or "", n, n == 1 and "" or "s",
       opts.truncated and (", which stopped reporting after " .. checker.MAX_REPORTS) or "")
     show(faults)
+  end
+  if opts.rules and #opts.rules > 0 then
+    lines[#lines + 1] = "not checked, by the experiment's rule (what the simulator cannot check):"
+    for _, r in ipairs(opts.rules) do lines[#lines + 1] = "  " .. checkrule.describe(r) end
   end
   if #notes > 0 then
     lines[#lines + 1] = "also reported, no fault of a kernel (a failed call is raised as an error, so one the script "
@@ -347,20 +360,23 @@ end
 -- (seconds before the run is killed: a kernel that never ends; default 600),
 -- `stdout`, `stderr` (files for the script's output; default the terminal's),
 -- `raw` (more arguments, already quoted for the shell)
--- @treturn tab `findings` (grouped), `reports`, `truncated`, `status` (the
--- script's exit status), `timed_out`, `seconds`
+-- @treturn tab `findings` (grouped; those the experiment's rules set aside
+-- marked `unchecked`), `reports`, `truncated`, `status` (the script's exit
+-- status), `timed_out`, `seconds`, `rules` (clua.checkrule's, as the run
+-- declared them), `incomplete` (Oclgrind stopped reporting, and no report
+-- it kept is a fault: later ones may be lost)
 function checker.run(script, args, opts)
   opts = opts or {}
   local clua = opts.clua or proc.interpreter()
-  local log, map = os.tmpname(), os.tmpname()
+  local log, map, rules = os.tmpname(), os.tmpname(), os.tmpname()
   local q = proc.quote
   local words = {}
   for i, a in ipairs(args or {}) do words[i] = q(a) end
   if opts.raw and opts.raw ~= "" then words[#words + 1] = opts.raw end
   -- a clua built with AddressSanitizer runs with Oclgrind's library preloaded before it
   local cmd = ("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" OCLGRIND_LOG=%s "
-    .. "OCLGRIND_MAX_ERRORS=%d CLUA_CHECK_MAP=%s CLUA_DEVICE= timeout -k 5 %s oclgrind %s %s %s %s")
-    :format(q(log), checker.MAX_REPORTS, q(map), tostring(opts.wall or 600), table.concat(checker.CHECKS, " "),
+    .. "OCLGRIND_MAX_ERRORS=%d CLUA_CHECK_MAP=%s CLUA_CHECK_RULES=%s CLUA_DEVICE= timeout -k 5 %s oclgrind %s %s %s %s")
+    :format(q(log), checker.MAX_REPORTS, q(map), q(rules), tostring(opts.wall or 600), table.concat(checker.CHECKS, " "),
       q(clua), q(script), table.concat(words, " "))
   -- Oclgrind writes its reports of kernels to the log, of API calls and of
   -- its own failures to the standard error: kept in a file, and still shown
@@ -382,10 +398,15 @@ function checker.run(script, args, opts)
   for _, f in ipairs((checker.parse(files.read(errf) or "", true))) do reports[#reports + 1] = f end
   if not opts.stderr then os.remove(errf) end
   checker.locate(reports, checker.read_map(files.read(map)))
+  local findings, declared = checker.group(reports), checkrule.read(rules)
+  checkrule.apply(findings, declared)
+  local complete = not truncated
+  for _, f in ipairs(findings) do complete = complete or checker.is_fault(f) end
   os.remove(log)
   os.remove(map)
-  return { findings = checker.group(reports), reports = #reports, truncated = truncated, status = code,
-    timed_out = code == 124 or code == 137, seconds = seconds }
+  os.remove(rules)
+  return { findings = findings, reports = #reports, truncated = truncated, status = code,
+    timed_out = code == 124 or code == 137, seconds = seconds, rules = declared, incomplete = not complete }
 end
 
 --- The usage of `clua check`.
@@ -440,6 +461,7 @@ function checker.main(argv)
       .. "for the simulator)"):format(wall), 1)
   end
   if r.status ~= 0 then die(("%s ended with status %s"):format(target, tostring(r.status)), 1) end
+  if r.incomplete then os.exit(1) end
   for _, f in ipairs(r.findings) do if checker.is_fault(f) then os.exit(1) end end
   os.exit(0)
 end

@@ -34,7 +34,8 @@ end
 local esize = contract.element_size
 
 --- What the harness knows of the buffers a recipe made (`R:input`,
--- `R:output`), by buffer: `name`, `type`, `n` (elements), `ctx`, and an
+-- `R:output`), by buffer: `name`, `type`, `n` (elements), `ctx`, an
+-- output's `write_only` (no kernel may read it: no device check), and an
 -- input's `data` (its host copy) and `pristine` (a device copy). Weak keys:
 -- a buffer let go is forgotten.
 -- @tab R the recipe
@@ -137,6 +138,11 @@ function contract.check(R, spec, extra)
       end
     end
     if not o[1] then error(("R:measure: outputs[%d] has no buffer"):format(i), 3) end
+    local info = contract.known(R)[o[1]]
+    if o.device and info and info.write_only then
+      error(("R:measure: outputs[%d] (%s): the device check reads it in a kernel, and it was made write_only "
+        .. "(R:output's flags), which no kernel may read: leave write_only out"):format(i, o.name or info.name), 3)
+    end
   end
   contract.check_outputs(R, outs, "R:measure", label)
   return { label = label, queue = type(spec.queue) == "userdata" and spec.queue or R.queue, outputs = outs,

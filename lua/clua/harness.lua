@@ -84,7 +84,9 @@ function Recipe:output(name, type, n, flags)
   local bytes = n * contract.element_size(type)
   local g = assign.guard(self)
   local buf = g and g:buffer(name, bytes, { flags = flags }) or self.ctx:buffer(bytes, flags)
-  known(self)[buf] = { name = name, type = type, n = n, ctx = self.ctx }
+  -- write_only: no kernel may read it, the harness's device checks neither
+  known(self)[buf] = { name = name, type = type, n = n, ctx = self.ctx,
+    write_only = flags and (" " .. flags .. " "):find("%swrite_only%s") ~= nil }
   return buf
 end
 
@@ -179,7 +181,8 @@ for _, m in ipairs({ contract, timed, checks }) do table.move(m.OPTIONS, 1, #m.O
 --   finds nothing the owned part is not read back (`err` 0); when it finds
 --   a difference the host check (`expect` or `check`) names it. Under
 --   CLUA_CORRUPT the wrong element is put in the buffer, so that the device
---   check must find it. `R:device_strided` makes one. `bytes`, `ops` one
+--   check must find it; the buffer must not be write_only (a kernel reads
+--   it). `R:device_strided` makes one. `bytes`, `ops` one
 --   repetition's traffic and operations (`type` "float" by default: the
 --   roofline point; `roofline = false` for none); `bound` what `bytes` is
 --   held against: "memory" (default), "pcie", "host", a B/s figure, or

@@ -14,6 +14,7 @@ local optcheck = require "clua.options"
 local cli = require "clua.cli"
 local output = require "clua.output"
 local assign = require "clua.assign"
+local checkrule = require "clua.checkrule"
 
 local recipe = {}
 
@@ -67,14 +68,16 @@ end
 
 local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 3, { "label", "once" })
 
-recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "reps", "quick_reps",
-  "warmup", "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
+recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "unchecked", "reps",
+  "quick_reps", "warmup", "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
 --   size=, quick_size=, check_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
 -- (name: default the script's, recipe.script_name)
--- check_size is the size of --check-size (small enough for Oclgrind; default quick_size).
+-- check_size is the size of --check-size (small enough for Oclgrind; default quick_size);
+-- unchecked, what Oclgrind cannot check in the recipe's kernels, said by every
+-- `clua check` of it: a list of {kind =, kernels =, why =} (clua.checkrule).
 -- Parses `args` (default: the script's `arg`) with the shared options and the
 -- recipe's own; --help prints the help and exits. `seed` names the seed
 -- document section the recipe reproduces. Nothing touches OpenCL until the
@@ -96,7 +99,9 @@ function recipe.new(spec)
   local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)
+  if spec.unchecked ~= nil then checkrule.validate(spec.unchecked) end
   cli.parse(self, spec)
+  if spec.unchecked ~= nil then checkrule.declare(spec.unchecked) end
   self.corrupt = recipe.corrupt_requested(self.name)
   return self
 end
