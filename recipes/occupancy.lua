@@ -18,7 +18,7 @@ local R = recipe.new{
   description = [[Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local
     memory per group, beside the computed occupancy and its limiting resource.]],
   seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
-  quick_size = "256KiB", check_size = "8KiB", quick_reps = 3,
+  quick_size = "256KiB", check_size = "8KiB",
   options = function(p)
     p:int("--steps", "Dependent loads per work-item in chase (default 64 on a GPU, 16 on a CPU, 4 with --quick).")
     p:int("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, "
