@@ -15,7 +15,7 @@ local R = recipe.new{
   description = [[Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded,
     kernel time and bandwidth beside the transfer time; --size is the number of particles.]],
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
-  size = "1M", quick_size = "64K", check_size = "1K", reps = 20, quick_reps = 3, size_unit = 48,
+  size = "1M", quick_size = "64K", check_size = "1K", reps = 20, size_unit = 48,
   student = [[one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01,
     k = dt / m = 0.005), in one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global
     const float *in, __global float *out, int n, float dt, float k), the structure of arrays: in = posx | posy
