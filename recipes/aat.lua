@@ -29,8 +29,8 @@ local R = recipe.new{
     tile.]],
   student_name = "aat",
   options = function(p)
-    p:option("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "
-      .. "rows always use 16).") :argname("T"):convert(math.tointeger)
+    p:int("--tile", "Tile of the warp-width rows (default: the warp width on NVIDIA, else 16; the guide's "
+      .. "rows always use 16).", nil, "T")
     bankconflict.option(p)
   end,
 }

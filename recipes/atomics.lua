@@ -15,16 +15,13 @@ local R = recipe.new{
     work-group, one per warp, all distinct) for int, uint, long, float (compare-exchange) and C11 atomics.]],
   seed = "OpenCL slides \"How we sum elements of a vector with GPU?\" (\"atomics may be used for integer types\")",
   options = function(p)
-    p:option("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--per", "Atomic adds per work-item (default 16, 4 with --quick, 2 with --check-size).")
-      :argname("K"):convert(math.tointeger)
-    p:option("--local", "Work-group size.", "256"):argname("N"):convert(math.tointeger)
+    p:int("--items", "Work-items per launch (default 2^20 on a GPU, 2^14 on a CPU, 2^12 with --quick).")
+    p:int("--per", "Atomic adds per work-item (default 16, 4 with --quick, 2 with --check-size).", nil, "K")
+    p:int("--local", "Work-group size.", "256")
   end,
 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local W = math.min(info.warp_size or 32, L)
   local n = math.tointeger((R.args.items or (R.quick and 2^12 or info.type == "GPU" and 2^20 or 2^14)) // L * L)

@@ -19,7 +19,6 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.1; lecture slides (seed 001) \"Bank conflicts\", "
     .. "\"Access with bank conflicts\"",
   size = "8KiB",
-  quick_reps = 3,
   student = [[a kernel with the arguments of chase (__global const uint *table, __global const uint *start,
     __global uint *out, uint mask, int iterations, __local uint *buf), run once per pattern like chase:
     --groups x G work-items in 1-D groups of G = --local-size (a whole number of groups, no rounding), buf of
@@ -33,22 +32,19 @@ local R = recipe.new{
     of the patterns' median times.]],
   student_name = "chase",
   options = function(p)
-    p:option("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
-      .. "32 with --quick, 4 with --check-size).") :argname("N"):convert(math.tointeger)
-    p:option("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--local-size", "Work-items per group (a multiple of --banks).", "256"):argname("N")
-      :convert(math.tointeger)
-    p:option("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items "
-      .. "(16 for the guide's compute capability 1.x).", "32"):argname("B"):convert(math.tointeger)
+    p:int("--iterations", "Reads of each of a work-item's four chains (default 1024 on a GPU, 256 on a CPU, "
+      .. "32 with --quick, 4 with --check-size).")
+    p:int("--groups", "Work-groups (default: compute units x 16 on a GPU, x 4 on a CPU, x 2 with --quick).")
+    p:int("--local-size", "Work-items per group (a multiple of --banks).", "256")
+    p:int("--banks", "Banks of the conflict model (32-bit words), each request serving as many work-items "
+      .. "(16 for the guide's compute capability 1.x).", "32", "B")
   end,
 }
 
 local STEP = 97 -- every read moves each chain on by this many words
 local STRIDES = { 1, 2, 4, 8, 16, 32, 33 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local gpu = info.type == "GPU"
   local q = R.queue
   local banks = R.args.banks

@@ -17,14 +17,12 @@ local R = recipe.new{
     __global reads of the same table.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
   options = function(p)
-    p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU; 4096 with "
+    p:int("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU; 4096 with "
       .. "--quick, 512 with --check-size).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick, 8 with "
+    p:int("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick, 8 with "
       .. "--check-size).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--table", "Table entries (uints, a power of two).", "1024"):argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
+    p:int("--table", "Table entries (uints, a power of two).", "1024")
+    p:int("--local", "Work-group size (capped by the device's maximum).", "256")
   end,
 }
 

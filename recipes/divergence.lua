@@ -16,14 +16,12 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 6.1-6.2; OpenCL slides \"Conditionals\"",
   quick_size = "64KiB", check_size = "4KiB",
   options = function(p)
-    p:option("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick, "
+    p:int("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick, "
       .. "4 with --check-size).")
-      :argname("N"):convert(math.tointeger)
     p:option("--short-steps", "Steps per branch of the short branch.", "1"):argname("N"):convert(require("clua.argcheck").whole)
-    p:option("--local", "Work-group size (default 256, or the largest multiple of 2 warps the device allows).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--warp", "Warp width (default: the device's warp_size, else the kernel's preferred work-group "
-      .. "size multiple).") :argname("N"):convert(math.tointeger)
+    p:int("--local", "Work-group size (default 256, or the largest multiple of 2 warps the device allows).")
+    p:int("--warp", "Warp width (default: the device's warp_size, else the kernel's preferred work-group "
+      .. "size multiple).")
   end,
 }
 

@@ -22,16 +22,13 @@ local R = recipe.new{
     every bin count and input.]],
   student_name = "histogram",
   options = function(p)
-    p:option("--keys", "Keys (default 2^24 on a GPU, 2^20 on a CPU, 2^14 with --quick, 2^8 with --check-size).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group size.", "256"):argname("N"):convert(math.tointeger)
-    p:option("--groups-per-cu", "Work-groups per compute unit of the one-launch kernels.", "4")
-      :argname("N"):convert(math.tointeger)
+    p:int("--keys", "Keys (default 2^24 on a GPU, 2^20 on a CPU, 2^14 with --quick, 2^8 with --check-size).")
+    p:int("--local", "Work-group size.", "256")
+    p:int("--groups-per-cu", "Work-groups per compute unit of the one-launch kernels.", "4")
   end,
 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local n = R.args.keys or (R.check_size and 2^8 or R.quick and 2^14 or info.type == "GPU" and 2^24 or 2^20)
   local L = math.min(R.args["local"], info.max_work_group_size)
   local G = math.max(1, R.args.groups_per_cu * info.compute_units)

@@ -26,8 +26,8 @@ local R = recipe.new{ name = "image", quick_size = "256KiB", check_size = "4KiB"
     patterns, and linear filtering by the sampler vs by hand.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.4, Table 3.4; OpenCL slides \"Texture Memory\"",
   options = function(p)
-    p:option("--stride", "Pixels between the reads of consecutive work-items in the scattered pattern "
-      .. "(taken modulo the image).", "7919"):argname("P"):convert(math.tointeger)
+    p:int("--stride", "Pixels between the reads of consecutive work-items in the scattered pattern "
+      .. "(taken modulo the image).", "7919", "P")
     p:option("--full-check", "Largest image side checked in full on the CPU for the 3x3 average and the "
       .. "bilinear kernels; larger images are checked on 16 rows (on the CPU) and everywhere against the "
       .. "global-memory kernel.", "512"):argname("N"):convert(require("clua.argcheck").whole)

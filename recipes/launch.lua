@@ -19,10 +19,8 @@ local R = recipe.new{
   seed = "clpeak \"kernel launch latency\"; bench/launch.c (plain C OpenCL); guide 2.1.1 (enqueue calls return early)",
   reps = 5,
   options = function(p)
-    p:option("--n", "Empty kernels enqueued per batch (default 10000, 1000 with --quick); --reps batches.")
-      :argname("N"):convert(math.tointeger)
-    p:option("--launches", "Single launches timed for dispatch and round trip (default 100, 20 with --quick).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--n", "Empty kernels enqueued per batch (default 10000, 1000 with --quick); --reps batches.")
+    p:int("--launches", "Single launches timed for dispatch and round trip (default 100, 20 with --quick).")
     p:flag("--baseline", "Also run build/bench/baseline (tiny sizes) for the C dispatch and round trip.")
     p:flag("--no-c", "Do not run the C programs.")
   end,

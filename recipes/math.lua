@@ -18,8 +18,7 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 5.1-5.1.4; OpenCL slides \"Special instructions\"",
   quick_size = "4K",
   options = function(p)
-    p:option("--evals", "Evaluations per work-item (default 256 on a GPU, 8 on a CPU, 2 with --quick).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--evals", "Evaluations per work-item (default 256 on a GPU, 8 on a CPU, 2 with --quick).")
     p:option("--shift", "n = 2^shift for i / n and i % n.", "5"):argname("S"):convert(require("clua.argcheck").whole)
     p:flag("--warn-bounds", "Report a full-precision function past OpenCL's ulp bound in the table (marked "
       .. "VIOLATED) instead of failing; NaN, garbage past the loose bound and wrong integers still fail.")
@@ -94,8 +93,7 @@ local function ulp(r)
   return 2 ^ math.max(e - 24, -149)
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local gpu = info.type == "GPU"
   local q = R.queue
   local n = R.size and math.tointeger(R.size) // 4 or (gpu and 2 ^ 20 or 2 ^ 16)

@@ -29,10 +29,9 @@ local R = recipe.new{
     time among the kernels of its tile.]],
   student_name = "matmul",
   options = function(p)
-    p:option("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "
-      .. "on NVIDIA, else 16; the guide's rows always use 16).") :argname("T"):convert(math.tointeger)
-    p:option("--n", "Side of the N x N multiply (default 4096 on a GPU, 512 on a CPU, 128 with --quick, 32 with --check-size).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--tile", "Tile of the warp-width rows and of the tiled N x N multiply (default: the warp width "
+      .. "on NVIDIA, else 16; the guide's rows always use 16).", nil, "T")
+    p:int("--n", "Side of the N x N multiply (default 4096 on a GPU, 512 on a CPU, 128 with --quick, 32 with --check-size).")
   end,
 }
 

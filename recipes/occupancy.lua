@@ -18,16 +18,13 @@ local R = recipe.new{
   description = [[Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local
     memory per group, beside the computed occupancy and its limiting resource.]],
   seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
-  quick_size = "256KiB", check_size = "8KiB", quick_reps = 3,
+  quick_size = "256KiB", check_size = "8KiB",
   options = function(p)
-    p:option("--steps", "Dependent loads per work-item in chase (default 64 on a GPU, 16 on a CPU, 4 with --quick).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, "
-      .. "512 on a CPU, 32 with --quick, 8 with --check-size).") :argname("N"):convert(math.tointeger)
-    p:option("--local-group", "Work-group size of the local-memory sweep (default 64).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--registers", "Registers per work-item for the calculator where the build log does not tell.")
-      :argname("N"):convert(math.tointeger)
+    p:int("--steps", "Dependent loads per work-item in chase (default 64 on a GPU, 16 on a CPU, 4 with --quick).")
+    p:int("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, "
+      .. "512 on a CPU, 32 with --quick, 8 with --check-size).")
+    p:int("--local-group", "Work-group size of the local-memory sweep (default 64).")
+    p:int("--registers", "Registers per work-item for the calculator where the build log does not tell.")
     p:option("--cc", "Compute capability whose limits the calculator uses (default: the device's).")
       :argname("X.Y")
   end,
@@ -46,8 +43,7 @@ local function local_sizes(max_bytes, quick)
   return list
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local gpu = info.type == "GPU"
   local quick = R.quick
   local q = R.queue

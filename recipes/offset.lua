@@ -27,8 +27,7 @@ local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", che
     sweeptable.local_option(p)
   end }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local maxoff = math.max(0, R.args.max_offset)
   local extra = math.max(32, maxoff) -- floats past n in each buffer: 128 bytes, as the baseline
   local bytes = math.min(math.tointeger(R.size), info.max_mem_alloc_size - extra * 4, info.global_mem_size // 4)

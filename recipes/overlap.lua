@@ -14,12 +14,11 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
   quick_size = "1MiB", check_size = "48KiB", size_share = 8,
   options = function(p)
-    p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
     p:option("--copy-engines", "Copy engines assumed by the model (default: 2 on an NVIDIA GPU that reports "
       .. "overlap, 1 on other GPUs, 0 on CPUs).") :argname("N"):convert(require("clua.argcheck").whole)
-    p:option("--max-queues", "Largest number of queues tried.", "4"):argname("N"):convert(math.tointeger)
-    p:option("--max-chunks", "Largest number of chunks tried.", "16"):argname("N"):convert(math.tointeger)
+    p:int("--max-queues", "Largest number of queues tried.", "4")
+    p:int("--max-chunks", "Largest number of chunks tried.", "16")
   end,
 }
 
@@ -64,8 +63,7 @@ local function ideal(w, k, r, nq, m, engines)
   return finish
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 8) * 2^20), info.max_mem_alloc_size,
     info.global_mem_size // 8)
   local grain = LOCAL * 48 -- every chunk count tried divides n into whole work-groups

@@ -15,7 +15,7 @@ local R = recipe.new{
   description = [[Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded,
     kernel time and bandwidth beside the transfer time; --size is the number of particles.]],
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
-  size = "1M", quick_size = "64K", check_size = "1K", reps = 20, quick_reps = 3, size_unit = 48,
+  size = "1M", quick_size = "64K", check_size = "1K", reps = 20, size_unit = 48,
   student = [[one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01,
     k = dt / m = 0.005), in one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global
     const float *in, __global float *out, int n, float dt, float k), the structure of arrays: in = posx | posy
@@ -31,8 +31,7 @@ local R = recipe.new{
     figure; ranked by kernel time among the layouts.]],
   student_name = "euler",
   options = function(p)
-    p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N")
-      :convert(math.tointeger)
+    p:int("--local", "Work-group size (capped by the device's maximum).", "256")
   end,
 }
 
@@ -45,8 +44,7 @@ local SEED = { h2d = 15.3e6, kernel = 1.32e6 } -- ns, GTX 280, 1M particles ("Me
 
 local function f32(x) return (string.unpack("<f", string.pack("<f", x))) end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local q, ctx = R.queue, R.ctx
   local dt, kk = f32(DT), f32(DT / MASS)
   local L = math.min(math.max(1, R.args["local"]), info.max_work_group_size)

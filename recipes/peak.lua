@@ -20,8 +20,7 @@ local R = recipe.new{ name = "peak", quick_size = "1MiB",
       .. "with --check-size, one iteration of 2 groups of 64).") :argname("MS"):convert(tonumber)
   end }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local types = commalist.words(R.args.types or "float,double,int,half", "--types", { "float", "double", "int", "half" }, "type")
   local widths = commalist.integers(R.args.widths, "--widths")
   for _, w in ipairs(widths) do -- 1, 2, 4, 8 or 16

@@ -20,22 +20,19 @@ local R = recipe.new{
   description = [[Pitched 2-D arrays: clEnqueue{Write,Read,Copy}BufferRect and row kernels with and without a
     padded row pitch.]],
   seed = "OpenCL optimisation slides, \"Padding 2D arrays to avoid unaligned accesses\", clEnqueueWriteBufferRect",
-  size = "64MiB", quick_size = "1MiB", check_size = "32KiB", quick_reps = 3, size_share = 8,
+  size = "64MiB", quick_size = "1MiB", check_size = "32KiB", size_share = 8,
   options = function(p)
-    p:option("--width", "Row width of the large arrays, in floats.", "1000"):argname("N"):convert(math.tointeger)
-    p:option("--align", "Alignment of a padded row, in bytes.", "128"):argname("BYTES"):convert(math.tointeger)
-    p:option("--pitch", "Padded row pitch, in floats (default: the width rounded up to --align).")
-      :argname("N"):convert(math.tointeger)
-    p:option("--local", "Work-group width of the row kernels (capped by the device's maximum).", "256")
-      :argname("N"):convert(math.tointeger)
+    p:int("--width", "Row width of the large arrays, in floats.", "1000")
+    p:int("--align", "Alignment of a padded row, in bytes.", "128", "BYTES")
+    p:int("--pitch", "Padded row pitch, in floats (default: the width rounded up to --align).")
+    p:int("--local", "Work-group width of the row kernels (capped by the device's maximum).", "256")
   end,
 }
 
 -- The harness's poison (every byte 0xA5) as a float: what padding holds.
 local POISON = harness.POISON_FLOAT
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local q = R.queue
 
   -- 1. The slides' example: 7x7 host floats into an 8x8 device array.

@@ -20,12 +20,11 @@ local R = recipe.new{
     launch is checked against the CPU before any timing.]],
   student_name = "reduce",
   options = function(p)
-    p:option("--local", "Work-group size, a power of two >= 64.", "256"):argname("N"):convert(math.tointeger)
-    p:option("--groups-per-cu", "Work-groups per compute unit for kernel 6 and the slides' kernel "
-      .. "(default: the best of the sweep).") :argname("N"):convert(math.tointeger)
+    p:int("--local", "Work-group size, a power of two >= 64.", "256")
+    p:int("--groups-per-cu", "Work-groups per compute unit for kernel 6 and the slides' kernel "
+      .. "(default: the best of the sweep).")
     p:flag("--no-warp-sync", "Keep barriers in the unrolled last warp even on NVIDIA.")
-    p:option("--kernel-per", "Assignment mode: elements each work-item of --kernel sums per launch.", "2")
-      :argname("P"):convert(math.tointeger)
+    p:int("--kernel-per", "Assignment mode: elements each work-item of --kernel sums per launch.", "2", "P")
   end,
 }
 
@@ -47,8 +46,7 @@ local LADDER = {
 
 local function log2(x) return math.floor(math.log(x, 2) + 0.5) end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local L = R.args["local"]
   if L < 64 or L & (L - 1) ~= 0 then error("--local must be a power of two >= 64, got " .. L) end
   -- The size asked is the size run (a ragged one leaves a partial last

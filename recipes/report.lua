@@ -146,12 +146,6 @@ if args.compare then
   saved = doc
 end
 
-local function file_exists(path)
-  local f = io.open(path)
-  if f then f:close() end
-  return f ~= nil
-end
-
 local ran, card_start = 0, cl.now() -- for the progress line
 
 -- Runs one recipe (with the card's options for it, or --with's); returns {name, finding,
@@ -159,7 +153,7 @@ local ran, card_start = 0, cl.now() -- for the progress line
 local function run(name, finding, options)
   local script = here .. "/" .. name .. ".lua"
   local r = { name = name, finding = finding, svgs = {} }
-  if not file_exists(script) then
+  if not files.readable(script) then
     r.error = "not available: no " .. script
     return r
   end

@@ -18,7 +18,6 @@ local R = recipe.new{
   description = [[Jacobi sweeps of a 5-point Poisson stencil: global memory vs local-memory tiles with a halo,
     coefficients in __constant; time per sweep and GB/s by grid size.]],
   seed = "Advanced CUDA \"Finite Differences\" (512x512 in 0.23 ms on a GTX 280)",
-  quick_reps = 3,
   student = [[a kernel with the arguments of jacobi_global (__constant const real *c, __global const real *u,
     __global const real *f, __global real *out, int N), where real is float, or double when the file is built
     with -DUSE_DOUBLE (--type double or both: the kernel must then define real as double and enable
@@ -39,10 +38,8 @@ local R = recipe.new{
       .. "128..1024 on a CPU; 64,100 with --quick; 20,33 with --check-size).") :argname("N,N,...")
     p:option("--type", "Element type: float, double or both (default: both; float with --quick).")
       :choices({ "float", "double", "both" })
-    p:option("--sweeps", "Sweeps verified against the CPU (default 3, 2 with --check-size).")
-      :argname("K"):convert(math.tointeger)
-    p:option("--batch", "Sweeps launched back to back for the back-to-back time (default 20, 2 with --check-size).")
-      :argname("B"):convert(math.tointeger)
+    p:int("--sweeps", "Sweeps verified against the CPU (default 3, 2 with --check-size).", nil, "K")
+    p:int("--batch", "Sweeps launched back to back for the back-to-back time (default 20, 2 with --check-size).", nil, "B")
     p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows "
       .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(require("clua.argcheck").whole)
   end,
@@ -85,8 +82,7 @@ local function cpu_sweeps(u, f, N, lo, hi, K)
   return cur
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local grids = R.args.grids and commalist.integers(R.args.grids, "--grids", 3)
     or (R.check_size and { 20, 33 }) or (R.quick and { 64, 100 }) or (info.type == "GPU" and { 256, 512, 1024, 2048, 4096, 8192 })
     or { 128, 256, 512, 1024 }

@@ -23,10 +23,10 @@ local R = recipe.new{
   size = "32M", quick_size = "64K", check_size = "4K", reps = 100, quick_reps = 5, size_unit = 8,
   options = function(p)
     p:option("--precision", "float, double or both.", "both"):choices({ "float", "double", "both" })
-    p:option("--dot-groups", "Work-groups of the dot kernel (default: BabelStream's, compute units x 4 on a GPU, "
-      .. "x 1 on a CPU).") :argname("N"):convert(math.tointeger)
-    p:option("--dot-wgsize", "Work-group size of the dot kernel, a power of two (default: BabelStream's, the "
-      .. "device's maximum on a GPU, 2 x the double vector width on a CPU).") :argname("N"):convert(math.tointeger)
+    p:int("--dot-groups", "Work-groups of the dot kernel (default: BabelStream's, compute units x 4 on a GPU, "
+      .. "x 1 on a CPU).")
+    p:int("--dot-wgsize", "Work-group size of the dot kernel, a power of two (default: BabelStream's, the "
+      .. "device's maximum on a GPU, 2 x the double vector width on a CPU).")
   end,
 }
 

@@ -24,10 +24,10 @@ local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB", che
     against strideCopy by the sum of the strides' median times.]],
   student_name = "strideCopy",
   options = function(p)
-    p:option("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",
-      "1024"):argname("N"):convert(math.tointeger)
-    p:option("--sector", "Bytes the memory system fetches at least per access, for the model column "
-      .. "(default: 32 on a GPU, the cache line or 64 on a CPU).") :argname("BYTES"):convert(math.tointeger)
+    p:int("--max-stride", "Largest stride tried, in floats: every stride up to 32, then powers of two.",
+      "1024")
+    p:int("--sector", "Bytes the memory system fetches at least per access, for the model column "
+      .. "(default: 32 on a GPU, the cache line or 64 on a CPU).", nil, "BYTES")
     sweeptable.local_option(p)
   end }
 
@@ -40,8 +40,7 @@ local function strides(max)
   return list
 end
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local m = math.min(math.tointeger(R.size), info.max_mem_alloc_size, info.global_mem_size // 4) // 4 -- floats a buffer
   local lsz = sweeptable.local_size(R)
   local sector = R.args.sector or info.type == "GPU" and 32

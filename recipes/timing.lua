@@ -22,13 +22,11 @@ local R = recipe.new{
   seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
   quick_size = "1MiB", check_size = "16KiB", size_share = 8,
   options = function(p)
-    p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick, 8 with --check-size).")
-      :argname("N"):convert(math.tointeger)
+    p:int("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick, 8 with --check-size).")
   end,
 }
 
-R:main(function(R, dev)
-  local info = dev.info
+R:main(function(R, dev, info)
   local q, ctx = R.queue, R.ctx
   local bytes = math.min(math.tointeger(R.size or (info.type == "GPU" and 64 or 16) * 2^20), info.max_mem_alloc_size,
     info.global_mem_size // 8) // 4 * 4

@@ -30,7 +30,7 @@ local R = recipe.new{ name = "transfer", quick_size = "1MiB", check_size = "64Ki
     p:option("--increment", "Step of --mode range (default: (end - start) / 8)."):argname("SIZE"):convert(units.parse_size)
     p:option("--batch", "Bytes of the many-small vs one-batched test (default 16MiB on a GPU, 4MiB "
       .. "on other devices, 256KiB with --quick)."):argname("SIZE"):convert(units.parse_size)
-    p:option("--chunks", "Largest number of small transfers (default 4096, 256 with --quick)."):argname("N"):convert(math.tointeger)
+    p:int("--chunks", "Largest number of small transfers (default 4096, 256 with --quick).")
   end }
 
 local POISON = -7 -- host destinations' poison (device ones: R:measure's)

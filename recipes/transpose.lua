@@ -25,9 +25,8 @@ local R = recipe.new{
     c[0 .. (width - T) height) and must write no other element of c. Checked exactly, element by element.]],
   student_name = "transpose",
   options = function(p)
-    p:option("--tile", "Side of the square work-group and tile (default: the warp width on NVIDIA, else 16).")
-      :argname("T"):convert(math.tointeger)
-    p:option("--aspect", "Width / height of the matrix.", "1"):argname("K"):convert(math.tointeger)
+    p:int("--tile", "Side of the square work-group and tile (default: the warp width on NVIDIA, else 16).", nil, "T")
+    p:int("--aspect", "Width / height of the matrix.", "1", "K")
     bankconflict.option(p)
   end,
 }

@@ -14,6 +14,8 @@ describe("clua.files", function()
 
   it("reads nil from a file that is not there, and says why it cannot write", function()
     assert.is_nil(files.read("/no/such/file"))
+    assert.is_false(files.readable("/no/such/file"))
+    assert.is_true(files.readable("spec/lib_files_spec.lua"))
     local ok, err = pcall(files.write, "/no/such/dir/file", "x")
     assert.is_false(ok)
     assert.matches("cannot write /no/such/dir/file", err, 1, true)

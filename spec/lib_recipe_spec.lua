@@ -71,6 +71,25 @@ describe("clua.recipe", function()
     assert.equal(3, R.args.queues)
   end)
 
+  it("declares a whole-number option with p:int: its default, its argname, a refusal naming it", function()
+    local spec = { options = function(p)
+      p:int("--local", "Work-group size.", "256")
+      p:int("--per", "Adds per work-item.", nil, "K")
+    end }
+    local R = make({ "--per", "4" }, spec)
+    assert.equal(256, R.args["local"])
+    assert.equal(4, R.args.per)
+    local help = require("clua.cli").parser({ name = "demo", description = "A demo.", options = spec.options })
+      :get_help()
+    assert.matches("%-%-per K ", help)
+    assert.matches("%-%-local N ", help)
+    local err, code = sink(), nil
+    assert.is_false((pcall(recipe.new, { name = "demo", args = { "--per", "0" }, err = err,
+      exit = function(c) code = c end, options = spec.options })))
+    assert.equal(2, code)
+    assert.matches("%-%-per 0", err.text)
+  end)
+
   it("reads description, seed and student written as long strings as prose: white space folded", function()
     local R = make({}, { description = [[
       Copies a buffer,
@@ -117,6 +136,14 @@ describe("clua.recipe", function()
     R:main(function() R:verify("x", xs, { 0, 1.5, 2.5, 3 }) end)
     assert.equal(1, R.exit_code)
     assert.matches("worst at index 2", R.err.text)
+  end)
+
+  it("hands the body the device and its info", function()
+    local R = make({})
+    local got_dev, got_info
+    assert.is_true(R:main(function(_, dev, info) got_dev, got_info = dev, info end))
+    assert.equal(fake_device, got_dev)
+    assert.equal(fake_device.info, got_info)
   end)
 
   it("prints a table with metadata and a % of theoretical column", function()

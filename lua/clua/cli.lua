@@ -67,7 +67,16 @@ end
 -- can take tens of seconds per launch.
 cli.TIMEOUT = 60
 
---- The argparse parser of a recipe made with `spec` (recipe.new's table).
+-- p:int(name, help[, default[, argname]]) in a recipe's options: an option
+-- taking a whole number >= 1 (argcheck.count), shown as N unless argname says
+-- otherwise; what most recipes' own options are.
+local function int_option(p, name, help, default, argname)
+  return p:option(name, help, default):argname(argname or "N"):convert(math.tointeger)
+end
+
+--- The argparse parser of a recipe made with `spec` (recipe.new's table);
+-- `spec.options(p)` declares the recipe's own options, with `p:int(name, help[, default[, argname]])`
+-- for a whole number >= 1.
 -- @tab spec the recipe's declaration
 -- @treturn argparse.Parser
 function cli.parser(spec)
@@ -111,6 +120,7 @@ function cli.parser(spec)
       .. "not timed) or time (the student's timed, not checked: a check run did that)."):argname("MODE")
       :choices({ "check", "verify", "time" })
   end
+  p.int = int_option
   if spec.options then spec.options(p) end
   return argcheck.install(p, { write = cli.OUTPUTS, read = { "--compare" } })
 end

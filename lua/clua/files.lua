@@ -14,6 +14,15 @@ function files.read(path)
   return s
 end
 
+--- Whether the file `path` can be opened for reading.
+-- @string path
+-- @treturn boolean
+function files.readable(path)
+  local f = io.open(path)
+  if f then f:close() end
+  return f ~= nil
+end
+
 --- Writes `text` as the whole of the file `path`.
 -- @string path
 -- @string text

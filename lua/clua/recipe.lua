@@ -318,7 +318,7 @@ function recipe.user_location(msg, level)
 end
 
 --- Runs the recipe's body and writes its output files.
--- Runs body(R, device), once, or once per device with --device
+-- Runs body(R, device, device.info), once, or once per device with --device
 -- all (R.device, R.ctx, R.queue, R.facts set anew for each). Any error,
 -- verification failures included, prints "recipe NAME: message" on stderr
 -- and exits with status 1 (CLUA_TRACEBACK=1 adds the traceback). On success
@@ -333,14 +333,15 @@ function Recipe:main(body)
       for _, d in ipairs(cl().devices()) do
         for _, k in ipairs({ "device", "ctx", "queue", "facts", "programs", "guard" }) do rawset(self, k, nil) end
         rawset(self, "device", d)
-        body(self, d)
+        body(self, d, d.info)
         output.add_roofline_table(self)
       end
       local merged = output.merge_by_device(self.emitted)
       output.print_merged(self, merged)
       output.write_files(self, merged, recipe.version())
     else
-      body(self, self.device)
+      local d = self.device
+      body(self, d, d.info)
       output.add_roofline_table(self)
       output.clear_progress(self)
       output.write_files(self, self.emitted, recipe.version())
