@@ -108,7 +108,7 @@ end
 --- Checks one submission; nil, 0 when the check is off (`off`) or Oclgrind
 -- is not installed (said once on the standard error).
 -- @tab c `script` (the recipe), `file` (the kernel), `kernel_name`,
--- `options` (the recipe's, a string), `clua`, `wall` (s), `log` (the stem of
+-- `options` (the recipe's, a string), `wall` (s), `log` (the stem of
 -- the run's logs: STEM.log, STEM.err, each capped), `timeout` (the recipe's
 -- --timeout), `off`, `box` (the grader's runner: the check runs as its runs
 -- do, in the sandbox unless --no-sandbox)

@@ -2,7 +2,8 @@
 -- in the box (clua.sandbox) unless the grader was told not to, under a
 -- wall-clock limit (`timeout`), its standard output and error each kept within
 -- `outcap.LIMIT` (clua.outcap), its JSON written to a folder of the run's own
--- and kept only when it is a regular file of at most `JSON_BYTES`. The run's
+-- and kept only when it is a regular file of at most `JSON_BYTES`. Any
+-- command can be run so (`runner:exec`: the grader's check under Oclgrind). The run's
 -- folder (its JSON, what it wrote) is removed after it; what stays is the
 -- log, the error log and the JSON, so a run leaves at most about 3 MiB.
 -- Before grading, `runner:preflight` runs the recipe's own kernels the same
@@ -49,9 +50,9 @@ local function cap(clua, path)
   return q(clua) .. " -e " .. q(("require(%q).pipe(%q)"):format("clua.outcap", path))
 end
 
---- A fresh, empty folder for one run's files (the run's working folder,
--- writable in the box); `Runner:run` and `Runner:exec`'s next caller remake
--- it, `Runner:clear` removes it.
+--- A fresh, empty folder for one run's files, for `Runner:exec`'s `rw` (the
+-- run then writes it, in the box too) and the caller reads it after; the
+-- next `Runner:scratch` or `Runner:run` empties it, `Runner:clear` removes it.
 -- @treturn string its path
 function Runner:scratch()
   local dir = self.work .. "/run"
@@ -71,7 +72,8 @@ end
 -- @tab job `command` (the program and its arguments, a list), `raw` (more
 -- arguments, a shell fragment already quoted), `env` (variables set for it:
 -- {name, value} pairs), `rw` (folders it may write, e.g. `Runner:scratch`'s),
--- `chdir` (the folder it starts in), `submission` (the student's file or
+-- `chdir` (the folder it starts in, in the box; outside it, where the grader
+-- runs, as before the box), `submission` (the student's file or
 -- folder, seen read-only), `log`, `err` (where its standard output and error
 -- are kept), `home` (a writable HOME instead of a private one seeded from the
 -- preflight's), `wall` (its limit, s, instead of the runner's)
@@ -90,7 +92,7 @@ function Runner:exec(job)
     for i, w in ipairs(box) do box[i] = q(w) end
     cmd = table.concat(box, " ") .. " " .. cmd
   else
-    -- no box: the variables set on the command, its folder entered first
+    -- no box: the variables set on the command
     local set = {}
     for _, kv in ipairs(job.env or {}) do set[#set + 1] = kv[1] .. "=" .. q(kv[2]) end
     if #set > 0 then cmd = "env " .. table.concat(set, " ") .. " " .. cmd end
@@ -98,7 +100,6 @@ function Runner:exec(job)
   local rc = self.work .. "/status"
   os.remove(rc)
   cmd = ("timeout -k 10 %s %s"):format(tostring(job.wall or self.wall), cmd)
-  if job.chdir and not self.sandboxed then cmd = "cd " .. q(job.chdir) .. " && " .. cmd end
   os.execute(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
     cap(self.clua, job.err), cap(self.clua, job.log)))
   local code = tonumber((files.read(rc) or ""):match("%d+"))
@@ -122,8 +123,8 @@ function Runner:run(job)
   local out = self:scratch()
   local json = out .. "/result.json"
   local code, printed = self:exec{ command = { self.clua, paths.absolute(job.script) },
-    raw = job.args .. " --json " .. q(json), rw = { out }, chdir = self.sandboxed and out or nil, submission = job.submission, log = job.log,
-    err = job.err, home = job.home, wall = job.wall }
+    raw = job.args .. " --json " .. q(json), rw = { out }, chdir = out, submission = job.submission,
+    log = job.log, err = job.err, home = job.home, wall = job.wall }
   local kind, attr = paths.kind(json)
   local doc
   if kind == "file" and attr.size <= runner.JSON_BYTES then
