@@ -166,7 +166,7 @@ static void check_poison(const char *what, const float *got, size_t first, size_
             untouched(what, i, got[i]);
 }
 
-/* Host memory as clua's cl.array takes it (host/check.c, hostmem_new), so
+/* Host memory as clua's cl.array takes it (host/hostmem.c, hostmem_new), so
    that pageable transfers start from the same kind of pages on both sides:
    from 16 MiB straight from mmap(), below that 4 KiB-aligned from malloc. */
 #define MMAP_FROM ((size_t)16 << 20)

@@ -12,10 +12,11 @@
      C.one()                                    -- one enqueue on its own queue, no event
      C.finish(); local h = C.hold(); C.unhold(h)
 
-   Built by bench/Makefile against clua's headers; the clua program exports
-   the Lua API and clua's check functions (-Wl,-E), which it calls. */
-#include "check.h"
+   Built by bench/Makefile against host/handles.h, the header made for such
+   modules; the clua program exports the Lua API and those functions
+   (-Wl,-E), which it calls. */
 #include "../bench/common.h"
+#include "handles.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -58,11 +59,8 @@ static int l_loop(lua_State *L)
     cl_command_queue q = queue;
     cl_kernel k = kernel;
     if (!lua_isnoneornil(L, 4)) {
-        cqueue *cq = clua_check_queue(L, 4);
-        ckernel *ck = clua_check(L, 5, T_KERNEL);
-        if (ck->released)
-            return luaL_argerror(L, 5, "attempt to use a released cl.kernel");
-        q = cq->q, k = ck->k;
+        q = clua_queue_handle(L, 4);
+        k = clua_kernel_handle(L, 5);
     } else {
         own_objects(L);
     }

@@ -15,7 +15,8 @@
    the state's own l_alloc included. At most MAXCACHED bytes wait on the
    lists; past that, frees go to the C library. Under AddressSanitizer a
    waiting block is poisoned, so a use after free is still reported. */
-#include "clua.h"
+#include "alloc.h"
+#include "compiler.h"
 
 #include <malloc.h>
 #include <stdlib.h>

@@ -8,6 +8,10 @@ the vectors `float2 float4 double2 int2 int4 uint2 uint4 uchar4` (`cl.types`).
 @module cl.array
 */
 #include "check.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "array.h"
+#include "open.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -5,8 +5,15 @@ Buffers: device memory, made by `context:buffer`.
 @module cl.buffer
 */
 #include "check.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "array.h"
+#include "open.h"
+#include "state.h"
+#include "sim.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* user values: 1 the context, 2 the parent buffer of a sub-buffer */
@@ -59,7 +66,7 @@ void clua_push_mem_flags(lua_State *L, cl_mem_flags f) {
   luaL_pushresult(&b);
 }
 
-int clua_ctx_buffer(lua_State *L) {
+static int ctx_buffer(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   carray *a = luaL_testudata(L, 2, T_ARRAY);
   cl_mem_flags f = clua_mem_flags(L, 3, "ctx:buffer", 0);
@@ -92,9 +99,14 @@ int clua_ctx_buffer(lua_State *L) {
   }
   cbuffer *b = clua_new(L, sizeof *b, T_BUFFER, 2);
   b->released = 1;
+  /* on Oclgrind, contents for its uninitialised-value check (sim.c) */
+  void *zeros = host ? NULL : clua_sim_zeros(dev, size);
+  cl_mem_flags made = zeros ? f | CL_MEM_COPY_HOST_PTR : f;
+  if (zeros) host = zeros;
   cl_int err;
-  cl_mem mem = clCreateBuffer(c->ctx, f, size, host, &err);
-  if (err != CL_SUCCESS && clua_collect_for(L, err)) mem = clCreateBuffer(c->ctx, f, size, host, &err);
+  cl_mem mem = clCreateBuffer(c->ctx, made, size, host, &err);
+  if (err != CL_SUCCESS && clua_collect_for(L, err)) mem = clCreateBuffer(c->ctx, made, size, host, &err);
+  free(zeros);
   if (err != CL_SUCCESS) return clua_clerror(L, "ctx:buffer", "clCreateBuffer", err, "size %I bytes", (lua_Integer)size);
   b->mem = mem;
   b->ctx = c->ctx;
@@ -212,6 +224,7 @@ static int buf_release(lua_State *L) {
   }
   b->maps = NULL;
   CLUA_RELEASE(clReleaseMemObject(b->mem));
+  clua_sim_released();
   CLUA_RELEASED(CNT_BUFFER);
   if (b->host) hostmem_unref(b->host);
   b->host = NULL;
@@ -286,4 +299,6 @@ void clua_open_buffer(lua_State *L) {
     {"__index", buf_index}, {"__gc", buf_release}, {"__close", buf_release},
     {"__tostring", buf_tostring}, {"__eq", buf_eq}, {NULL, NULL}};
   clua_newtype(L, T_BUFFER, methods, meta);
+  static const luaL_Reg cmethods[] = {{"buffer", ctx_buffer}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
 }

@@ -1,13 +1,10 @@
-/* _DEFAULT_SOURCE: MAP_ANONYMOUS for mmap() of big arrays */
-#define _DEFAULT_SOURCE
 /* Error names, argument checks and the helpers every type shares. */
 #include "check.h"
+#include "objects.h"
+#include "clua.h"
 
 #include <stdarg.h>
-#include <sys/mman.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const struct { cl_int code; const char *name; } errnames[] = {
@@ -78,6 +75,8 @@ static const struct { cl_int code; const char *name; } errnames[] = {
   {-9999, "CL_NV_ILLEGAL_ADDRESS (an out-of-bounds access in a kernel)"},
 };
 
+/* The live counts of objects.h, which every type's file adds to: here, at the
+   bottom of the call graph, where all of them may reach. */
 size_t clua_counts[CNT_KINDS][2];
 
 const char *clua_errname(cl_int err) {
@@ -112,6 +111,14 @@ int clua_clerror(lua_State *L, const char *method, const char *call, cl_int err,
   luaL_where(L, 1);
   lua_insert(L, -2);
   lua_concat(L, 2);
+  return lua_error(L);
+}
+
+/* Raises the message on top of the stack as an error about the machine (see
+   CLUA_ENV_ERROR): no source position, and main.c prints no traceback. */
+int clua_env_error(lua_State *L) {
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, CLUA_ENV_ERROR);
   return lua_error(L);
 }
 
@@ -241,32 +248,6 @@ const char *clua_field_string(lua_State *L, int t, const char *k, const char *de
   return v;
 }
 
-/* The event on top of the stack, for wait[i] of method. An event that already
-   ended with an error is refused: a command waiting for it would never run on
-   some drivers (PoCL leaves it queued forever). */
-static cl_event wait_event(lua_State *L, const char *method, lua_Integer i, cl_context *ctx) {
-  cevent *e = clua_test_event(L, -1);
-  if (!e) luaL_error(L, "%s: wait[%I] must be a cl.event, got %s", method, i, luaL_typename(L, -1));
-  if (e->released) luaL_error(L, "%s: wait[%I] is a released cl.event", method, i);
-  /* OpenCL asks drivers to refuse these (CL_INVALID_CONTEXT); not all do */
-  cl_context c = NULL;
-  clGetEventInfo(e->ev, CL_EVENT_CONTEXT, sizeof c, &c, NULL);
-  if (!*ctx) *ctx = c;
-  else if (c != *ctx)
-    luaL_error(L, "%s: wait[%I] is an event of another context (CL_INVALID_CONTEXT): %s", method, i,
-               strcmp(method, "cl.wait") ? "a command waits only for events of its queue's context"
-                                         : "the events waited for together must be of one context");
-  cl_int st = CL_COMPLETE;
-  if (strcmp(method, "cl.wait"))  /* cl.wait itself reports how the events ended */
-    clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-  if (st < 0) {
-    const char *name = clua_errname(st);
-    luaL_error(L, "%s: wait[%I] ended with an error (status %d%s%s): a command waiting for it would never run", method,
-               i, (int)st, name ? ", " : "", name ? name : "");
-  }
-  return e->ev;
-}
-
 int clua_collect_for(lua_State *L, cl_int err) {
   if (err != CL_OUT_OF_HOST_MEMORY && err != CL_OUT_OF_RESOURCES && err != CL_MEM_OBJECT_ALLOCATION_FAILURE) return 0;
   lua_gc(L, LUA_GCCOLLECT);
@@ -277,35 +258,6 @@ void clua_same_context(lua_State *L, const char *method, const char *call, cl_in
                        cl_context got, const char *what, const char *with) {
   if (want != got)
     clua_clerror(L, method, call, err, "%s is of another context than %s", what, with);
-}
-
-cl_uint clua_waitlist(lua_State *L, int t, const char *method, cl_context ctx, cl_event **out) {
-  *out = NULL;
-  if (lua_isnoneornil(L, t)) { lua_pushnil(L); return 0; }
-  int tt = lua_getfield(L, t, "wait");
-  if (tt == LUA_TNIL) return 0;  /* leaves nil */
-  if (tt == LUA_TUSERDATA && clua_test_event(L, -1)) {
-    cl_event *list = lua_newuserdatauv(L, sizeof(cl_event), 0);
-    lua_pushvalue(L, -2);
-    list[0] = wait_event(L, method, 1, &ctx);
-    lua_pop(L, 1);
-    lua_remove(L, -2);
-    *out = list;
-    return 1;
-  }
-  if (tt != LUA_TTABLE) luaL_error(L, "%s: option 'wait' must be an event or a list of events, got %s", method, luaL_typename(L, -1));
-  lua_Integer n = luaL_len(L, -1);
-  if (n <= 0) { lua_pop(L, 1); lua_pushnil(L); return 0; }
-  if (n > 65536) luaL_error(L, "%s: option 'wait' lists %I events, more than 65536", method, n);
-  cl_event *list = lua_newuserdatauv(L, sizeof(cl_event) * (size_t)n, 0);
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_geti(L, -2, i);
-    list[i - 1] = wait_event(L, method, i, &ctx);
-    lua_pop(L, 1);
-  }
-  lua_remove(L, -2);
-  *out = list;
-  return (cl_uint)n;
 }
 
 void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
@@ -323,56 +275,9 @@ void clua_newtype(lua_State *L, const char *tname, const luaL_Reg *methods,
   lua_pop(L, 1);
 }
 
-/* ---- host memory ---- */
-
-hostmem *hostmem_new(lua_State *L, size_t size) {
-  hostmem *m = calloc(1, sizeof *m);
-  void *p = NULL;
-  /* 4 KiB alignment: what pageable transfers and use_host_ptr like best. From
-     16 MiB, pages straight from mmap(): zero already, and touched only when
-     used (zeroing 4.5 GiB page by page took 39 s in a VM) */
-  if (m && size >= ((size_t)16 << 20)) {
-    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) p = NULL;
-    else m->mmapped = 1;
-  } else if (m && posix_memalign(&p, 4096, size ? size : 1) != 0) {
-    p = NULL;
-  }
-  if (!m || !p) {
-    free(m);
-    luaL_error(L, "cl.array: out of host memory allocating %I bytes", (lua_Integer)size);
-  }
-  if (!m->mmapped) memset(p, 0, size);
-  m->refs = 1;
-  m->valid = 1;
-  m->ptr = p;
-  m->size = size;
-  CLUA_CREATED(CNT_HOSTMEM);
-  return m;
-}
-
-hostmem *hostmem_wrap_mapped(lua_State *L, void *ptr, size_t size) {
-  hostmem *m = calloc(1, sizeof *m);
-  if (!m) luaL_error(L, "out of host memory");
-  m->refs = 1;
-  m->mapped = 1;
-  m->valid = 1;
-  m->ptr = ptr;
-  m->size = size;
-  CLUA_CREATED(CNT_HOSTMEM);
-  return m;
-}
-
-void hostmem_ref(hostmem *m) { m->refs++; }
-
-void hostmem_unref(hostmem *m) {
-  if (--m->refs > 0) return;
-  if (m->mmapped) munmap(m->ptr, m->size);
-  else if (!m->mapped) free(m->ptr);
-  if (m->mapev) {
-    clReleaseEvent(m->mapev);
-    CLUA_RELEASED(CNT_EVENT);
-  }
-  free(m);
-  CLUA_RELEASED(CNT_HOSTMEM);
+void clua_add_methods(lua_State *L, const char *tname, const luaL_Reg *funcs) {
+  luaL_getmetatable(L, tname);
+  lua_getfield(L, -1, "methods");
+  luaL_setfuncs(L, funcs, 0);
+  lua_pop(L, 2);
 }

@@ -35,8 +35,13 @@ local d = cl.device()
 print(d.name, d.info.compute_units)
 */
 #include "check.h"
+#include "objects.h"
+#include "array.h"
+#include "deadline.h"
+#include "open.h"
+#include "root.h"
 #include "clua.h"
-#include "state.h"
+#include "version.h"
 
 #include <time.h>
 

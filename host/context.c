@@ -7,6 +7,9 @@ Contexts: what `cl.context` returns.
 local q = ctx:queue()
 */
 #include "check.h"
+#include "objects.h"
+#include "open.h"
+#include "state.h"
 
 #include <string.h>
 
@@ -123,8 +126,9 @@ static int ctx_tostring(lua_State *L) {
   return 1;
 }
 
-/* The methods implemented in queue.c, buffer.c, program.c and event.c,
-   documented here with the type they belong to. */
+/* The methods implemented in queue.c, buffer.c, program.c and event.c (each
+   adds its own to the context's methods: clua_add_methods), documented here
+   with the type they belong to. */
 
 /***
 A command queue on one of the context's devices.
@@ -181,8 +185,6 @@ can wait for.
 */
 void clua_open_context(lua_State *L) {
   static const luaL_Reg methods[] = {
-    {"queue", clua_ctx_queue}, {"buffer", clua_ctx_buffer}, {"program", clua_ctx_program},
-    {"program_file", clua_ctx_program_file}, {"user_event", clua_ctx_user_event},
     {"release", ctx_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
     {"__index", ctx_index}, {"__gc", ctx_release}, {"__close", ctx_release},

@@ -3,8 +3,10 @@
    runs a command that OpenCL cannot stop. */
 
 #include "check.h"
-#include "clua.h"
+#include "deadline.h"
 #include "state.h"
+#include "clua.h"
+#include "compiler.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* Events: wait, status, profiling times; user events; cl.wait(list). */
+/* Events: wait, status, profiling times; user events; cl.wait(list). The
+   wait itself, and the wait lists commands take, are wait.c's. */
 
 /***
 Events: the status and profiling times of a command; user events; `cl.wait`.
@@ -8,12 +9,13 @@ e:wait()
 print(e.command, e.duration, "ns")
 */
 #include "check.h"
+#include "objects.h"
+#include "events.h"
+#include "wait.h"
+#include "open.h"
 #include "state.h"
 
-#include <pthread.h>
-#include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 /***
 An event (`cl.event`): what every enqueue returns, and user events
@@ -32,161 +34,6 @@ static int ev_release(lua_State *L) {
   if (!e) e = clua_check_event(L, 1);  /* raises */
   clua_event_drop(e);
   return 0;
-}
-
-/* Interruptible waits: the events' completion callbacks wake a condition
-   variable that the waiting thread checks every 50 ms, and clua_interrupted
-   and the deadline (cl.timeout) with it. Lua runs in one thread, so there is one wait at a time; the
-   callbacks of an abandoned (interrupted) wait find a newer generation and
-   do nothing. */
-static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wait_cv = PTHREAD_COND_INITIALIZER;
-static uintptr_t wait_gen;
-static cl_uint wait_left;
-
-static void CL_CALLBACK wait_done(cl_event ev, cl_int status, void *gen) {
-  (void)ev;
-  (void)status;
-  pthread_mutex_lock(&wait_mu);
-  if ((uintptr_t)gen == wait_gen && wait_left && --wait_left == 0) pthread_cond_signal(&wait_cv);
-  pthread_mutex_unlock(&wait_mu);
-}
-
-/* How many of the events have not ended; *failed: whether one ended in error. */
-static cl_uint not_done(const cl_event *list, cl_uint n, int *failed) {
-  cl_uint left = 0;
-  *failed = 0;
-  for (cl_uint i = 0; i < n; i++) {
-    cl_int st = CL_COMPLETE;
-    clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-    left += st > CL_COMPLETE;
-    *failed |= st < 0;
-  }
-  return left;
-}
-
-/* What clWaitForEvents returns for events that have all ended, without the
-   call (a round trip's last driver call, on the H100 a microsecond). */
-#define ENDED(failed) ((failed) ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS)
-
-/* Whether the queue's device is a CPU: the last queue asked about is kept
-   (a round trip asked the driver three times per wait). */
-static int on_cpu(cl_event ev) {
-  static cl_command_queue known;
-  static int cpu = 1;
-  if (!clua_cpu_queue_made) return 0;  /* no CPU device's queue in this process: no driver call */
-  cl_command_queue cq = NULL;
-  if (clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) != CL_SUCCESS || !cq) return 1;
-  if (cq != known) {
-    cl_device_id dev = NULL;
-    cl_device_type type = CL_DEVICE_TYPE_CPU;
-    if (clGetCommandQueueInfo(cq, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS)
-      clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-    known = cq;
-    cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
-  }
-  return cpu;
-}
-
-int clua_cpu_queue_made;
-
-void clua_flush_events(cl_uint n, const cl_event *list) {
-  cl_command_queue last = NULL;
-  for (cl_uint i = 0; i < n; i++) {
-    cl_command_queue cq = NULL;  /* NULL for a user event */
-    if (clGetEventInfo(list[i], CL_EVENT_COMMAND_QUEUE, sizeof cq, &cq, NULL) == CL_SUCCESS && cq && cq != last) {
-      clFlush(cq);
-      last = cq;
-    }
-  }
-}
-
-cl_int clua_wait_list(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
-  /* One pass: each event's status, and for one not ended its type (two
-     driver calls at most: a round trip's wait on the H100 made four) */
-  int failed = 0;
-  cl_uint left = 0;
-  for (cl_uint i = 0; i < n; i++) {
-    cl_int st = CL_COMPLETE;
-    clGetEventInfo(list[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-    failed |= st < 0;
-    if (st <= CL_COMPLETE) continue;
-    left++;
-    cl_command_type t = 0;
-    clGetEventInfo(list[i], CL_EVENT_COMMAND_TYPE, sizeof t, &t, NULL);
-    if (t == CL_COMMAND_USER)
-      luaL_error(L, "%s: event %d is a user event not completed yet: the wait would never end (complete it first)",
-                 method, (int)i + 1);
-  }
-  if (!left) return ENDED(failed);
-  /* On a GPU with no deadline: the driver's own blocking wait, as a C
-     program's. Polling the event's status (or registering callbacks, which
-     NVIDIA's driver serves the same way) slowed the kernel being waited for:
-     uncoalesced copies on an H100 timed 2-6% slower by their own events than
-     the same kernels waited for with clWaitForEvents (docs/notes/compare.md). A ^C
-     cannot stop that wait: during it, main.c's handler ends the process at
-     once, saying so (clua_direct_wait). */
-  double deadline = clua_deadline();
-  if (deadline <= 0 && !on_cpu(list[0])) {
-    clua_direct_wait = 1;
-    cl_int err = clWaitForEvents(n, list);
-    clua_direct_wait = 0;
-    return err;
-  }
-  /* OpenCL promises that a polled or called-back command progresses only once
-     its queue was flushed (Oclgrind runs nothing before): one clFlush, cheap
-     on a queue already flushed. */
-  clua_flush_events(n, list);
-  /* With a deadline the wait must end on time and on ^C: callbacks and a
-     condition variable. On a GPU a moment of polling answers short commands
-     sooner than a wake-up; on a CPU device it would take a core from the
-     command itself. */
-  if (!on_cpu(list[0])) {
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-      if (!not_done(list, n, &failed)) return ENDED(failed);
-      clock_gettime(CLOCK_MONOTONIC, &now);
-    } while ((now.tv_sec - t0.tv_sec) * 1000000000L + (now.tv_nsec - t0.tv_nsec) < 200000);
-  }
-  pthread_mutex_lock(&wait_mu);
-  uintptr_t gen = ++wait_gen;
-  wait_left = n;
-  pthread_mutex_unlock(&wait_mu);
-  for (cl_uint i = 0; i < n; i++)
-    if (clSetEventCallback(list[i], CL_COMPLETE, wait_done, (void *)gen) != CL_SUCCESS) wait_done(list[i], 0, (void *)gen);
-  int ended = !not_done(list, n, &failed);  /* ran at the flush (Oclgrind does), or before a callback was set */
-  pthread_mutex_lock(&wait_mu);
-  if (ended) wait_left = 0;
-  int late = 0;
-  while (wait_left && !clua_interrupted && !(late = clua_past(deadline))) {
-    clua_keep_sigint();
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 50000000;
-    if (ts.tv_nsec >= 1000000000) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000;
-    }
-    if (pthread_cond_timedwait(&wait_cv, &wait_mu, &ts) && wait_left) {
-      /* every 50 ms, the status too: Oclgrind 21.10 never calls back for an
-         event that had ended when the callback was set */
-      pthread_mutex_unlock(&wait_mu);
-      ended = !not_done(list, n, &failed);
-      pthread_mutex_lock(&wait_mu);
-      if (ended) wait_left = 0;
-    }
-  }
-  int done = wait_left == 0;
-  wait_gen++;
-  pthread_mutex_unlock(&wait_mu);
-  if (!done && late) clua_timed_out(L, method, n, list);  /* raises */
-  if (!done) {  /* the commands go on; the script ends, and its objects are released on the way out */
-    clua_interrupted = 0;
-    lua_sethook(L, NULL, 0, 0);  /* main.c's hook for the same ^C */
-    luaL_error(L, "%s: interrupted", method);
-  }
-  return clWaitForEvents(n, list);
 }
 
 static int wait_events(lua_State *L, const char *method, cl_uint n, const cl_event *list) {
@@ -269,7 +116,7 @@ static int ev_complete(lua_State *L) {
   return 1;
 }
 
-int clua_ctx_user_event(lua_State *L) {
+static int ctx_user_event(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   cl_int err;
   cl_event ev = clCreateUserEvent(c->ctx, &err);
@@ -425,5 +272,7 @@ void clua_open_event(lua_State *L) {
   static const luaL_Reg meta[] = {
     {"__index", ev_index}, {"__close", ev_release}, {"__tostring", ev_tostring}, {NULL, NULL}};
   clua_newtype(L, T_EVENT, methods, meta);
+  static const luaL_Reg cmethods[] = {{"user_event", ctx_user_event}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
   clua_open_evpool(L);
 }

@@ -31,7 +31,10 @@
    that outlives its finalizer (reached from another object being finalized)
    finds the slot's generation changed and reads as released. */
 #include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "events.h"
+#include "queue.h"
+#include "compiler.h"
 
 #include <stdlib.h>
 

@@ -23,8 +23,8 @@
    installs while it finds its devices and which hands a fault on to ASan's
    report in the ASan binary, else the default action. */
 #define _GNU_SOURCE /* gettid */
-#include "check.h"
-#include "clua.h"
+#include "fatal.h"
+#include "compiler.h"
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -151,8 +151,10 @@ static int append_word(char *buf, size_t len, const char *w) {
    (the nearest Lua function's: a launch through pcall names pcall's caller)
    and the command that finds the access: clua check, the script and its
    arguments as the global arg holds them. */
-static CLUA_COLD void note_place(lua_State *L, ckernel *k, const void *fn, int line) {
-  char kn[128], where[256] = "an unknown line", cmd[1024] = "";
+static CLUA_COLD void note_place(lua_State *L, cl_kernel k, const void *fn, int line) {
+  char kn[128] = "", where[256] = "an unknown line", cmd[1024] = "";
+  if (clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof kn, kn, NULL) != CL_SUCCESS) kn[0] = 0;
+  kn[sizeof kn - 1] = 0;
   lua_Debug ar;
   for (int level = 1; lua_getstack(L, level, &ar); level++) {
     if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
@@ -177,25 +179,25 @@ static CLUA_COLD void note_place(lua_State *L, ckernel *k, const void *fn, int l
   snprintf(text[next], sizeof text[0],
            " inside the OpenCL driver; the newest kernel launched is '%s', at %s. A kernel that reads or writes "
            "out of bounds ends a process so: run `clua check %s` to find the access\n",
-           *clua_kernel_name(k, kn, sizeof kn) ? kn : "?", where, cmd);
+           *kn ? kn : "?", where, cmd);
   if (!installed) {
     script_tid = gettid();
     install();
   }
   last_fn = fn;
   last_line = line;
-  last_k = k->k;
+  last_k = k;
   atomic_store(&ready, next);
 }
 
-CLUA_HOT void clua_fatal_note(lua_State *L, ckernel *k) {
+CLUA_HOT void clua_fatal_note(lua_State *L, cl_kernel k) {
   lua_Debug ar;
   if (!lua_getstack(L, 1, &ar)) return;
   lua_getinfo(L, "fl", &ar);
   const void *fn = lua_topointer(L, -1);
   lua_pop(L, 1);
   /* a C caller (pcall) has no line: its Lua caller is found each time */
-  if (fn != last_fn || ar.currentline != last_line || k->k != last_k || ar.currentline <= 0)
+  if (fn != last_fn || ar.currentline != last_line || k != last_k || ar.currentline <= 0)
     note_place(L, k, fn, ar.currentline);
 }
 

@@ -9,6 +9,14 @@ false, making either raises `ctx:image2d: images are not supported on DEVICE`.
 @module cl.image
 */
 #include "check.h"
+#include "objects.h"
+#include "array.h"
+#include "events.h"
+#include "wait.h"
+#include "queue.h"
+#include "open.h"
+#include "state.h"
+#include "sim.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -207,6 +215,7 @@ static int img_release(lua_State *L) {
   if (!img->released) {
     img->released = 1;
     CLUA_RELEASE(clReleaseMemObject(img->mem));
+    clua_sim_released();
     CLUA_RELEASED(CNT_IMAGE);
   }
   return 0;
@@ -452,14 +461,6 @@ static int smp_tostring(lua_State *L) {
   return 1;
 }
 
-/* Adds funcs to the methods table of the registered type tname. */
-static void add_methods(lua_State *L, const char *tname, const luaL_Reg *funcs) {
-  luaL_getmetatable(L, tname);
-  lua_getfield(L, -1, "methods");
-  luaL_setfuncs(L, funcs, 0);
-  lua_pop(L, 2);
-}
-
 void clua_open_image(lua_State *L) {
   static const luaL_Reg imethods[] = {{"release", img_release}, {NULL, NULL}};
   static const luaL_Reg imeta[] = {
@@ -470,7 +471,7 @@ void clua_open_image(lua_State *L) {
     {"__index", smp_index}, {"__gc", smp_release}, {"__close", smp_release}, {"__tostring", smp_tostring}, {NULL, NULL}};
   clua_newtype(L, T_SAMPLER, smethods, smeta);
   static const luaL_Reg cmethods[] = {{"image2d", ctx_image2d}, {"sampler", ctx_sampler}, {NULL, NULL}};
-  add_methods(L, T_CONTEXT, cmethods);
+  clua_add_methods(L, T_CONTEXT, cmethods);
   static const luaL_Reg qmethods[] = {{"write_image", q_write_image}, {"read_image", q_read_image}, {NULL, NULL}};
-  add_methods(L, T_QUEUE, qmethods);
+  clua_add_methods(L, T_QUEUE, qmethods);
 }

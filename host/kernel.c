@@ -8,6 +8,12 @@ Kernels: arguments and work-group facts (launched by `queue:launch`).
 print(k.name, k.nargs, k:info().work_group_size)
 */
 #include "check.h"
+#include "objects.h"
+#include "array.h"
+#include "fatal.h"
+#include "open.h"
+#include "state.h"
+#include "handles.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +75,7 @@ static void read_arg_info(ckernel *k, cl_kernel from) {
   }
 }
 
-int clua_program_kernel(lua_State *L) {
+static int prog_kernel(lua_State *L) {
   cprogram *p = clua_check(L, 1, T_PROGRAM);
   const char *name = luaL_checkstring(L, 2);
   ckernel *k = clua_new(L, sizeof *k, T_KERNEL, 2);
@@ -112,6 +118,8 @@ int clua_program_kernel(lua_State *L) {
 }
 
 static ckernel *check_kernel(lua_State *L, int idx) { return clua_check(L, idx, T_KERNEL); }
+
+cl_kernel clua_kernel_handle(lua_State *L, int idx) { return check_kernel(L, idx)->k; }
 
 static const char *kname(ckernel *k, char *buf, size_t len) {
   if (clGetKernelInfo(k->k, CL_KERNEL_FUNCTION_NAME, len, buf, NULL) != CL_SUCCESS) buf[0] = 0;
@@ -461,6 +469,8 @@ void clua_open_kernel(lua_State *L) {
   clua_newtype(L, T_SCALAR, NULL, smeta);
   static const luaL_Reg lmeta[] = {{"__tostring", local_tostring}, {NULL, NULL}};
   clua_newtype(L, T_LOCAL, NULL, lmeta);
+  static const luaL_Reg pmethods[] = {{"kernel", prog_kernel}, {NULL, NULL}};
+  clua_add_methods(L, T_PROGRAM, pmethods);
 }
 
 /* Adds cl.int, cl.float, ... and cl.local to the module table on top. */

@@ -2,7 +2,14 @@
    checks (work sizes, the kernel's arguments, the geometry, the options);
    queue:launcher, the same launch checked once and made many times. */
 #include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "events.h"
+#include "wait.h"
+#include "queue.h"
+#include "deadline.h"
+#include "fatal.h"
+#include "open.h"
+#include "compiler.h"
 
 #include <string.h>
 
@@ -239,7 +246,7 @@ static inline int launch_made(lua_State *L, cqueue *q, ckernel *k, int want_even
   return 1;
 }
 
-CLUA_HOT int clua_queue_launch(lua_State *L) {
+static CLUA_HOT int clua_queue_launch(lua_State *L) {
   cqueue *q = clua_check_queue(L, 1);
   if (q->npend) clua_queue_sweep(q);
   ckernel *k = launch_kernel(L, 2);
@@ -260,7 +267,7 @@ CLUA_HOT int clua_queue_launch(lua_State *L) {
   cl_uint nw = 0;
   if (has_offset) launch_offset(L, "queue:launch", off, dims);
   if (has_wait) nw = clua_waitlist(L, 5, "queue:launch", q->ctx, &wl);
-  if (q->cpu) clua_fatal_note(L, k);  /* before: the kernel may fault before clEnqueueNDRangeKernel returns */
+  if (q->cpu) clua_fatal_note(L, k->k);  /* before: the kernel may fault before clEnqueueNDRangeKernel returns */
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, dims, has_offset ? off : NULL, g, haslocal ? l : NULL, nw, wl,
                                       want_event ? &ev : NULL);
@@ -308,7 +315,7 @@ static CLUA_HOT int launcher_call(lua_State *L) {
       lua_getiuservalue(L, lua_upvalueindex(2), 2);
       launch_released_arg(L, "launcher", lua_gettop(L), k, i);
     }
-  if (q->cpu) clua_fatal_note(L, k);
+  if (q->cpu) clua_fatal_note(L, k->k);
   cl_event ev;
   cl_int err = clEnqueueNDRangeKernel(q->q, k->k, p->dims, p->has_offset ? p->off : NULL, p->g,
                                       p->haslocal ? p->l : NULL, 0, NULL, p->want_event ? &ev : NULL);

@@ -18,7 +18,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 
-#include "clua.h"
+#include "lineedit.h"
 
 #define HISTORY_LINES 1000
 

@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,8 +19,13 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
-#include "clua.h"
 #include "state.h"
+#include "root.h"
+#include "clua.h"
+#include "version.h"
+#include "alloc.h"
+#include "lineedit.h"
+#include "mpimod.h"
 
 #define PROMPT1 "> "
 #define PROMPT2 ">> "
@@ -144,7 +147,7 @@ static void on_sigint(int sig) {
   }
   first_sigint = now;
   clua_interrupted = 1;
-  clua_given_up = 1; /* no release of OpenCL objects from now on (clua.h) */
+  clua_given_up = 1; /* no release of OpenCL objects from now on (state.h) */
   if (active_state)
     lua_sethook(active_state, interrupted, mask, 1);
 }
@@ -159,8 +162,6 @@ static void set_sigint(void (*handler)(int)) {
 }
 
 static clua_alloc *alloc; /* the state's allocator: freed once the state is closed */
-
-void (*clua_mpi_end)(int failed);
 
 /* The end of the state, from os.exit and from main: ^C from here on ends the
    process at once; with cl.timeout, the commands still running are waited
@@ -197,8 +198,9 @@ static int close_state(lua_State *L, int status, int abandoned) {
   clua_alloc_end(alloc);
   clua_exit_wait();
   clua_exit_abandoned(abandoned);
-  if (clua_mpi_end != NULL)
-    clua_mpi_end(status);
+#ifdef CLUA_MPI
+  clua_mpi_end(status);
+#endif
   return status;
 }
 
@@ -452,80 +454,10 @@ static void create_arg_table(lua_State *L, char **argv, int argc, int script) {
 
 /* ------------------------------------------------------------ clua's root */
 
-static int is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The binary's own path (absolute, links resolved), malloc'd, or NULL. */
-static char *exe_path(void) {
-  size_t cap = 256;
-  for (;;) {
-    char *buf = malloc(cap);
-    ssize_t n;
-    if (buf == NULL)
-      return NULL;
-    n = readlink("/proc/self/exe", buf, cap);
-    if (n < 0) {
-      free(buf);
-      return NULL;
-    }
-    if ((size_t)n < cap) {
-      buf[n] = '\0';
-      return buf;
-    }
-    free(buf);
-    cap *= 2;
-  }
-}
-
-/* Drops the last component of a path in place ("/a/b" -> "/a"). */
-static void drop_last(char *path) {
-  char *slash = strrchr(path, '/');
-  if (slash != NULL)
-    *(slash == path ? slash + 1 : slash) = '\0';
-}
-
-/* prefix + suffix when that folder holds lua/clua, malloc'd; else NULL. */
-static char *try_root(const char *prefix, const char *suffix) {
-  size_t n = strlen(prefix) + strlen(suffix) + sizeof "/lua/clua";
-  char *path = malloc(n);
-  if (path == NULL)
-    return NULL;
-  snprintf(path, n, "%s%s/lua/clua", prefix, suffix);
-  if (is_dir(path)) {
-    path[n - sizeof "/lua/clua"] = '\0';
-    return path;
-  }
-  free(path);
-  return NULL;
-}
-
-/* The folder holding lua/clua: the parent of the binary's folder
-   (build/clua), its grandparent (build/asan/clua), or ../share/clua from the
-   binary's folder (PREFIX/bin/clua). /proc/self/exe is canonical, so cutting
-   components off it gives canonical folders. Returns a malloc'd path or NULL. */
-static char *find_root(void) {
-  char *dir = exe_path(), *root;
-  if (dir == NULL)
-    return NULL;
-  drop_last(dir); /* the binary's folder */
-  drop_last(dir); /* its parent */
-  root = try_root(dir, "");
-  if (root == NULL) {
-    char *up = malloc(strlen(dir) + 1);
-    if (up != NULL) {
-      strcpy(up, dir);
-      drop_last(up); /* the grandparent */
-      root = try_root(up, "");
-      free(up);
-    }
-  }
-  if (root == NULL)
-    root = try_root(dir, "/share/clua");
-  free(dir);
-  return root;
-}
+/* The folders that may hold lua/clua, from the binary's folder: its parent
+   (build/clua), its grandparent (build/asan/clua), or ../share/clua
+   (PREFIX/bin/clua). */
+static const char *const root_tries[] = {"..", "../..", "../share/clua", NULL};
 
 #ifndef CLUA_MPI
 /* require "mpi" in a clua built without it. */
@@ -680,7 +612,6 @@ static void repl(lua_State *L) {
 static int pmain(lua_State *L) {
   int argc = (int)lua_tointeger(L, 1);
   char **argv = (char **)lua_touserdata(L, 2);
-  const char *root = (const char *)lua_touserdata(L, 3);
   int script;
   int opts = collect_args(argv, &script);
   int limit = script > 0 ? script : argc; /* the first word that is no option */
@@ -701,7 +632,7 @@ static int pmain(lua_State *L) {
   lua_pushcfunction(L, os_exit);
   lua_setfield(L, -2, "exit");
   lua_pop(L, 1);
-  open_clua(L, root);
+  open_clua(L, clua_root());
   create_arg_table(L, argv, argc, script);
   lua_gc(L, LUA_GCRESTART);
   lua_gc(L, LUA_GCGEN, 0, 0);
@@ -739,7 +670,6 @@ static void flush_all(void) {
 
 int main(int argc, char **argv) {
   lua_State *L;
-  char *root;
   int status, ok;
 
   atexit(flush_all);
@@ -751,13 +681,10 @@ int main(int argc, char **argv) {
       return EXIT_FAILURE;
   if (argv[0] != NULL && argv[0][0] != '\0')
     progname = argv[0];
-  root = find_root();
-  if (root != NULL)
-    clua_set_root(root); /* root stays allocated until exit */
+  clua_find_root("/proc/self/exe", "lua/clua", root_tries);
   L = luaL_newstate();
   if (L == NULL) {
     message(progname, "cannot create state: not enough memory");
-    free(root);
     return EXIT_FAILURE;
   }
   alloc = clua_alloc_use(L);
@@ -765,11 +692,9 @@ int main(int argc, char **argv) {
   lua_pushcfunction(L, pmain);
   lua_pushinteger(L, argc);
   lua_pushlightuserdata(L, argv);
-  lua_pushlightuserdata(L, root);
-  status = lua_pcall(L, 3, 1, 0);
+  status = lua_pcall(L, 2, 1, 0);
   ok = lua_toboolean(L, -1);
   report(L, status);
-  free(root); /* clua_set_root and package.path keep copies */
   status = (ok && status == LUA_OK) ? EXIT_SUCCESS : EXIT_FAILURE;
   return close_state(L, status, EXIT_FAILURE); /* a wait timed out: the script failed */
 }

@@ -16,51 +16,23 @@
    bounds every wait. Compiled only into cl.so (-DCLUA_MODULE). */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 
 #include <lua.h>
 #include <lauxlib.h>
 
+#include "root.h"
 #include "clua.h"
-#include "state.h"
 
 #define SENTINEL "clua.module_sentinel"
 
-static int is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Sets the root from the place of this shared object, when it can tell. */
+/* The root from the place of this shared object, when it can tell: DIR/clua
+   beside DIR/cl.so when it holds kernels/ (installed), else DIR/.. (the build
+   tree). */
 static void find_root(void) {
+  static const char *const tries[] = {"clua", "..", NULL};
   Dl_info info;
-  char *so, *slash, path[PATH_MAX + 32];
-  if (dladdr((void *)find_root, &info) == 0 || info.dli_fname == NULL)
-    return;
-  so = realpath(info.dli_fname, NULL);
-  if (so == NULL)
-    return;
-  slash = strrchr(so, '/');
-  if (slash != NULL && strlen(so) < PATH_MAX) {
-    *slash = '\0'; /* the folder of cl.so */
-    snprintf(path, sizeof path, "%s/clua/kernels", so);
-    if (is_dir(path)) {
-      snprintf(path, sizeof path, "%s/clua", so);
-      clua_set_root(path);
-    } else {
-      snprintf(path, sizeof path, "%s/../kernels", so);
-      char *up = is_dir(path) ? realpath(path, NULL) : NULL;
-      if (up != NULL) {
-        up[strlen(up) - sizeof "/kernels" + 1] = '\0';
-        clua_set_root(up);
-        free(up);
-      }
-    }
-  }
-  free(so);
+  if (dladdr((void *)find_root, &info) != 0 && info.dli_fname != NULL)
+    clua_find_root(info.dli_fname, "kernels", tries);
 }
 
 static int at_close(lua_State *L) {

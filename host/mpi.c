@@ -23,7 +23,7 @@ if all then print(table.concat(all, "\n")) end
 #include <stdlib.h>
 #include <string.h>
 #include <lauxlib.h>
-#include "clua.h"
+#include "mpimod.h"
 
 static MPI_Comm node = MPI_COMM_NULL; /* the ranks of this host */
 
@@ -55,9 +55,14 @@ static int push_query(lua_State *L, const char *name, const char *call, int (*qu
   return 1;
 }
 
+/* MPI_Init was called here (luaopen_mpi): clua_mpi_end ends it. */
+static int started_here;
+
 /* The ends of the process (main.c): finalize, or abort on failure. */
-static void mpi_end(int failed) {
+void clua_mpi_end(int failed) {
   int done = 0;
+  if (!started_here)
+    return;
   MPI_Finalized(&done);
   if (done)
     return;
@@ -221,7 +226,7 @@ int luaopen_mpi(lua_State *L) {
   if (!started) {
     CHECK(L, "init", "MPI_Init", MPI_Init(NULL, NULL));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    clua_mpi_end = mpi_end;
+    started_here = 1;
     CHECK(L, "init", "MPI_Comm_split_type",
           MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   }

@@ -5,10 +5,16 @@
    transfers still using host memory (pending); and the orphans, the commands
    of released queues that had not ended, held until they end and waited for
    at exit (clua_exit_wait). */
-#include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "events.h"
+#include "queue.h"
+#include "deadline.h"
 #include "state.h"
+#include "clua.h"
+#include "compiler.h"
 
+#include <lauxlib.h>
 #include <stdlib.h>
 #include <time.h>
 

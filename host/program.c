@@ -8,7 +8,11 @@ Programs: OpenCL C source, built for a context's devices.
 for _, name in ipairs(prog:kernels()) do print(name) end
 */
 #include "check.h"
+#include "objects.h"
+#include "fatal.h"
+#include "open.h"
 #include "state.h"
+#include "root.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +63,7 @@ static void add_piece(lua_State *L, int pieces, const char *name, int first, int
   lua_rawseti(L, pieces, luaL_len(L, pieces) + 1);
 }
 
-int clua_ctx_program(lua_State *L) {
+static int ctx_program(lua_State *L) {
   clua_check(L, 1, T_CONTEXT);
   size_t len;
   const char *src = luaL_checklstring(L, 2, &len);
@@ -96,7 +100,7 @@ static void push_file(lua_State *L, const char *path, const char **found) {
   luaL_pushresult(&b);
 }
 
-int clua_ctx_program_file(lua_State *L) {
+static int ctx_program_file(lua_State *L) {
   clua_check(L, 1, T_CONTEXT);
   int nfiles = lua_gettop(L) - 1;
   if (nfiles < 1) luaL_checkstring(L, 2);
@@ -572,13 +576,12 @@ static int prog_tostring(lua_State *L) {
   return 1;
 }
 
-int clua_program_kernel(lua_State *L);
-
 void clua_open_program(lua_State *L) {
   static const luaL_Reg methods[] = {
-    {"build", prog_build}, {"try_build", prog_try_build}, {"kernel", clua_program_kernel},
-    {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
+    {"build", prog_build}, {"try_build", prog_try_build}, {"kernels", prog_kernels}, {"release", prog_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
     {"__index", prog_index}, {"__gc", prog_release}, {"__close", prog_release}, {"__tostring", prog_tostring}, {NULL, NULL}};
   clua_newtype(L, T_PROGRAM, methods, meta);
+  static const luaL_Reg cmethods[] = {{"program", ctx_program}, {"program_file", ctx_program_file}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
 }

@@ -10,8 +10,18 @@ local e = q:launch(k, n, 256)
 q:finish()
 */
 #include "check.h"
-#include "clua.h"
+#include "objects.h"
+#include "hostmem.h"
+#include "array.h"
+#include "events.h"
+#include "wait.h"
+#include "queue.h"
+#include "deadline.h"
+#include "sim.h"
+#include "open.h"
 #include "state.h"
+#include "compiler.h"
+#include "handles.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -96,7 +106,9 @@ CLUA_HOT cqueue *clua_check_queue(lua_State *L, int idx) {
   return q;
 }
 
-int clua_ctx_queue(lua_State *L) {
+cl_command_queue clua_queue_handle(lua_State *L, int idx) { return clua_check_queue(L, idx)->q; }
+
+static int ctx_queue(lua_State *L) {
   ccontext *c = clua_check(L, 1, T_CONTEXT);
   int opts = 0;
   cl_device_id dev;
@@ -134,6 +146,7 @@ int clua_ctx_queue(lua_State *L) {
   q->cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   if (q->cpu) clua_cpu_queue_made = 1;
   q->sim = clua_sim_device(dev);
+  if (q->sim) clua_sim_any = 1;
   q->released = 0;
   clua_queue_live(q);
   CLUA_CREATED(CNT_QUEUE);
@@ -238,6 +251,9 @@ Submits the queued commands to the device without waiting (`clFlush`).
 */
 static int q_flush(lua_State *L) {
   cqueue *q = check_queue(L);
+  /* Oclgrind's clFlush runs the commands and would wait for ever on a user
+     event not ended yet (sim.c): they run at the next wait instead */
+  if (q->sim && clua_sim_gated()) return 0;
   cl_int err = clFlush(q->q);
   if (err != CL_SUCCESS) return clua_clerror(L, "queue:flush", "clFlush", err, NULL);
   return 0;
@@ -919,7 +935,7 @@ void clua_open_queue(lua_State *L) {
   static const luaL_Reg methods[] = {
     {"write", q_write}, {"read", q_read}, {"copy", q_copy}, {"fill", q_fill},
     {"write_rect", q_write_rect}, {"read_rect", q_read_rect}, {"copy_rect", q_copy_rect},
-    {"map", q_map}, {"unmap", q_unmap}, {"launch", clua_queue_launch},
+    {"map", q_map}, {"unmap", q_unmap},
     {"marker", q_marker}, {"barrier", q_barrier}, {"migrate", q_migrate}, {"finish", q_finish}, {"flush", q_flush},
     {"release", q_release}, {NULL, NULL}};
   static const luaL_Reg meta[] = {
@@ -930,4 +946,6 @@ void clua_open_queue(lua_State *L) {
   lua_pushcclosure(L, q_index, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  static const luaL_Reg cmethods[] = {{"queue", ctx_queue}, {NULL, NULL}};
+  clua_add_methods(L, T_CONTEXT, cmethods);
 }

@@ -1,5 +1,4 @@
-/* clua's process-wide state (state.h): ^C, objects given up, the install
-   root. */
+/* clua's process-wide state (state.h): ^C and objects given up. */
 #include "state.h"
 
 #include <signal.h>
@@ -19,16 +18,3 @@ void clua_keep_sigint(void) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
 }
-
-static char root[4096];
-
-void clua_set_root(const char *r) {
-  if (!r) {
-    root[0] = 0;
-    return;
-  }
-  strncpy(root, r, sizeof root - 1);
-  root[sizeof root - 1] = 0;
-}
-
-const char *clua_root(void) { return root[0] ? root : NULL; }

@@ -1,20 +1,7 @@
 /* clua's process-wide state (state.c): what main.c's SIGINT handler, the
    interpreter and every file of the cl module share, kept apart from the
    module's registrar (cl.c), as luv keeps lifetimes apart from handle types.
-
-   The headers of host/ make a tree: no header includes another of host/ but
-   check.h, which includes this one, and each .c file includes the headers
-   whose names it uses.
-
-     state.h   process-wide state: ^C, objects given up, the install root.
-               Needs only <signal.h>. Used by main.c, module.c and the cl
-               module's files that wait or release.
-     clua.h    the interpreter (main.c, module.c for cl.so) and the cl module,
-               each to the other: version, exit-time waits, the allocator, the
-               REPL's input, the mpi module, compiler hints. Needs only <lua.h>.
-     check.h   the cl module's own: OpenCL headers, userdata types, error
-               names, argument checks, each type's registration. Includes
-               state.h (CLUA_RELEASE reads clua_given_up). */
+   Needs only <signal.h>. */
 #ifndef CLUA_STATE_H
 #define CLUA_STATE_H
 
@@ -31,6 +18,8 @@ extern volatile sig_atomic_t clua_interrupted;
    clReleaseCommandQueue waits for a kernel that may run for minutes), and
    the script is ending. */
 extern volatile sig_atomic_t clua_given_up;
+/* Releases an OpenCL object unless ^C gave them up. */
+#define CLUA_RELEASE(call) (clua_given_up ? (void)0 : (void)(call))
 
 /* main.c's SIGINT handler while a script runs, else NULL. An OpenCL driver's
    compiler may take SIGINT over: LLVM installs a handler that resets itself
@@ -47,11 +36,5 @@ void clua_keep_sigint(void);
    interrupt: a ^C then ends the process at once (main.c), as it would a C
    program. */
 extern volatile sig_atomic_t clua_direct_wait;
-
-/* The folder holding clua's lua/ and kernels/ (build tree or PREFIX/share/clua).
-   main.c (module.c for cl.so) sets it once before any script runs; cl.root and
-   program_file use it. clua_root returns NULL when it is not known. */
-void clua_set_root(const char *root);
-const char *clua_root(void);
 
 #endif

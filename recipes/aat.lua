@@ -16,7 +16,7 @@ local R = recipe.new{
   description = [[C = AA^T: the guide's Table 3.3 (strided global reads; a transposed local tile; the tile padded
     to TILE_DIM+1 columns).]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.2.3, Listings 3.10-3.11, Table 3.3",
-  quick_size = "256KiB",
+  quick_size = "256KiB", check_size = "16KiB",
   student = [[a kernel with the arguments of the guide's kernels (__global const float *a, __global float *c,
     int M), built with -DTILE_DIM=T and launched as they are, once for each tile T of the guide's table (16, and the
     warp width or --tile when it differs): on {M, M} work-items in {T, T} groups, M a multiple of T (no rounding:

@@ -17,9 +17,11 @@ local R = recipe.new{
     __global reads of the same table.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.5; OpenCL slides \"Constant Memory\"",
   options = function(p)
-    p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU).")
+    p:option("--work-items", "Work-items (default: 8192 per compute unit on a GPU, 32768 on a CPU; 4096 with "
+      .. "--quick, 512 with --check-size).")
       :argname("N"):convert(math.tointeger)
-    p:option("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick).")
+    p:option("--iters", "Table reads per work-item (default: 1024 on a GPU, 512 on a CPU; 32 with --quick, 8 with "
+      .. "--check-size).")
       :argname("N"):convert(math.tointeger)
     p:option("--table", "Table entries (uints, a power of two).", "1024"):argname("N"):convert(math.tointeger)
     p:option("--local", "Work-group size (capped by the device's maximum).", "256"):argname("N"):convert(math.tointeger)
@@ -39,14 +41,14 @@ R:main(function(R, dev)
   assert(tsize >= 32 and tsize & (tsize - 1) == 0, "--table must be a power of two, at least 32")
   assert(tsize * 4 <= info.constant_mem_size, ("--table: %d bytes exceed the device's %d bytes of constant memory")
     :format(tsize * 4, info.constant_mem_size))
-  local iters = R.args.iters or (R.quick and 32 or gpu and 1024 or 512)
+  local iters = R.args.iters or (R.check_size and 8 or R.quick and 32 or gpu and 1024 or 512)
   local warp = info.warp_size or 32
   local tbl = cl.array("uint", tsize):random(1, 0, 65535)
   local tab = tbl:totable()
   -- the program-scope array's contents come in as a build option: -DTABLE_VALUES=v0,v1,...
   local defines = { TABLE = tsize, TABLE_VALUES = table.concat(tab, ",") }
   local L = math.min(R.args["local"], info.max_work_group_size)
-  local n = R.args.work_items or (R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
+  local n = R.args.work_items or (R.check_size and 512 or R.quick and 4096 or (gpu and 8192 or 32768) * info.compute_units)
   n = math.max(L, n // L * L)
   local dtable, dout = R:input("table", tbl), R:output("out", "uint", n, "write_only")
 

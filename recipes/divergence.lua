@@ -14,9 +14,10 @@ local R = recipe.new{
   description = [[Divergent branches: get_local_id(0) % 2 vs (get_local_id(0) / warp) % 2 vs a predicated (select)
     form, with long and short branches.]],
   seed = "NVIDIA OpenCL Best Practices Guide 6.1-6.2; OpenCL slides \"Conditionals\"",
-  quick_size = "64KiB",
+  quick_size = "64KiB", check_size = "4KiB",
   options = function(p)
-    p:option("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick).")
+    p:option("--steps", "Steps per branch of the long branch (default 2048 on a GPU, 64 on a CPU, 16 with --quick, "
+      .. "4 with --check-size).")
       :argname("N"):convert(math.tointeger)
     p:option("--short-steps", "Steps per branch of the short branch.", "1"):argname("N"):convert(require("clua.argcheck").whole)
     p:option("--local", "Work-group size (default 256, or the largest multiple of 2 warps the device allows).")
@@ -46,7 +47,7 @@ R:main(function(R, dev)
   -- Inputs are bytes (0-255), so each path's result depends on 256 values only:
   -- two lookup tables are the CPU reference for any number of work-items.
   local n = R.size and math.tointeger(R.size) // 4 or (gpu and info.compute_units * 2048 * 4 or 2^18)
-  local branches = { { name = "long", steps = R.args.steps or (R.quick and 16 or gpu and 2048 or 64) },
+  local branches = { { name = "long", steps = R.args.steps or (R.check_size and 4 or R.quick and 16 or gpu and 2048 or 64) },
     { name = "short", steps = R.args.short_steps } }
   for _, b in ipairs(branches) do
     b.lut_a, b.lut_b = {}, {}

@@ -47,12 +47,12 @@ local function knee_factor(s)
   return x
 end
 
-local R = recipe.new{ name = "memory", reps = 5,
+local R = recipe.new{ name = "memory", reps = 5, check_size = "8KiB",
   description = [[The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level
     that differs beyond noise, each cache's capacity as measured), local memory bandwidth by vector width
     (clpeak's method), and the TLB's reach (the chase at page-sized strides). --size is the largest working
     set (default: 4 GiB for the chase, 1 GiB for bandwidth, 16 GiB for the TLB on a GPU; 1 GiB, 256 MiB and 1
-    GiB elsewhere; 4 MiB with --quick, the TLB 256 pages).]],
+    GiB elsewhere; 4 MiB with --quick, the TLB 256 pages; 8 KiB with --check-size, the TLB 2 pages of 4 KiB).]],
   seed = "clpeak's local memory bandwidth and the pointer-chase latency microbenchmarks (the issue's memory recipe)",
   options = function(p)
     p:option("--parts", "The parts to run, comma-separated: chase, bandwidth, local, tlb.", "chase,bandwidth,local,tlb")
@@ -132,12 +132,13 @@ local function bandwidth_study(R, S)
   local max = set_max(info, R.size or (R.quick and 4 * 2 ^ 20) or (S.gpu and 2 ^ 30) or 256 * 2 ^ 20, 4)
   local lsize = pow2_floor(math.min(256, info.max_work_group_size))
   local gsize = info.compute_units * (S.gpu and 2048 or 1024) // lsize * lsize
-  local target = R.quick and (S.gpu and 2 ^ 30 or 32 * 2 ^ 20) or (S.gpu and 8 * 2 ^ 30 or 512 * 2 ^ 20)
+  local target = R.check_size and gsize * 16 * 4 or R.quick and (S.gpu and 2 ^ 30 or 32 * 2 ^ 20)
+    or (S.gpu and 8 * 2 ^ 30 or 512 * 2 ^ 20)
   local reads = math.max(1, target // (gsize * 16))
   local lo = math.min(64 * 1024, max)
   if lo < 16 then error("--size is too small: bandwidth needs at least 16 bytes", 0) end
   local init, read = R:kernel("memory.cl", "bw_init", DEFINES), R:kernel("memory.cl", "bw_read", DEFINES)
-  local da = ctx:buffer(max, "read_only")
+  local da = ctx:buffer(max) -- written by bw_init, then read
   init:args(da, cl.uint(max // 16))
   q:launch(init, (max // 16 + 255) // 256 * 256)
   local dout = R:output("out", "float", gsize)
@@ -187,7 +188,7 @@ end
 local function local_study(R, S)
   local info, q, REPS = S.info, R.queue, DEFINES.REPS
   local lsize = pow2_floor(math.min(256, info.max_work_group_size))
-  local groups = info.compute_units * (R.quick and 16 or S.gpu and 2048 or 512)
+  local groups = info.compute_units * (R.check_size and 2 or R.quick and 16 or S.gpu and 2048 or 512)
   local gsize = groups * lsize
   local dout = R:output("out", "float", gsize)
   local period = math.min(gsize, 65536)
@@ -246,8 +247,9 @@ end
 local function tlb_study(R, S)
   local ch, gpu = S.chase, S.gpu
   local max = set_max(S.info, R.size or (gpu and 16 * 2 ^ 30) or 2 ^ 30, 2)
-  local strides = gpu and (R.quick and { 2 ^ 21 } or { 65536, 2 ^ 21 }) or (R.quick and { 4096 } or { 4096, 2 ^ 21 })
-  local max_pages = R.quick and 256 or 8192
+  local strides = R.check_size and { 4096 } or gpu and (R.quick and { 2 ^ 21 } or { 65536, 2 ^ 21 })
+    or (R.quick and { 4096 } or { 4096, 2 ^ 21 })
+  local max_pages = R.check_size and 2 or R.quick and 256 or 8192
   local t = R:table{ title = "TLB reach: latency per dependent load at page-sized strides", id = "tlb",
     columns = { ws_column(), { name = "stride", unit = "bytes", key = true, format = fs },
       { name = "pages", format = "%d" }, R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true },

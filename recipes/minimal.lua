@@ -12,7 +12,7 @@ local recipe = require "clua.recipe"
 
 local R = recipe.new{
   description = [[c = 2 a, one float per work-item: one kernel, one table (a template for new recipes).]],
-  quick_size = "1MiB",
+  quick_size = "1MiB", check_size = "16KiB", -- check_size: --check-size, small enough for clua check (Oclgrind)
 }
 
 R:main(function(R, dev)

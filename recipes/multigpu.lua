@@ -22,7 +22,7 @@ local R = recipe.new{
   description = [[Each device alone and all at once (H2D, D2H, both, device copy), and the device-to-device
     matrix.]],
   seed = "nvbandwidth's host and device-to-device matrices; the guide's 3.1 on host transfers",
-  size = "256MiB", quick_size = "1MiB",
+  size = "256MiB", quick_size = "1MiB", check_size = "64KiB",
 }
 
 local CHUNKS = 8 -- the double-buffered staged path's chunks

@@ -18,12 +18,12 @@ local R = recipe.new{
   description = [[Occupancy: copy, dependent loads and dependent arithmetic over work-group sizes and local
     memory per group, beside the computed occupancy and its limiting resource.]],
   seed = "NVIDIA OpenCL Best Practices Guide 4.1-4.5; lecture and slides \"Occupancy calculator\"",
-  quick_size = "256KiB", quick_reps = 3,
+  quick_size = "256KiB", check_size = "8KiB", quick_reps = 3,
   options = function(p)
     p:option("--steps", "Dependent loads per work-item in chase (default 64 on a GPU, 16 on a CPU, 4 with --quick).")
       :argname("N"):convert(math.tointeger)
     p:option("--iterations", "Dependent multiply-adds per work-item in chain (default 4096 on a GPU, "
-      .. "512 on a CPU, 32 with --quick).") :argname("N"):convert(math.tointeger)
+      .. "512 on a CPU, 32 with --quick, 8 with --check-size).") :argname("N"):convert(math.tointeger)
     p:option("--local-group", "Work-group size of the local-memory sweep (default 64).")
       :argname("N"):convert(math.tointeger)
     p:option("--registers", "Registers per work-item for the calculator where the build log does not tell.")
@@ -63,7 +63,7 @@ R:main(function(R, dev)
   -- work-items of chase and chain
   local nw = math.min(n, quick and 16 * maxwg or (resident * 4 + maxwg - 1) // maxwg * maxwg)
   local steps = R.args.steps or (quick and 4 or gpu and 64 or 16)
-  local iterations = R.args.iterations or (quick and 32 or gpu and 4096 or 512)
+  local iterations = R.args.iterations or (R.check_size and 8 or quick and 32 or gpu and 4096 or 512)
 
   -- Kernels, with and without the __local argument; register counts from the
   -- build log where the compiler writes one (NVIDIA, -cl-nv-verbose).

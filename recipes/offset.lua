@@ -11,7 +11,7 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB",
+local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", check_size = "4KiB",
   description = [[Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.3, Listing 3.5, Figure 3.7",
   student = [[a kernel with the arguments of offsetCopy (__global float *odata, __global float *idata, int
@@ -41,7 +41,7 @@ R:main(function(R, dev)
   local src = cl.array("float", m):random(1, -1, 1)
   local q = R.queue
   local din = R:input("idata", src)
-  local dout = R:output("odata", "float", m, "write_only")
+  local dout = R:output("odata", "float", m)
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every offset after offsetCopy.
   local variants = R:with_student({ { kernel = R:kernel("copy.cl", "offsetCopy") } })
 

@@ -12,7 +12,7 @@ local R = recipe.new{
   name = "overlap",
   description = [[Copy/compute overlap: the hypotenuse pipeline on 1 queue, 2 queues and N queues x M chunks.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1.3, oclCopyComputeOverlap",
-  quick_size = "1MiB", size_share = 8,
+  quick_size = "1MiB", check_size = "48KiB", size_share = 8,
   options = function(p)
     p:option("--iterations", "Arithmetic iterations of the kernel (default: balanced against the transfers).")
       :argname("N"):convert(math.tointeger)

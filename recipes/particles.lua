@@ -15,7 +15,7 @@ local R = recipe.new{
   description = [[Particle Euler step: array of structs (float3) vs structure of arrays vs float4-padded,
     kernel time and bandwidth beside the transfer time; --size is the number of particles.]],
   seed = "Advanced CUDA \"Particle Simulation\", \"Better Coalesced Access\"; lecture \"Global Memory alignment\"",
-  size = "1M", quick_size = "64K", reps = 20, quick_reps = 3, size_unit = 48,
+  size = "1M", quick_size = "64K", check_size = "1K", reps = 20, quick_reps = 3, size_unit = 48,
   student = [[one Euler step of n particles, pos' = pos + vel * dt, vel' = vel + force * k (floats dt = 0.01,
     k = dt / m = 0.005), in one of two layouts, picked by the kernel's arguments: those of eulerSoA (__global
     const float *in, __global float *out, int n, float dt, float k), the structure of arrays: in = posx | posy
@@ -25,9 +25,9 @@ local R = recipe.new{
     k), the array of structs: particle i is in[9i .. 9i+8] = pos.xyz, vel.xyz, force.xyz, and it must write
     out[9i .. 9i+5] = pos'.xyz, vel'.xyz and leave out[9i+6 .. 9i+8] (the force fields) untouched. Launched as
     the recipe's kernels are: n work-items, one per particle (i = get_global_id(0)), in groups of --local L
-    (default 256); n (--size, about 1M, 64K with --quick) is rounded down to a multiple of L, so no work-item
-    is past the end. in must stay unchanged, nothing outside out may be written. Every element of out is
-    checked against a CPU step (tolerance 1e-6; untouched fields must still hold the poison) before any
+    (default 256); n (--size, about 1M, 64K with --quick, 1K with --check-size) is rounded down to a multiple of L,
+    so no work-item is past the end. in must stay unchanged, nothing outside out may be written. Every element of
+    out is checked against a CPU step (tolerance 1e-6; untouched fields must still hold the poison) before any
     figure; ranked by kernel time among the layouts.]],
   student_name = "euler",
   options = function(p)

@@ -16,7 +16,8 @@ local R = recipe.new{ name = "peak", quick_size = "1MiB",
   options = function(p)
     p:option("--types", "Types, comma-separated: float, double, int, half (default: every one the device has)."):argname("LIST")
     p:option("--widths", "Vector widths, comma-separated (default 1,2,4,8,16).", "1,2,4,8,16"):argname("LIST")
-    p:option("--target-ms", "Time each run is calibrated to fill (default 20 on a GPU, 5 elsewhere; 2 with --quick)."):argname("MS"):convert(tonumber)
+    p:option("--target-ms", "Time each run is calibrated to fill (default 20 on a GPU, 5 elsewhere; 2 with --quick; "
+      .. "with --check-size, one iteration of 2 groups of 64).") :argname("MS"):convert(tonumber)
   end }
 
 R:main(function(R, dev)
@@ -27,7 +28,7 @@ R:main(function(R, dev)
     if w > 16 or w & (w - 1) ~= 0 then error(("--widths: %s is no vector width (1, 2, 4, 8, 16)"):format(w), 0) end
   end
   local target = R.args.target_ms or (R.quick and 2 or (info.type == "GPU" and 20 or 5))
-  local global, L, groups = peakmod.geometry(info)
+  local global, L, groups = peakmod.geometry(info, R.check_size)
 
   local t = R:table{ title = ("Compute peak: multiply-add chains, %d work-items (%d groups of %d)"):format(global, groups, L),
     id = "peak", columns = { { name = "type", key = true }, { name = "width", key = true, format = "%d" },

@@ -20,7 +20,7 @@ local R = recipe.new{
   description = [[Pitched 2-D arrays: clEnqueue{Write,Read,Copy}BufferRect and row kernels with and without a
     padded row pitch.]],
   seed = "OpenCL optimisation slides, \"Padding 2D arrays to avoid unaligned accesses\", clEnqueueWriteBufferRect",
-  size = "64MiB", quick_size = "1MiB", quick_reps = 3, size_share = 8,
+  size = "64MiB", quick_size = "1MiB", check_size = "32KiB", quick_reps = 3, size_share = 8,
   options = function(p)
     p:option("--width", "Row width of the large arrays, in floats.", "1000"):argname("N"):convert(math.tointeger)
     p:option("--align", "Alignment of a padded row, in bytes.", "128"):argname("BYTES"):convert(math.tointeger)

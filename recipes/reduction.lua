@@ -218,11 +218,13 @@ R:main(function(R, dev)
         run = function() return q:launch(student:args(din_m, dout_m, cl.uint(m), cl["local"](L * 4)), g * L, L) end }
       checked[#checked + 1] = m
     end
-    first_launch(n)
-    local m2 = n % span ~= 0 and nil or n - span // 2 - 1
-    if m2 and m2 > 0 then first_launch(m2) end
-    local m3 = math.min(n, span // 2 + 3)
-    if m3 ~= n and m3 ~= m2 then first_launch(m3) end
+    if R:checking_student() then -- not in the grader's timing runs (--grading time)
+      first_launch(n)
+      local m2 = n % span ~= 0 and nil or n - span // 2 - 1
+      if m2 and m2 > 0 then first_launch(m2) end
+      local m3 = math.min(n, span // 2 + 3)
+      if m3 ~= n and m3 ~= m2 then first_launch(m3) end
+    end
     rows[#rows + 1] = { label = student_label, r = measure(student_label, plan(student, kper, "any")) }
   end
 
@@ -251,6 +253,8 @@ R:main(function(R, dev)
   if size_note then t:note(size_note) end
   if student then
     R:rank(t, "time", function(row) return row.variant ~= t.rows[1].variant end)
+  end
+  if #checked > 0 then
     t:note(("%s: %d elements per work-item per launch (--kernel-per), its error bound that of any "
       .. "order of a group's %d additions; its first launch was checked group by group at n = %s (past n, "
       .. "its input held 1e30)"):format(student_label, kper, kper * L, table.concat(checked, ", ")))

@@ -14,7 +14,7 @@ local units = require "clua.units"
 local peakmod = require "clua.peak"
 local commalist = require "clua.commalist"
 
-local R = recipe.new{ name = "roofline", quick_size = "1MiB",
+local R = recipe.new{ name = "roofline", quick_size = "1MiB", check_size = "8KiB",
   description = [[Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.]],
   seed = "mixbench (Konstantinidis and Cotronis): the roofline of a device, measured",
   options = function(p)
@@ -43,8 +43,8 @@ R:main(function(R, dev)
   end
 
   -- Elements per array: 2^26 on a GPU (256 MiB of float: far past any L2),
-  -- 2^22 elsewhere, 2^18 with --quick; a multiple of BLOCK and of 4 work-items'
-  -- elements, within the allocation limits.
+  -- 2^22 elsewhere, 2^18 with --quick, 2^10 with --check-size (K up to 16); a
+  -- multiple of BLOCK and of 4 work-items' elements, within the allocation limits.
   local n = R.size and math.tointeger(R.size // 8) or (R.quick and (1 << 18)) or (gpu and (1 << 26) or (1 << 22))
   n = math.min(n, info.max_mem_alloc_size // 8, info.global_mem_size // 32)
   n = n >= BLOCK and n // BLOCK * BLOCK or math.max(1024, n // 1024 * 1024)
@@ -52,7 +52,7 @@ R:main(function(R, dev)
   local global = n // 4
   if global % L ~= 0 then L = 64 end
 
-  local ks, top = {}, R.quick and 256 or 1024
+  local ks, top = {}, R.check_size and 16 or R.quick and 256 or 1024
   for e = 0, 10, R.quick and 2 or 1 do if 1 << e <= top then ks[#ks + 1] = 1 << e end end
 
   local t = R:table{ title = ("Roofline: K multiply-adds per element read and written (%d elements)"):format(n), id = "roofline",

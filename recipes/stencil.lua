@@ -36,12 +36,13 @@ local R = recipe.new{
   student_name = "jacobi",
   options = function(p)
     p:option("--grids", "Grid sizes N (N x N points), comma-separated (default: 256..8192 on a GPU, "
-      .. "128..1024 on a CPU; 64,100 with --quick).") :argname("N,N,...")
+      .. "128..1024 on a CPU; 64,100 with --quick; 20,33 with --check-size).") :argname("N,N,...")
     p:option("--type", "Element type: float, double or both (default: both; float with --quick).")
       :choices({ "float", "double", "both" })
-    p:option("--sweeps", "Sweeps verified against the CPU.", "3"):argname("K"):convert(math.tointeger)
-    p:option("--batch", "Sweeps launched back to back for the back-to-back time.", "20"):argname("B")
-      :convert(math.tointeger)
+    p:option("--sweeps", "Sweeps verified against the CPU (default 3, 2 with --check-size).")
+      :argname("K"):convert(math.tointeger)
+    p:option("--batch", "Sweeps launched back to back for the back-to-back time (default 20, 2 with --check-size).")
+      :argname("B"):convert(math.tointeger)
     p:option("--full-check", "Largest N checked in full on the CPU; larger grids are checked on 16 rows "
       .. "(on the CPU) and everywhere against the global-memory sweep.", "512"):argname("N"):convert(require("clua.argcheck").whole)
   end,
@@ -87,15 +88,15 @@ end
 R:main(function(R, dev)
   local info = dev.info
   local grids = R.args.grids and commalist.integers(R.args.grids, "--grids", 3)
-    or (R.quick and { 64, 100 }) or (info.type == "GPU" and { 256, 512, 1024, 2048, 4096, 8192 })
+    or (R.check_size and { 20, 33 }) or (R.quick and { 64, 100 }) or (info.type == "GPU" and { 256, 512, 1024, 2048, 4096, 8192 })
     or { 128, 256, 512, 1024 }
   local want = R.args.type or (R.quick and "float" or "both")
   local types = want ~= "both" and { want } or info.double_support and { "float", "double" } or { "float" }
   if want == "double" and not info.double_support then
     error("the device has no double precision (try --type float)")
   end
-  local K = math.max(1, R.args.sweeps)
-  local B = math.max(1, R.args.batch)
+  local K = math.max(1, R.args.sweeps or (R.check_size and 2 or 3))
+  local B = math.max(1, R.args.batch or (R.check_size and 2 or 20))
   local full_check = R.args.full_check
   local q = R.queue
   local results, skipped = {}, {}

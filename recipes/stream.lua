@@ -20,7 +20,7 @@ local R = recipe.new{
   description = [[BabelStream's kernels (copy, mul, add, triad, dot) in float and double; --size is the number of
     elements per array (BabelStream's --arraysize).]],
   seed = "BabelStream 5.0 (OpenCL): the issue's peer-tool recipe",
-  size = "32M", quick_size = "64K", reps = 100, quick_reps = 5, size_unit = 8,
+  size = "32M", quick_size = "64K", check_size = "4K", reps = 100, quick_reps = 5, size_unit = 8,
   options = function(p)
     p:option("--precision", "float, double or both.", "both"):choices({ "float", "double", "both" })
     p:option("--dot-groups", "Work-groups of the dot kernel (default: BabelStream's, compute units x 4 on a GPU, "

@@ -11,7 +11,7 @@ local plot = require "clua.plot"
 local units = require "clua.units"
 local sweeptable = require "clua.sweeptable"
 
-local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB",
+local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB", check_size = "16KiB",
   description = [[Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective
     bandwidth.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.2.1.4, Listing 3.6, Figure 3.9",
@@ -49,7 +49,7 @@ R:main(function(R, dev)
   local src = cl.array("float", m):random(1, -1, 1)
   local q = R.queue
   local din = R:input("idata", src)
-  local dout = R:output("odata", "float", m, "write_only")
+  local dout = R:output("odata", "float", m)
   -- Assignment mode (--kernel FILE): the student's kernel, timed and checked at every stride after strideCopy.
   local variants = R:with_student({ { kernel = R:kernel("copy.cl", "strideCopy") } })
 

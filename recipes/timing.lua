@@ -20,9 +20,9 @@ local R = recipe.new{
   description = [[One copy timed by host clock (blocking, non-blocking without a finish) and by events; the
     timers' resolution.]],
   seed = "NVIDIA OpenCL Best Practices Guide 2.1 (2.1.1, 2.1.2, Listing 2.1); lecture \"Timers API\"",
-  quick_size = "1MiB", size_share = 8,
+  quick_size = "1MiB", check_size = "16KiB", size_share = 8,
   options = function(p)
-    p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick).")
+    p:option("--probes", "Tiny commands timed for the resolution (default 200, 40 with --quick, 8 with --check-size).")
       :argname("N"):convert(math.tointeger)
   end,
 }
@@ -34,7 +34,7 @@ R:main(function(R, dev)
     info.global_mem_size // 8) // 4 * 4
   if bytes < 4 then error("--size must be at least 4 bytes") end
   local n = bytes // 4
-  local probes = R.args.probes or (R.quick and 40 or 200)
+  local probes = R.args.probes or (R.check_size and 8 or R.quick and 40 or 200)
 
   -- Pinned host memory (alloc_host_ptr buffers, mapped once), so that a
   -- non-blocking transfer really returns before the copy is done.
@@ -139,7 +139,7 @@ R:main(function(R, dev)
     end
     return best
   end
-  local probe_iters = R.quick and 1024 or 16384
+  local probe_iters = R.check_size and 64 or R.quick and 1024 or 16384
   for _ = 1, R.warmup do launch_spin(0, probe_iters):wait() end
   local per_iter
   repeat

@@ -16,7 +16,7 @@ local recipe = require "clua.recipe"
 local plot = require "clua.plot"
 local units = require "clua.units"
 
-local R = recipe.new{ name = "transfer", quick_size = "1MiB", size_share = 8,
+local R = recipe.new{ name = "transfer", quick_size = "1MiB", check_size = "64KiB", size_share = 8,
   description = [[Host<->device and device<->device bandwidth by size: pageable vs pinned vs mapped, blocking
     vs non-blocking, many small vs one batched transfer.]],
   seed = "NVIDIA OpenCL Best Practices Guide 3.1, 3.1.1, 3.1.2; lecture \"Using host page-locked memory\"; "

@@ -50,6 +50,18 @@ describe("clua.checker", function()
     assert.is_true(checker.is_fault(reports[1]))
   end)
 
+  it("names an undefined address used to read or to write", function()
+    local text = table.concat({ "Uninitialized address used to read from global memory address 0x2000000000400",
+      "\tKernel: chase", "\tEntity: Global(0,0,0) Local(0,0,0) Group(0,0,0)", "\tAt line 40 (column 13) of input.cl:",
+      "\t  j = p[j];", "", "Uninitialized address used to write to local memory address 0x1000",
+      "\tKernel: k", "" }, "\n")
+    local r = checker.parse(text)
+    assert.are.same({ "uninitialized value", "an undefined address used to read from global memory", 40 },
+      { r[1].kind, r[1].detail, r[1].line })
+    assert.are.same({ "uninitialized value", "an undefined address used to write to local memory" },
+      { r[2].kind, r[2].detail })
+  end)
+
   it("maps each line to the kernel file's own, choosing the file whose line reads as Oclgrind quotes it", function()
     assert.are.same({ { first = 1, lines = 7, file = FIX .. "oob.cl" } }, map.sum[1])
     assert.are.equal(2, #map.sum)
@@ -67,7 +79,8 @@ describe("clua.checker", function()
     assert.are.equal(3, #groups)
     assert.are.same({ 2, 2, 2 }, { groups[1].count, groups[2].count, groups[3].count })
     local text = checker.format(groups, { truncated = true })
-    assert.matches("clua check: 3 findings (at least 6 reports from Oclgrind, which stopped reporting after 1000)",
+    assert.matches("clua check: 3 findings (at least 6 reports from Oclgrind, which stopped reporting after "
+      .. checker.MAX_REPORTS .. ")",
       text, 1, true)
     assert.matches("data race (read-write, local memory) in kernel 'sum' at " .. FIX .. "race.cl:8:27 and line 8:30, "
       .. "first by work-item (65,0,0) (local (1,0,0)) of group (1,0,0) against work-item (64,0,0), 2 times", text, 1, true)

@@ -27,7 +27,7 @@ describe("clua.grader", function()
   it("has the options the documentation names", function()
     local help = grader.parser():get_help()
     for _, o in ipairs({ "--recipe", "--course", "--submissions", "--rubric", "--deadline", "--wall", "--budget",
-      "--similar", "--similar-common", "--base", "--roster", "--out", "--device" }) do
+      "--similar", "--similar-common", "--base", "--roster", "--out", "--device", "--rounds" }) do
       assert.matches(o, help, 1, true)
     end
   end)

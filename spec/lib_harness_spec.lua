@@ -201,6 +201,17 @@ describe("clua.harness", function()
     assert.truthy(tostring(err):find("found out[0 .. 1024) wrong at its element 9", 1, true), err)
   end)
 
+  it("refuses a device check of a write_only output, which no kernel may read", function()
+    local R = make()
+    local din = R:input("in", cl.array("float", N):ramp(1, 1))
+    local dout = R:output("out", "float", N, "write_only")
+    local ok, err = pcall(R.measure, R, { label = "wo", run = function() end,
+      outputs = { { dout, device = R:device_strided(din), check = function() return 0 end } } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("R:measure: outputs[1] (out): the device check reads it in a kernel, and it was "
+      .. "made write_only (R:output's flags), which no kernel may read: leave write_only out", 1, true), err)
+  end)
+
   it("puts CLUA_CORRUPT's wrong element in a device-checked buffer, which the device check must find", function()
     local R = make()
     R.corrupt = true

@@ -76,6 +76,47 @@ function Recipe:with_student(variants, defines, like)
   return list
 end
 
+--- How `R:measure` runs a variant in clua grade's runs (the option
+-- `--grading MODE`, docs/assignments.md): "once" for the recipe's own variants (one run,
+-- neither timed nor checked: the grader times the references in a run of
+-- their own), "untimed" for the student's under `verify` (checked, one run),
+-- "unchecked" for the student's under `time` (timed; a `check` run checked
+-- it), nil otherwise (the whole cycle). A variant is the student's when its
+-- label holds the student's label (`R:student_kernel`).
+-- @param self the recipe
+-- @string label the variant's label
+-- @treturn string|nil the way
+function assign.grading(self, label)
+  local mode = self.args.grading
+  if not mode then return nil end
+  local sl = rawget(self, "student_label")
+  if not (sl and tostring(label):find(sl, 1, true)) then return "once" end
+  return ({ verify = "untimed", time = "unchecked" })[mode]
+end
+
+--- Whether this run checks the student's kernel: true in assignment mode
+-- but under `--grading time` (clua grade's timing runs, each after the
+-- submission's check run). `R:measure` asks it itself; a recipe asks it
+-- before checks of its own making (reduction's first launches, group by
+-- group), which a timing run need not repeat.
+-- @treturn boolean
+function Recipe:checking_student()
+  return self.args.kernel ~= nil and self.args.grading ~= "time"
+end
+
+--- The note of every table of a grading run: what its figures are (the
+-- option `--grading`).
+-- @param self the recipe
+-- @tparam clua.report t the table
+function assign.note_grading(self, t)
+  local mode = self.args.grading
+  if not mode then return end
+  t:note(("--grading %s: the recipe's own variants ran once each, neither timed nor checked (their times are one "
+    .. "run's, no figure: clua grade times them in a run of their own); the student's kernel was %s"):format(mode,
+    ({ check = "checked and timed", verify = "checked and run once (not timed)",
+      time = "timed, not checked (a check run did that)" })[mode]))
+end
+
 --- The guard of assignment mode on the recipe's context (made at first use),
 -- or nil without `--kernel`.
 function assign.guard(self)
@@ -91,14 +132,14 @@ end
 --- Checks every guarded buffer after a kernel ran (zones untouched, inputs
 -- unchanged) and raises naming the buffer, offset and bytes, e.g.
 -- `student: out: 4 bytes written at offset 1048576, past the end (1048576
--- bytes) (after student: k (k.cl))`; the zones and inputs are then restored
--- for the next kernel. Without `--kernel`, nothing. `R:measure` calls it.
+-- bytes) (after student: k (k.cl))`. A check that passes found every zone
+-- and input as written: nothing to restore for the next kernel. Without
+-- `--kernel`, nothing. `R:measure` calls it.
 -- @string[opt] when the kernel that ran, for the message
 function Recipe:check_student(when)
   local g = rawget(self, "guard")
   if not g then return end
   g:check(when and ("after " .. when))
-  g:reset()
 end
 
 --- Forgets every guarded buffer (no more checks of them), so that a recipe

@@ -61,7 +61,8 @@ Chase.__index = Chase
 -- `defines` (`LINE` = chase.LINE // 4, and whatever else the recipe's
 -- program of that file takes). Each launch takes 4096 (with --quick, else
 -- 16384) to 2^20 steps, as many as fill about 1 ms (with --quick, else 5 ms)
--- by a probe of 4096 steps; cycles are at the device's maximum clock, where
+-- by a probe of 4096 steps (with --check-size, 256 steps and a probe of
+-- 256, for the simulator); cycles are at the device's maximum clock, where
 -- it tells one.
 -- @tab R the recipe
 -- @tab defines the program's defines
@@ -69,8 +70,8 @@ Chase.__index = Chase
 function chase.new(R, defines)
   local mhz = R.device.info.max_clock_mhz or 0
   return setmetatable({ R = R, clock = mhz > 0 and mhz or nil, cycles_of = {},
-    target_ns = (R.quick and 1 or 5) * 1e6, min_steps = R.quick and 1 << 12 or 1 << 14,
-    max_steps = 1 << 20, probe_steps = 1 << 12,
+    target_ns = (R.quick and 1 or 5) * 1e6, min_steps = R.check_size and 1 << 8 or R.quick and 1 << 12 or 1 << 14,
+    max_steps = 1 << 20, probe_steps = R.check_size and 1 << 8 or 1 << 12,
     build = R:kernel("memory.cl", "chase_build", defines), kernel = R:kernel("memory.cl", "chase", defines),
     -- the chase's state, {index reached, steps taken}: read and written by
     -- every launch (a recurrence), so not poisoned

@@ -9,6 +9,7 @@
 local paths = require "clua.paths"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local checkrule = require "clua.checkrule"
 
 local checker = {}
 
@@ -22,8 +23,11 @@ end
 -- (optimised, a barrier inside a loop reads as line 0).
 checker.CHECKS = { "--data-races", "--uninitialized", "--check-api", "--build-options", "-cl-opt-disable" }
 
---- Oclgrind's reports kept at most (OCLGRIND_MAX_ERRORS); past it, the counts are "at least".
-checker.MAX_REPORTS = 1000
+--- Oclgrind's reports kept at most (OCLGRIND_MAX_ERRORS); past it, the counts
+-- are "at least", and a run whose kept reports hold no fault is incomplete.
+-- Room for the reports an experiment's rule sets aside (clua.checkrule:
+-- image's, about 12000 at its check size), which must not crowd out the rest.
+checker.MAX_REPORTS = 20000
 
 -- Each report's first line, its kind, and what the kind says about it.
 local TITLES = {
@@ -40,7 +44,7 @@ local TITLES = {
     return what == "barrier" and "barrier divergence" or ("divergence (" .. what .. ")") end },
   { "^Uninitialized value written to (%a+) memory", function(space)
     return "uninitialized value", "an undefined value written to " .. space .. " memory" end },
-  { "^Uninitialized address used to (%a+) (%a+) memory", function(what, space)
+  { "^Uninitialized address used to (%a+ %a+) (%a+) memory", function(what, space) -- "read from", "write to"
     return "uninitialized value", ("an undefined address used to %s %s memory"):format(what, space) end },
   { "^Controlflow depends on uninitialized value", function()
     return "uninitialized value", "a branch on an undefined value" end },
@@ -226,10 +230,11 @@ local NOTE = { ["API misuse"] = true, ["simulator error"] = true }
 
 --- Whether a finding is a fault of a kernel (an out-of-bounds access, a race,
 -- barrier divergence, an undefined value, ...), not a note (a failed API call,
--- which clua raises as an error anyway; what the simulator cannot run).
+-- which clua raises as an error anyway; what the simulator cannot run; what
+-- the experiment's rule says the simulator cannot check: clua.checkrule).
 -- @tab f a report or finding
 -- @treturn bool
-function checker.is_fault(f) return not NOTE[f.kind] end
+function checker.is_fault(f) return not NOTE[f.kind] and not f.unchecked end
 
 --- The reports grouped: one finding per kind, detail, kernel and place, with
 -- `count` (how many reports) and the first report's fields.
@@ -296,7 +301,8 @@ end
 --- The findings as text: one line each (`checker.describe`), the kernel
 -- file's line below it; a summary line first.
 -- @tab groups `checker.group`'s
--- @tab[opt] opts `truncated` (Oclgrind stopped reporting), `reports` (how many)
+-- @tab[opt] opts `truncated` (Oclgrind stopped reporting), `reports` (how many),
+-- `rules` (the experiment's, clua.checkrule: each said, with what it set aside)
 -- @treturn string
 function checker.format(groups, opts)
   opts = opts or {}
@@ -305,7 +311,7 @@ function checker.format(groups, opts)
     if checker.is_fault(g) then
       faults[#faults + 1] = g
       n = n + g.count
-    else
+    elseif not g.unchecked then -- those the rules set aside are counted by the rules
       notes[#notes + 1] = g
     end
   end
@@ -318,13 +324,20 @@ function checker.format(groups, opts)
       end
     end
   end
-  if #faults == 0 then
+  if #faults == 0 and opts.truncated then
+    lines[1] = ("clua check: no findings in the reports kept, but Oclgrind stopped reporting after %d: what came "
+      .. "after went unchecked (give smaller sizes)"):format(checker.MAX_REPORTS)
+  elseif #faults == 0 then
     lines[1] = "clua check: no findings"
   else
     lines[1] = ("clua check: %d finding%s (%s%d report%s from Oclgrind%s)"):format(#faults, #faults == 1 and "" or "s",
       opts.truncated and "at least " or "", n, n == 1 and "" or "s",
       opts.truncated and (", which stopped reporting after " .. checker.MAX_REPORTS) or "")
     show(faults)
+  end
+  if opts.rules and #opts.rules > 0 then
+    lines[#lines + 1] = "not checked, by the experiment's rule (what the simulator cannot check):"
+    for _, r in ipairs(opts.rules) do lines[#lines + 1] = "  " .. checkrule.describe(r) end
   end
   if #notes > 0 then
     lines[#lines + 1] = "also reported, no fault of a kernel (a failed call is raised as an error, so one the script "
@@ -340,7 +353,7 @@ function checker.available()
   return os.execute("command -v oclgrind >/dev/null 2>&1") == true
 end
 
---- The largest Oclgrind log and map a run's files are read up to (bytes):
+--- The largest Oclgrind log, map and rules a run's files are read up to (bytes):
 -- Oclgrind stops at `MAX_REPORTS`, so a longer one was not its own.
 checker.FILE_BYTES = 16 * 1024 * 1024
 
@@ -357,13 +370,14 @@ end
 -- @tab words the program Oclgrind runs and its arguments (clua, the script, ...)
 -- @string log where Oclgrind writes its reports (OCLGRIND_LOG)
 -- @string map where clua writes the map of kernels' sources (CLUA_CHECK_MAP)
+-- @string rules where the experiment writes what it leaves unchecked (CLUA_CHECK_RULES: clua.checkrule)
 -- @treturn tab `env` ({name, value} pairs) and `command` (the words: oclgrind's path, its options, `words`)
-function checker.command(words, log, map)
+function checker.command(words, log, map, rules)
   -- a clua built with AddressSanitizer runs with Oclgrind's library preloaded before it
   local asan = os.getenv("ASAN_OPTIONS")
   local env = { { "ASAN_OPTIONS", (asan and asan ~= "" and (asan .. ":") or "") .. "verify_asan_link_order=0" },
     { "OCLGRIND_LOG", log }, { "OCLGRIND_MAX_ERRORS", tostring(checker.MAX_REPORTS) }, { "CLUA_CHECK_MAP", map },
-    { "CLUA_DEVICE", "" } }
+    { "CLUA_CHECK_RULES", rules }, { "CLUA_DEVICE", "" } }
   -- the program found on PATH here, named by its path: the same one in the grader's box
   local command = { paths.which("oclgrind") or "oclgrind" }
   for _, c in ipairs(checker.CHECKS) do command[#command + 1] = c end
@@ -381,22 +395,26 @@ end
 -- `raw` (more arguments, already quoted for the shell), `exec` and `dir`
 -- (the run made by another: `exec(cmd)` runs `cmd` (`checker.command`'s,
 -- with `raw`, `stdout`, `stderr`, `wall`, `dir`) and returns its exit status
--- (124 or 137: past the wall); Oclgrind's log and the map are written in the
--- folder `dir`, which the run must be able to write: the grader's box)
--- @treturn tab `findings` (grouped), `reports`, `truncated`, `status` (the
--- script's exit status), `timed_out`, `seconds`
+-- (124 or 137: past the wall); Oclgrind's log, the map and the rules are
+-- written in the folder `dir`, which the run must be able to write: the
+-- grader's box)
+-- @treturn tab `findings` (grouped; those the experiment's rules set aside
+-- marked `unchecked`), `reports`, `truncated`, `status` (the script's exit
+-- status), `timed_out`, `seconds`, `rules` (clua.checkrule's, as the run
+-- declared them), `incomplete` (Oclgrind stopped reporting, and no report
+-- it kept is a fault: later ones may be lost)
 function checker.run(script, args, opts)
   opts = opts or {}
   local clua = opts.clua or proc.interpreter()
   local q = proc.quote
-  local log, map
+  local log, map, rules
   if opts.exec then
     if not (opts.dir and opts.stdout and opts.stderr) then error("checker.run: exec needs dir, stdout and stderr", 2) end
-    log, map = opts.dir .. "/oclgrind.log", opts.dir .. "/check.map"
+    log, map, rules = opts.dir .. "/oclgrind.log", opts.dir .. "/check.map", opts.dir .. "/check.rules"
   else
-    log, map = os.tmpname(), os.tmpname()
+    log, map, rules = os.tmpname(), os.tmpname(), os.tmpname()
   end
-  local cmd = checker.command({ clua, script, table.unpack(args or {}) }, log, map)
+  local cmd = checker.command({ clua, script, table.unpack(args or {}) }, log, map, rules)
   local raw = opts.raw ~= "" and opts.raw or nil
   local errf = opts.stderr or os.tmpname()
   local t0 = now_s()
@@ -430,10 +448,15 @@ function checker.run(script, args, opts)
   for _, f in ipairs((checker.parse(files.read(errf) or "", true))) do reports[#reports + 1] = f end
   if not opts.stderr then os.remove(errf) end
   checker.locate(reports, checker.read_map(read_own(map)))
+  local findings, declared = checker.group(reports), read_own(rules) and checkrule.read(rules) or {}
+  checkrule.apply(findings, declared)
+  local complete = not truncated
+  for _, f in ipairs(findings) do complete = complete or checker.is_fault(f) end
   os.remove(log)
   os.remove(map)
-  return { findings = checker.group(reports), reports = #reports, truncated = truncated, status = code,
-    timed_out = code == 124 or code == 137, seconds = seconds }
+  os.remove(rules)
+  return { findings = findings, reports = #reports, truncated = truncated, status = code,
+    timed_out = code == 124 or code == 137, seconds = seconds, rules = declared, incomplete = not complete }
 end
 
 --- The usage of `clua check`.
@@ -488,6 +511,7 @@ function checker.main(argv)
       .. "for the simulator)"):format(wall), 1)
   end
   if r.status ~= 0 then die(("%s ended with status %s"):format(target, tostring(r.status)), 1) end
+  if r.incomplete then os.exit(1) end
   for _, f in ipairs(r.findings) do if checker.is_fault(f) then os.exit(1) end end
   os.exit(0)
 end

@@ -106,6 +106,10 @@ function cli.parser(spec)
       .. "recipe's and ranked beside them (see below for what it must do)."):argname("FILE")
     p:option("--kernel-name", "The kernel of --kernel FILE to use (default: " ..
       (spec.student_name and ("'" .. spec.student_name .. "', or ") or "") .. "the file's only kernel)."):argname("NAME")
+    p:option("--grading", "Assignment mode, for clua grade's runs: check (the recipe's own variants run once, "
+      .. "neither timed nor checked; the student's checked and timed), verify (the student's checked and run once, "
+      .. "not timed) or time (the student's timed, not checked: a check run did that)."):argname("MODE")
+      :choices({ "check", "verify", "time" })
   end
   if spec.options then spec.options(p) end
   return argcheck.install(p, { write = cli.OUTPUTS, read = { "--compare" } })
@@ -133,6 +137,11 @@ function cli.parse(self, spec)
     local why = cli.size_refused(a.size, { unit = spec.size_unit, share = spec.size_share, device = a.device,
       text = given_text(list, "--size") })
     if why then refuse(why) end
+  end
+  if a.grading and not a.kernel then
+    self.err:write(p:get_usage(), "\n", ("recipe %s: --grading %s needs --kernel FILE\n"):format(self.name, a.grading))
+    self.exit(2)
+    error("--grading needs --kernel", 0)
   end
   self.args, self.argv = a, list
   -- --check-size: --quick's paths, at the recipe's check size, run once

@@ -13,7 +13,7 @@
 -- against the cache's roof where the card measured one (recipes/memory.lua's
 -- read bandwidth), never against the memory's.
 -- @module clua.glance
-local report = require "clua.report"
+local tablemodel = require "clua.tablemodel"
 local units = require "clua.units"
 
 local glance = {}
@@ -188,11 +188,11 @@ local function multigpu_lines(doc, add)
   end
 end
 
---- The card's "at a glance" table (a clua.report, id "glance"): one row per
+--- The card's "at a glance" table (a clua.tablemodel table, id "glance"): one row per
 -- figure the run measured, with its bound and % of it where known; the
 -- columns no row fills are left out.
 -- @tab doc the card: {device=, recipes={{name=, tables=, error=}, ...}}
--- @treturn ?clua.report nil when the run measured none of these figures
+-- @treturn ?clua.tablemodel nil when the run measured none of these figures
 function glance.table(doc)
   local rows, notes = {}, {}
   local function add(r) rows[#rows + 1] = r end
@@ -203,7 +203,7 @@ function glance.table(doc)
   launch_lines(doc, add)
   multigpu_lines(doc, add)
   if #rows == 0 then return nil end
-  local t = report.new{ title = "At a glance", id = "glance", columns = {
+  local t = tablemodel.new{ title = "At a glance", id = "glance", columns = {
     { name = "figure", key = true }, { name = "measured" }, { name = "bound" },
     { name = "% of bound", format = "%.1f" }, { name = "recipe" } } }
   for _, r in ipairs(rows) do
@@ -212,7 +212,7 @@ function glance.table(doc)
   t:note("each figure from its recipe's table below: the best of its rows (peak: of the vector widths; transfers: "
     .. "of the memories and calls); bound: the device's own figure where the driver tells it")
   for _, n in ipairs(notes) do t:note(n) end
-  return report.without_empty(t)
+  return tablemodel.without_empty(t)
 end
 
 return glance

@@ -1,6 +1,6 @@
 --- clua.gradebook: what recipes/grade.lua makes of one submission's run, and
 -- the gradebook of a class: a row per submission (verdict, score, time,
--- rank, a one-line reason), as clua.report tables (CSV, JSON, Markdown, the
+-- rank, a one-line reason), as clua.tablemodel tables (CSV, JSON, Markdown, the
 -- compact terminal table). Scores come from clua.rubric, feedback files from
 -- clua.feedback, similarity hints from clua.similarity, course-system
 -- exports from clua.lms.
@@ -15,7 +15,7 @@
 -- flagged, not ranked), did not build (the compiler's log), timed out, or
 -- crashed.
 -- @module clua.gradebook
-local report = require "clua.report"
+local tablemodel = require "clua.tablemodel"
 local escape = require "clua.escape"
 
 local gradebook = {}
@@ -250,7 +250,7 @@ local function us(v) return ("%.1f"):format(v / 1e3) end
 -- ({student=, file=, seconds=, outcome=, score=, max=, lines=, late_days=,
 -- submitted=, rank=}).
 function gradebook.table(entries, meta, title)
-  local t = report.new{ title = title or "Gradebook", id = "gradebook", meta = meta,
+  local t = tablemodel.new{ title = title or "Gradebook", id = "gradebook", meta = meta,
     columns = {
       { name = "student", key = true }, { name = "file" }, { name = "verdict" },
       { name = "score", format = "%.2f" }, { name = "max", format = "%.2f" },
@@ -288,7 +288,7 @@ end
 -- verdict, score, time, rank (with "=" for a tie within the noise) and a
 -- one-line reason.
 function gradebook.compact(entries, title)
-  local t = report.new{ title = title or "Gradebook", id = "leaderboard", columns = {
+  local t = tablemodel.new{ title = title or "Gradebook", id = "leaderboard", columns = {
     { name = "student", key = true }, { name = "verdict" }, { name = "score" },
     { name = "time", unit = "µs", format = us }, { name = "rank" }, { name = "reason" } } }
   local sorted = gradebook.sorted(entries)

@@ -89,7 +89,7 @@ function gradecheck.probe(box)
   local dir = box:scratch()
   local log, err = box.work .. "/probe.log", box.work .. "/probe.err"
   local cmd = checker.command({ box.clua, "-e", 'io.write("device: ", require("cl").device().name, "\\n")' },
-    dir .. "/oclgrind.log", dir .. "/check.map")
+    dir .. "/oclgrind.log", dir .. "/check.map", dir .. "/check.rules")
   local code = box:exec{ command = cmd.command, env = cmd.env, rw = { dir }, chdir = dir, log = log, err = err,
     wall = 60 }
   local out, text = files.read(log) or "", files.read(err) or ""

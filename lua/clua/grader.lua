@@ -25,6 +25,7 @@ local cli = require "clua.cli"
 local recipe = require "clua.recipe"
 local proc = require "clua.proc"
 local files = require "clua.files"
+local gradetime = require "clua.gradetime"
 local paths = require "clua.paths"
 local submissions = require "clua.submissions"
 local includes = require "clua.includes"
@@ -75,6 +76,10 @@ function grader.parser()
     .. "else %d)."):format(cli.TIMEOUT)):convert(tonumber)
   p:option("--wall", "Seconds one run of a submission may last (default: 3 x --timeout + 60).")
     :convert(tonumber)
+  p:option("--rounds", ("Timing rounds: each correct submission's time is the median of this many runs, "
+    .. "interleaved with as many runs of the recipe's own kernels (the references; default: %d, 1 with "
+    .. "--submission or --gradescope).")
+    :format(gradetime.ROUNDS)):argname("N"):convert(tonumber)
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
@@ -137,6 +142,7 @@ grader.SETTINGS = {
   timeout = { what = "a number of seconds > 0" }, wall = { what = "a number of seconds > 0" },
   budget = { what = "a number of seconds >= 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
   similar_common = { what = "a number above 0, at most 1", default = 0.5 },
+  rounds = { what = "a whole number >= 1" }, -- default: gradetime.ROUNDS, 1 for one submission
   roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
   deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
 }
@@ -148,6 +154,7 @@ local function setting_ok(k, v)
   if k == "budget" then return type(v) == "number" and v >= 0 and v < math.huge end
   if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
   if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
+  if k == "rounds" then return type(v) == "number" and gradetime.check_rounds(v) ~= nil end
   return type(v) == "string" and v ~= ""
 end
 
@@ -188,7 +195,7 @@ function grader.settle(args, course, dir)
       end
     else args.timeout = cli.TIMEOUT end
   end
-  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common" }) do
+  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common", "rounds" }) do
     if args[k] ~= nil and not setting_ok(k, args[k]) then
       fail(("--%s must be %s"):format(k:gsub("_", "-"), grader.SETTINGS[k].what))
     end
@@ -275,7 +282,7 @@ function grader.assignments(args, recipes, clua)
     end)
     if not ok then fail(r) end
     a.rub = r
-    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name" }) do
+    for _, o in ipairs({ "--kernel", "--json", "--csv", "--timeout", "--kernel-name", "--grading" }) do
       if (" " .. a.options):find("%s" .. o:gsub("%-", "%%-") .. "[%s=]") or (" " .. a.options .. " "):find(" " .. o:gsub("%-", "%%-") .. " ") then
         fail(("%s: the recipe options may not hold %s: the grader sets it"):format(a.name, o))
       end
@@ -475,9 +482,10 @@ function grader.main(argv, recipes)
   local started = cl.now()
   local count, total_runs = 0, #students * #assignments
 
-  -- One run of the recipe (clua.runner: boxed, bounded); returns the outcome and the decoded JSON.
+  -- One run of the recipe (clua.runner: boxed, bounded; mode: its --grading,
+  -- nil for the whole recipe); returns the outcome and the decoded JSON.
   local wall_left = wall -- the first run's: less what its check took
-  local function run(a, s, file, size, tag)
+  local function run(a, s, file, size, tag, mode)
     local stem = logs .. "/" .. s.stem .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
@@ -486,6 +494,7 @@ function grader.main(argv, recipes)
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
     if size then cmd[#cmd + 1] = "--size " .. sh(size) end
+    if mode then cmd[#cmd + 1] = "--grading " .. mode end
     local code, errtext, text, printed = box:run{ script = a.script, args = table.concat(cmd, " "),
       submission = s.file or s.path, log = log, err = err, json = j, wall = wall_left }
     local doc = text and report.decode(text)
@@ -522,7 +531,7 @@ function grader.main(argv, recipes)
         kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. s.stem
         .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
       wall_left = math.max(1, math.floor(wall - spent))
-      o = o or run(a, s, file, a.rub.sizes[1].size)
+      o = o or run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1))
       wall_left = wall
       -- each size: correct (true), wrong (false) or not checked (nil), and what happened
       local correct, whys = {}, {}
@@ -533,7 +542,7 @@ function grader.main(argv, recipes)
         if not o.built or o.timed_out or o.unsafe then whys[i] = "not run: " .. o.verdict .. " at the first size"
         else
           local sz = a.rub.sizes[i].size
-          local oi = run(a, s, file, sz, "-size" .. i)
+          local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i))
           if checked(oi) then correct[i] = oi.correct end
           if not oi.correct then whys[i] = grader.what(oi) end
           if o.correct and not oi.correct then
@@ -561,7 +570,17 @@ function grader.main(argv, recipes)
 
   for _, a in ipairs(assignments) do
     a.entries = {}
-    for _, s in ipairs(students) do a.entries[#a.entries + 1] = grade_one(a, s) end
+    local student_of = {}
+    for _, s in ipairs(students) do
+      local e = grade_one(a, s)
+      a.entries[#a.entries + 1], student_of[e] = e, s
+    end
+    -- the timing rounds: references and correct submissions, interleaved (clua.gradetime)
+    a.timing = gradetime.rounds(a.entries, function(e, mode, tag)
+      return run(a, student_of[e], e.path, a.rub.sizes[1].size, tag, mode)
+    end, { rounds = args.rounds or (args.submission and 1 or gradetime.ROUNDS),
+      progress = function(l) io.stderr:write(escape.terminal(l), "\n") end,
+      over = args.budget and function() return (cl.now() - started) / 1e9 > args.budget end })
     -- ranks: a difference within the noise is none (on a CPU at least 5%)
     local ranked = gradebook.rank(a.entries, on_cpu and 5 or 0)
     a.ranked = #ranked
@@ -640,13 +659,15 @@ function grader.main(argv, recipes)
       table.insert(notes, 1, ("CPU ranks: the device is a %s (%s), whose times are noisy and whose order need not "
         .. "be a GPU's; rows with a spread above 10%% are marked noisy"):format(dev_type, meta.device or "?"))
     end
+    if a.timing then notes[#notes + 1] = gradetime.note(a.timing) end
     if a.hint then table.insert(notes, 1, a.hint) end
     if unlisted and #unlisted > 0 then
       notes[#notes + 1] = ("roster %s: no row for %s: the exports name them by the submission's name"):format(args.roster,
         table.concat(unlisted, ", "))
     end
     for _, n in ipairs(notes) do t:note(n) end
-    t:note(("each run: clua recipes/%s.lua --kernel FILE --timeout %s %s, killed after %s s; logs in %s/")
+    t:note(("each run: clua recipes/%s.lua --kernel FILE --grading check|verify|time --timeout %s %s, killed after "
+      .. "%s s; logs in %s/")
       :format(a.recipe, args.timeout, a.options, wall, logs))
     if a.similar_skipped then notes[#notes + 1] = a.similar_skipped; t:note(a.similar_skipped) end
     tables[#tables + 1] = t

@@ -1,7 +1,7 @@
---- clua.html: the report model (clua.report) as one self-contained web page.
+--- clua.html: results tables (clua.tablemodel) as one self-contained web page.
 --
--- The same tables as report.text, report.markdown, report.csv and
--- report.json, rendered as HTML: each table with its units, metadata and
+-- The same tables as clua.render's text, Markdown, CSV and JSON, rendered
+-- as HTML: each table with its units, metadata and
 -- notes; the cells whose repetitions spread beyond clua.noise's threshold
 -- marked as noise; with a comparison (report.compare), each ratio coloured by
 -- whether it is beyond the noise and which way it went. Plots (clua.plot) and

@@ -39,10 +39,11 @@ local NVIDIA_LANES = {
 peak.TYPES = { "float", "double", "int" }
 
 --- The launch geometry that fills a device many times over: global, local
--- size and work-groups (64 groups per compute unit on a GPU, 4 elsewhere).
-function peak.geometry(info)
-  local L = math.min(256, info.max_work_group_size)
-  local groups = info.compute_units * (info.type == "GPU" and 64 or 4)
+-- size and work-groups (64 groups per compute unit on a GPU, 4 elsewhere;
+-- `small`, for a checking device: 2 groups of 64).
+function peak.geometry(info, small)
+  local L = math.min(small and 64 or 256, info.max_work_group_size)
+  local groups = small and 2 or info.compute_units * (info.type == "GPU" and 64 or 4)
   return groups * L, L, groups
 end
 
@@ -81,7 +82,9 @@ end
 -- harness (R:measure: the output poisoned, every work-item's result verified
 -- exactly, the input `a` unchanged, the operations held against the compute
 -- bound; CLUA_CORRUPT's injection at the run's first verification).
--- `opts.corrupt` is accepted and ignored (the harness corrupts).
+-- `opts.corrupt` is accepted and ignored (the harness corrupts). With
+-- --check-size (R.check_size), sizes for a checking device: the small
+-- geometry and one iteration, not calibrated.
 -- @param R a recipe (clua.recipe), its device chosen
 -- @string ty "float", "double" or "int"
 -- @int w the vector width: 1, 2, 4, 8 or 16
@@ -91,7 +94,7 @@ end
 function peak.measure(R, ty, w, opts)
   assert(EXACT[ty], "clua.peak: unknown type " .. tostring(ty))
   local q = R.queue
-  local global, L = peak.geometry(R.device.info)
+  local global, L = peak.geometry(R.device.info, R.check_size)
   local defines = { S = ty, W = w, INTEGER = ty == "int" or nil, FP64 = ty == "double" or nil }
   local k = R:kernel("peak.cl", "peak", defines)
   local out = R:output("out", ty, global)
@@ -100,13 +103,15 @@ function peak.measure(R, ty, w, opts)
   local cap = math.max(1, math.floor((EXACT[ty] / (2 * w) - 2 * w) / peak.STEPS))
   cap = math.min(cap, 1 << 20)
   -- calibrate: a warm launch, a probe, then the iterations that fill the target
-  local iterations = math.min(cap, 16)
+  local iterations = math.min(cap, R.check_size and 1 or 16)
   k:args(out, ab, cl.uint(iterations))
-  q:launch(k, global, L)
-  local probe = q:launch(k, global, L)
-  q:finish()
-  iterations = math.max(1, math.min(cap, math.floor(iterations * opts.target_ms * 1e6 / math.max(probe.duration, 1))))
-  k:args(out, ab, cl.uint(iterations))
+  if not R.check_size then
+    q:launch(k, global, L)
+    local probe = q:launch(k, global, L)
+    q:finish()
+    iterations = math.max(1, math.min(cap, math.floor(iterations * opts.target_ms * 1e6 / math.max(probe.duration, 1))))
+    k:args(out, ab, cl.uint(iterations))
+  end
 
   -- every work-item's sum of lanes: W(2W - 1) + 2W N; the operations held
   -- against the compute bound (R:measure)

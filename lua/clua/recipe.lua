@@ -8,12 +8,13 @@
 -- @module clua.recipe
 local units = require "clua.units"
 local timing = require "clua.timing"
-local report = require "clua.report"
+local tablemodel = require "clua.tablemodel"
 local devicemod = require "clua.device"
 local optcheck = require "clua.options"
 local cli = require "clua.cli"
 local output = require "clua.output"
 local assign = require "clua.assign"
+local checkrule = require "clua.checkrule"
 
 local recipe = {}
 
@@ -65,16 +66,18 @@ function recipe.script_name()
   return type(script) == "string" and script:match("([^/]+)%.lua$") or nil
 end
 
-local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 2, { "label" })
+local TIME_OPTIONS = table.move(timing.OPTIONS, 1, #timing.OPTIONS, 3, { "label", "once" })
 
-recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "reps", "quick_reps",
-  "warmup", "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
+recipe.OPTIONS = { "name", "description", "seed", "options", "size", "quick_size", "check_size", "unchecked", "reps",
+  "quick_reps", "warmup", "args", "out", "err", "exit", "student", "student_name", "size_unit", "size_share" }
 
 --- A new recipe `R` (the methods `Recipe:...` below): its options parsed.
 -- recipe.new{name=, description=, seed=, options=function(parser) end,
 --   size=, quick_size=, check_size=, reps=10, quick_reps=3, warmup=2, args=, out=, err=, exit=}
 -- (name: default the script's, recipe.script_name)
--- check_size is the size of --check-size (small enough for Oclgrind; default quick_size).
+-- check_size is the size of --check-size (small enough for Oclgrind; default quick_size);
+-- unchecked, what Oclgrind cannot check in the recipe's kernels, said by every
+-- `clua check` of it: a list of {kind =, kernels =, why =} (clua.checkrule).
 -- Parses `args` (default: the script's `arg`) with the shared options and the
 -- recipe's own; --help prints the help and exits. `seed` names the seed
 -- document section the recipe reproduces. Nothing touches OpenCL until the
@@ -96,7 +99,9 @@ function recipe.new(spec)
   local self = setmetatable({ name = spec.name or "recipe", spec = spec, out = spec.out or io.stdout,
     err = spec.err or io.stderr, exit = spec.exit or os.exit, emitted = {}, plots = {},
     timelines = {} }, Recipe)
+  if spec.unchecked ~= nil then checkrule.validate(spec.unchecked) end
   cli.parse(self, spec)
+  if spec.unchecked ~= nil then checkrule.declare(spec.unchecked) end
   self.corrupt = recipe.corrupt_requested(self.name)
   return self
 end
@@ -181,13 +186,16 @@ end
 -- The defaults: --reps and --warmup (which
 -- override the recipe's own opts.reps / opts.target_ms when given), R.queue
 -- for host timing. opts.label is shown as progress (Recipe:progress), with
--- the repetition it is at.
+-- the repetition it is at; opts.once (assignment mode's --grading) runs the
+-- step once, without warm-up, whatever the options.
 function Recipe:time(step, opts)
   local o = {}
   for k, v in pairs(optcheck.check(opts, "R:time", TIME_OPTIONS)) do o[k] = v end
-  if self.reps_given then o.reps, o.target_ms = self.reps, nil
+  if o.once then o.reps, o.warmup, o.target_ms = 1, 0, nil
+  elseif self.reps_given then o.reps, o.target_ms = self.reps, nil
   elseif not o.reps and not o.target_ms then o.reps = self.reps end
-  if self.warmup_given or o.warmup == nil then o.warmup = self.warmup end
+  if not o.once and (self.warmup_given or o.warmup == nil) then o.warmup = self.warmup end
+  o.once = nil
   if o.queue == nil and o.finish == nil then
     local q = rawget(self, "queue")
     o.finish = q and function() q:finish() end or function() self.queue:finish() end
@@ -254,7 +262,7 @@ function Recipe:meta()
     options = #self.argv > 0 and table.concat(self.argv, " ") or "(defaults)" }
 end
 
---- report.new with the recipe's metadata and the device's theoretical bandwidths; a
+--- tablemodel.new with the recipe's metadata and the device's theoretical bandwidths; a
 -- list among the columns (`R:time_columns`) stands for its columns.
 function Recipe:table(spec)
   local cols = {}
@@ -266,9 +274,10 @@ function Recipe:table(spec)
     end
   end
   spec.columns = cols
-  local t = report.new(spec)
+  local t = tablemodel.new(spec)
   for k, v in pairs(self:meta()) do if t.meta[k] == nil then t.meta[k] = v end end
   if t.theoretical == nil then t.theoretical = self.facts end
+  assign.note_grading(self, t)
   return t
 end
 

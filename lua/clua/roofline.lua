@@ -13,7 +13,7 @@
 -- bound by definition, shown against the bandwidth roof, and in the plot's
 -- table only, as a log axis has no 0).
 -- @module clua.roofline
-local report = require "clua.report"
+local tablemodel = require "clua.tablemodel"
 local plot = require "clua.plot"
 
 local roofline = {}
@@ -46,11 +46,11 @@ function roofline.point(kernel, work)
     cache = work.cache and "yes" or nil }
 end
 
---- The table of a recipe's points (a clua.report), for its JSON.
+--- The table of a recipe's points (a clua.tablemodel table), for its JSON.
 -- @tparam {table,...} points from roofline.point
--- @tparam function make_table R:table, or report.new
+-- @tparam function make_table R:table, or tablemodel.new
 function roofline.table(points, make_table)
-  local t = (make_table or report.new){ title = "Roofline points: operations and bytes of each kernel",
+  local t = (make_table or tablemodel.new){ title = "Roofline points: operations and bytes of each kernel",
     id = roofline.ID, columns = COLUMNS }
   for _, pt in ipairs(points) do t:add(pt) end
   t:note("intensity = operations / bytes moved (compulsory traffic); throughput = operations / median time")
@@ -72,7 +72,7 @@ function roofline.roof_at(roof, intensity)
   return math.min(roof.peak, roof.bandwidth * intensity)
 end
 
---- Every point placed under its type's roof: a clua.report with the recipe,
+--- Every point placed under its type's roof: a clua.tablemodel table with the recipe,
 -- kernel, intensity, throughput, the roof there, the % of it, and whether
 -- the point is memory- or compute-bound (left or right of the ridge). A
 -- cache figure (a point whose working set fits the device's cache, or one
@@ -84,7 +84,7 @@ end
 -- @tab[opt] opts `cache_roof` (GB/s: the cache's bandwidth the card measured, clua.glance.cache_roof)
 function roofline.place(points, roofs, opts)
   opts = opts or {}
-  local t = report.new{ title = "Every experiment on the roofline", id = "roofline-placed",
+  local t = tablemodel.new{ title = "Every experiment on the roofline", id = "roofline-placed",
     columns = {
       { name = "recipe", key = true }, { name = "kernel", key = true }, { name = "type" },
       { name = "intensity", unit = "op/B", format = "%.3g" },
