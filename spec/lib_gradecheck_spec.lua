@@ -115,7 +115,7 @@ describe("clua.gradecheck through the grader's runner", function()
     -- the wrapper's folder, where Oclgrind put its own before it
     assert.matches(("\nLD_LIBRARY_PATH=[^\n]*%s/recipes/lib\n"):format(root:gsub("%p", "%%%0")), head)
     assert.matches("\nGRADER_TOKEN=nil\n", head, 1, true)
-    assert.matches("\nOCLGRIND_MAX_ERRORS=1000\n", head, 1, true)
+    assert.matches("\nOCLGRIND_MAX_ERRORS=" .. require("clua.checker").MAX_REPORTS .. "\n", head, 1, true)
     assert.matches("\nCLUA_DEVICE=\n", head, 1, true)
     assert.is_true(#log <= 1024 * 1024 + 200, #log)
     assert.matches("%[clua grade: %d+ bytes %(%d+ lines%) of output cut here", log)

@@ -353,16 +353,20 @@ function checker.available()
   return os.execute("command -v oclgrind >/dev/null 2>&1") == true
 end
 
---- The largest Oclgrind log, map and rules a run's files are read up to (bytes):
--- Oclgrind stops at `MAX_REPORTS`, so a longer one was not its own.
-checker.FILE_BYTES = 16 * 1024 * 1024
+--- The most of an Oclgrind log, map or rules file that is read (bytes): at
+-- `MAX_REPORTS` reports of about 1 KiB at most, a log holds less; past it,
+-- the rest is not read.
+checker.FILE_BYTES = 64 * 1024 * 1024
 
 -- A file a checked run wrote, read only when it is a regular file (not a link
--- the run planted to one of the grader's) of at most FILE_BYTES.
+-- the run planted to one of the grader's), up to FILE_BYTES.
 local function read_own(path)
-  local kind, a = paths.kind(path)
-  if kind ~= "file" or a.size > checker.FILE_BYTES then return nil end
-  return files.read(path)
+  if paths.kind(path) ~= "file" then return nil end
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read(checker.FILE_BYTES) or ""
+  f:close()
+  return text
 end
 
 --- The command line of a run under Oclgrind with its checks on: the
