@@ -7,14 +7,17 @@
 -- dash, a comma, an accent, a leading dot, `a b` beside `a_b`, and one floods
 -- its log with printf. Every entry gets one row and a verdict; no line of the
 -- secret is in any file the grader writes; the logs stay within their bound.
--- Then a setup fault (no such device, a HOME the driver cannot write, no
--- sandbox) stops the grader before any verdict is written.
+-- The class graded again with the Oclgrind check on: its runs in the box too,
+-- no secret written, the check's log of the printf flood capped. Then a setup
+-- fault (no such device, a HOME the driver cannot write, no sandbox) stops the
+-- grader before any verdict is written.
 local json = require "dkjson"
 local lfs = require "lfs"
 local shell = require "spec.support.shell"
 local box = require "spec.support.sandbox"
 
 local clua = os.getenv("CLUA") or "build/clua"
+local have_oclgrind = os.execute("command -v oclgrind >/dev/null 2>&1") == true
 -- --no-check: the Oclgrind check has its own spec (grade_check_spec); here every run is the timed one
 local OPTS = '--recipe template --recipe-options "--quick --size 4096 --local 64" --timeout 5 --wall 60 --no-check'
 local TOKEN = "SECRETLINE-7f3a9c"
@@ -177,6 +180,38 @@ describe("recipes/grade.lua on untrusted submissions", function()
     assert.matches("- sandbox: bubblewrap", shell.read(dir .. "/out/gb.md"), 1, true)
   end)
 
+  describe("with the check on (each run also under Oclgrind, in the box)", function()
+    local cout, ccode, cerr, crows, cdoc
+
+    setup(function()
+      if not have_oclgrind then return end
+      cout, ccode, cerr = grade(("%s --submissions %s --out %s%s"):format((OPTS:gsub(" %-%-no%-check", "")),
+        shell.quote(class), shell.quote(dir .. "/checked/gb"), box.flag), dir)
+      cdoc = json.decode(shell.slurp(dir .. "/checked/gb.json") or "null")
+      crows = {}
+      for _, r in ipairs(cdoc and cdoc.tables and cdoc.tables[1].rows or {}) do crows[r.student] = r end
+    end)
+
+    it("writes no line of the planted secret in any file, and caps a printf flood's check log", function()
+      if not have_oclgrind then pending("oclgrind is not installed (apt-get install oclgrind)") return end
+      assert.are.equal(0, ccode, cerr)
+      for _, s in ipairs({ "ok", "-dash", "quote\"s'", "printf" }) do assert.are.equal("correct", crows[s].verdict, s) end
+      assert.are.equal("did not build", crows.abs.verdict)
+      local list = all_files(dir .. "/checked")
+      assert.is_true(#list > 20, #list)
+      for _, f in ipairs(list) do assert.falsy(shell.read(f):find("7f3a9c", 1, true), f) end
+      assert.falsy(cout:find("7f3a9c", 1, true))
+      assert.falsy(cerr:find("7f3a9c", 1, true))
+      -- the check's log of the printing kernel, capped as the timed run's
+      local log = shell.read(dir .. "/checked/gb-logs/printf-check.log")
+      assert.is_true(#log <= 1024 * 1024 + 200, #log)
+      local cut = log:match("%[clua grade: (%d+) bytes %(%d+ lines%) of output cut here")
+      assert.is_true(tonumber(cut) > 1e6, log:sub(1, 200))
+      assert.matches("work%-item %d+ says %d+\n", log)
+      if box.ok then assert.matches(", in the sandbox, ", cdoc.tables[1].meta.check, 1, true) end
+    end)
+  end)
+
   describe("a setup fault stops the grader before any verdict", function()
     local function nothing_written(stem)
       for _, suffix in ipairs({ ".csv", ".json", ".md", "-moodle.csv", "-canvas.csv", "-feedback", "-logs" }) do
@@ -213,9 +248,10 @@ describe("recipes/grade.lua on untrusted submissions", function()
     end)
 
     it("without bubblewrap, unless --no-sandbox is given, and the gradebook says which", function()
-      -- a PATH with timeout and nothing else: no bwrap
+      -- a PATH with timeout and the linker PoCL runs (where its kernel cache is cold) and nothing else: no bwrap
       local bin = dir .. "/bin"
-      assert(os.execute("mkdir -p " .. shell.quote(bin) .. " && ln -s \"$(command -v timeout)\" " .. shell.quote(bin)))
+      assert(os.execute("mkdir -p " .. shell.quote(bin) .. " && ln -s \"$(command -v timeout)\" \"$(command -v ld)\" "
+        .. shell.quote(bin)))
       local env = "PATH=" .. shell.quote(bin)
       local _, c, e = grade(("%s --submissions %s --out %s"):format(OPTS, shell.quote(small),
         shell.quote(dir .. "/nobox/gb")), dir, env)

@@ -5,9 +5,12 @@
 -- with a barrier inside a branch (divergence) are 'unsafe', each named with
 -- its file's line in the gradebook and the feedback, whatever PoCL computed;
 -- with --no-check neither is; a kernel that never ends is stopped under the
--- checker at the wall-clock limit. Pending where Oclgrind is not installed.
+-- checker at the wall-clock limit. The check runs in the sandbox where it can
+-- start here (the gradebook says so), its log capped as the timed runs' are.
+-- Pending where Oclgrind is not installed.
 local json = require "dkjson"
 local shell = require "spec.support.shell"
+local box = require "spec.support.sandbox"
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/"
@@ -15,7 +18,7 @@ local have = os.execute("command -v oclgrind >/dev/null 2>&1") == true
 
 local function grade(argv, dir)
   local errf = dir .. "/stderr"
-  local p = assert(io.popen(("%s recipes/grade.lua %s 2> %s; echo \"exit=$?\""):format(clua, argv, errf)))
+  local p = assert(io.popen(("%s recipes/grade.lua %s%s 2> %s; echo \"exit=$?\""):format(clua, argv, box.flag, errf)))
   local out = p:read("a")
   p:close()
   return tonumber(out:match("exit=(%d+)%s*$")), shell.slurp(errf) or ""
@@ -25,7 +28,7 @@ local function rows_of(path)
   local doc = json.decode(shell.slurp(path) or "null")
   local rows = {}
   for _, r in ipairs(doc and doc.tables and doc.tables[1].rows or {}) do rows[r.student] = r end
-  return rows
+  return rows, doc and doc.tables and doc.tables[1].meta
 end
 
 describe("recipes/grade.lua checks every submission", function()
@@ -46,7 +49,7 @@ describe("recipes/grade.lua checks every submission", function()
       .. "--recipe-options \"--quick\" --out %s/gb"):format(FIX, dir), dir)
     assert.are.equal(0, code, err)
     assert.matches("3 submissions: 1 correct, 2 unsafe", err, 1, true)
-    local rows = rows_of(dir .. "/gb.json")
+    local rows, meta = rows_of(dir .. "/gb.json")
     assert.are.equal("correct", rows.u01_correct.verdict)
     assert.are.equal("unsafe", rows.u02_race.verdict)
     assert.matches("data race (read-write, local memory) in kernel 'reduce' at " .. FIX .. "unsafe/u02_race.cl:12:33",
@@ -59,17 +62,31 @@ describe("recipes/grade.lua checks every submission", function()
     assert.matches("- verdict: **unsafe**", fb, 1, true)
     assert.matches("## What the checker found", fb, 1, true)
     assert.matches("u02_race.cl:12:33 and line 12:36", fb, 1, true)
+    -- checked in the box (where it starts here), and the record says so
+    if box.ok then
+      assert.matches("^bubblewrap [%d.]+: a read%-only system", meta.sandbox)
+      assert.are.equal("Oclgrind, every submission at the recipe's --check-size before it was timed, in the sandbox, "
+        .. "its output capped as the runs'", meta.check)
+      assert.matches("- check: Oclgrind, every submission at the recipe's --check-size before it was timed, in the "
+        .. "sandbox", shell.slurp(dir .. "/gb.md"), 1, true)
+    else
+      assert.matches("without the sandbox (--no-sandbox)", meta.check, 1, true)
+    end
+    -- the checked run's own error, kept in its log
+    assert.matches("recipe reduction: verify student: reduce (u02_race.cl)", shell.slurp(dir .. "/gb-logs/u02_race-check.err"),
+      1, true)
   end)
 
   it("leaves the check out with --no-check", function()
     local code, err = grade(("--recipe reduction --submissions %sunsafe --timeout 5 --wall 120 --no-check "
       .. "--recipe-options \"--quick\" --out %s/nc"):format(FIX, dir), dir)
     assert.are.equal(0, code, err)
-    local rows = rows_of(dir .. "/nc.json")
+    local rows, meta = rows_of(dir .. "/nc.json")
     assert.are.equal("correct", rows.u01_correct.verdict)
     assert.are_not.equal("unsafe", rows.u02_race.verdict)
     assert.are_not.equal("unsafe", rows.u03_divergent.verdict)
     assert.is_nil(shell.slurp(dir .. "/nc-logs/u02_race-check.log"))
+    assert.are.equal("none (--no-check)", meta.check)
   end)
 
   it("stops a kernel that never ends under the checker at the wall-clock limit", function()

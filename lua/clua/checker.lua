@@ -6,6 +6,7 @@
 -- check FILE [ARGS...]` (recipes/check.lua) and the grader (clua.gradecheck)
 -- use it.
 -- @module clua.checker
+local paths = require "clua.paths"
 local proc = require "clua.proc"
 local files = require "clua.files"
 local checkrule = require "clua.checkrule"
@@ -352,6 +353,42 @@ function checker.available()
   return os.execute("command -v oclgrind >/dev/null 2>&1") == true
 end
 
+--- The most of an Oclgrind log, map or rules file that is read (bytes): at
+-- `MAX_REPORTS` reports of about 1 KiB at most, a log holds less; past it,
+-- the rest is not read.
+checker.FILE_BYTES = 64 * 1024 * 1024
+
+-- A file a checked run wrote, read only when it is a regular file (not a link
+-- the run planted to one of the grader's), up to FILE_BYTES.
+local function read_own(path)
+  if paths.kind(path) ~= "file" then return nil end
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read(checker.FILE_BYTES) or ""
+  f:close()
+  return text
+end
+
+--- The command line of a run under Oclgrind with its checks on: the
+-- variables it needs and its words.
+-- @tab words the program Oclgrind runs and its arguments (clua, the script, ...)
+-- @string log where Oclgrind writes its reports (OCLGRIND_LOG)
+-- @string map where clua writes the map of kernels' sources (CLUA_CHECK_MAP)
+-- @string rules where the experiment writes what it leaves unchecked (CLUA_CHECK_RULES: clua.checkrule)
+-- @treturn tab `env` ({name, value} pairs) and `command` (the words: oclgrind's path, its options, `words`)
+function checker.command(words, log, map, rules)
+  -- a clua built with AddressSanitizer runs with Oclgrind's library preloaded before it
+  local asan = os.getenv("ASAN_OPTIONS")
+  local env = { { "ASAN_OPTIONS", (asan and asan ~= "" and (asan .. ":") or "") .. "verify_asan_link_order=0" },
+    { "OCLGRIND_LOG", log }, { "OCLGRIND_MAX_ERRORS", tostring(checker.MAX_REPORTS) }, { "CLUA_CHECK_MAP", map },
+    { "CLUA_CHECK_RULES", rules }, { "CLUA_DEVICE", "" } }
+  -- the program found on PATH here, named by its path: the same one in the grader's box
+  local command = { paths.which("oclgrind") or "oclgrind" }
+  for _, c in ipairs(checker.CHECKS) do command[#command + 1] = c end
+  for _, w in ipairs(words) do command[#command + 1] = w end
+  return { env = env, command = command }
+end
+
 --- Runs `script` with `args` under Oclgrind with its checks on and reads
 -- back what it found.
 -- @string script the Lua script (a recipe's file)
@@ -359,7 +396,12 @@ end
 -- @tab[opt] opts `clua` (the interpreter; default the running one), `wall`
 -- (seconds before the run is killed: a kernel that never ends; default 600),
 -- `stdout`, `stderr` (files for the script's output; default the terminal's),
--- `raw` (more arguments, already quoted for the shell)
+-- `raw` (more arguments, already quoted for the shell), `exec` and `dir`
+-- (the run made by another: `exec(cmd)` runs `cmd` (`checker.command`'s,
+-- with `raw`, `stdout`, `stderr`, `wall`, `dir`) and returns its exit status
+-- (124 or 137: past the wall); Oclgrind's log, the map and the rules are
+-- written in the folder `dir`, which the run must be able to write: the
+-- grader's box)
 -- @treturn tab `findings` (grouped; those the experiment's rules set aside
 -- marked `unchecked`), `reports`, `truncated`, `status` (the script's exit
 -- status), `timed_out`, `seconds`, `rules` (clua.checkrule's, as the run
@@ -368,37 +410,49 @@ end
 function checker.run(script, args, opts)
   opts = opts or {}
   local clua = opts.clua or proc.interpreter()
-  local log, map, rules = os.tmpname(), os.tmpname(), os.tmpname()
   local q = proc.quote
-  local words = {}
-  for i, a in ipairs(args or {}) do words[i] = q(a) end
-  if opts.raw and opts.raw ~= "" then words[#words + 1] = opts.raw end
-  -- a clua built with AddressSanitizer runs with Oclgrind's library preloaded before it
-  local cmd = ("ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0\" OCLGRIND_LOG=%s "
-    .. "OCLGRIND_MAX_ERRORS=%d CLUA_CHECK_MAP=%s CLUA_CHECK_RULES=%s CLUA_DEVICE= timeout -k 5 %s oclgrind %s %s %s %s")
-    :format(q(log), checker.MAX_REPORTS, q(map), q(rules), tostring(opts.wall or 600), table.concat(checker.CHECKS, " "),
-      q(clua), q(script), table.concat(words, " "))
-  -- Oclgrind writes its reports of kernels to the log, of API calls and of
-  -- its own failures to the standard error: kept in a file, and still shown
-  local errf, status = opts.stderr or os.tmpname(), os.tmpname()
-  if opts.stdout then cmd = cmd .. " >" .. q(opts.stdout) end
-  if opts.stderr then
-    cmd = cmd .. " 2>" .. q(opts.stderr)
+  local log, map, rules
+  if opts.exec then
+    if not (opts.dir and opts.stdout and opts.stderr) then error("checker.run: exec needs dir, stdout and stderr", 2) end
+    log, map, rules = opts.dir .. "/oclgrind.log", opts.dir .. "/check.map", opts.dir .. "/check.rules"
   else
-    cmd = ("{ { %s; echo $? >%s; } 2>&1 1>&3 | tee %s >&2; } 3>&1"):format(cmd, q(status), q(errf))
+    log, map, rules = os.tmpname(), os.tmpname(), os.tmpname()
   end
+  local cmd = checker.command({ clua, script, table.unpack(args or {}) }, log, map, rules)
+  local raw = opts.raw ~= "" and opts.raw or nil
+  local errf = opts.stderr or os.tmpname()
   local t0 = now_s()
-  local _, _, code = os.execute(cmd)
-  local seconds = now_s() - t0
-  if not opts.stderr then
-    code = tonumber((files.read(status) or ""):match("%d+")) or code
-    os.remove(status)
+  local code
+  if opts.exec then
+    cmd.raw, cmd.stdout, cmd.stderr, cmd.wall, cmd.dir = raw, opts.stdout, opts.stderr, opts.wall or 600, opts.dir
+    code = opts.exec(cmd)
+  else
+    local words, set = {}, {}
+    for i, w in ipairs(cmd.command) do words[i] = q(w) end
+    for i, kv in ipairs(cmd.env) do set[i] = kv[1] .. "=" .. q(kv[2]) end
+    local line = ("%s timeout -k 5 %s %s%s"):format(table.concat(set, " "), tostring(opts.wall or 600),
+      table.concat(words, " "), raw and (" " .. raw) or "")
+    -- Oclgrind writes its reports of kernels to the log, of API calls and of
+    -- its own failures to the standard error: kept in a file, and still shown
+    if opts.stdout then line = line .. " >" .. q(opts.stdout) end
+    local status = not opts.stderr and os.tmpname()
+    if status then
+      line = ("{ { %s; echo $? >%s; } 2>&1 1>&3 | tee %s >&2; } 3>&1"):format(line, q(status), q(errf))
+    else
+      line = line .. " 2>" .. q(opts.stderr)
+    end
+    code = select(3, os.execute(line))
+    if status then
+      code = tonumber((files.read(status) or ""):match("%d+")) or code
+      os.remove(status)
+    end
   end
-  local reports, truncated = checker.parse(files.read(log) or "")
+  local seconds = now_s() - t0
+  local reports, truncated = checker.parse(read_own(log) or "")
   for _, f in ipairs((checker.parse(files.read(errf) or "", true))) do reports[#reports + 1] = f end
   if not opts.stderr then os.remove(errf) end
-  checker.locate(reports, checker.read_map(files.read(map)))
-  local findings, declared = checker.group(reports), checkrule.read(rules)
+  checker.locate(reports, checker.read_map(read_own(map)))
+  local findings, declared = checker.group(reports), read_own(rules) and checkrule.read(rules) or {}
   checkrule.apply(findings, declared)
   local complete = not truncated
   for _, f in ipairs(findings) do complete = complete or checker.is_fault(f) end

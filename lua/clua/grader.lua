@@ -452,6 +452,12 @@ function grader.main(argv, recipes)
         .. "nothing was graded"):format(a.name, boxed and " in the sandbox" or "", why))
     end
   end
+  -- The check's Oclgrind, tried once as every check will run it (in the box)
+  local checking = not args.no_check and gradecheck.available()
+  if checking then
+    local ok, why = gradecheck.probe(box)
+    if not ok then stop(("the checker cannot run: %s; nothing was graded (--no-check grades without it)"):format(why)) end
+  end
 
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
   for _, d in ipairs({ logs, fbdir }) do
@@ -521,7 +527,7 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, clua = clua, wall = wall,
+      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, box = box, wall = wall,
         kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. s.stem
         .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
       wall_left = math.max(1, math.floor(wall - spent))
@@ -605,6 +611,7 @@ function grader.main(argv, recipes)
     options = ("--timeout %s --wall %s --similar %s --similar-common %s%s"):format(args.timeout, wall, args.similar,
       common, args.budget and (" --budget " .. args.budget) or ""),
     sandbox = boxed and sandbox.describe() or "none (--no-sandbox): the submissions ran with this machine's files and network",
+    check = gradecheck.describe(not args.no_check, checking, boxed),
     data = "the recipe's own fixed seeds: every submission gets the same data" }
   for _, a in ipairs(assignments) do
     for _, e in ipairs(a.entries) do
@@ -627,7 +634,7 @@ function grader.main(argv, recipes)
   end
   md[#md + 1] = "# Gradebook: " .. escape.markdown(course and course.name or assignments[1].name)
   md[#md + 1] = ""
-  for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "sandbox", "data" }) do
+  for _, k in ipairs({ "recipe", "device", "device_type", "driver", "clua", "date", "options", "sandbox", "check", "data" }) do
     if meta[k] then md[#md + 1] = ("- %s: %s"):format(k, escape.markdown(meta[k])) end
   end
   md[#md + 1] = ""

@@ -2,7 +2,8 @@
 -- in the box (clua.sandbox) unless the grader was told not to, under a
 -- wall-clock limit (`timeout`), its standard output and error each kept within
 -- `outcap.LIMIT` (clua.outcap), its JSON written to a folder of the run's own
--- and kept only when it is a regular file of at most `JSON_BYTES`. The run's
+-- and kept only when it is a regular file of at most `JSON_BYTES`. Any
+-- command can be run so (`runner:exec`: the grader's check under Oclgrind). The run's
 -- folder (its JSON, what it wrote) is removed after it; what stays is the
 -- log, the error log and the JSON, so a run leaves at most about 3 MiB.
 -- Before grading, `runner:preflight` runs the recipe's own kernels the same
@@ -49,6 +50,64 @@ local function cap(clua, path)
   return q(clua) .. " -e " .. q(("require(%q).pipe(%q)"):format("clua.outcap", path))
 end
 
+--- A fresh, empty folder for one run's files, for `Runner:exec`'s `rw` (the
+-- run then writes it, in the box too) and the caller reads it after; the
+-- next `Runner:scratch` or `Runner:run` empties it, `Runner:clear` removes it.
+-- @treturn string its path
+function Runner:scratch()
+  local dir = self.work .. "/run"
+  paths.remove_tree(dir)
+  assert(paths.mkdirs(dir .. "/out"))
+  return dir .. "/out"
+end
+
+--- Removes the folder of `Runner:scratch` and what the run wrote in it.
+function Runner:clear()
+  paths.remove_tree(self.work .. "/run")
+end
+
+--- Runs a command as a recipe's run is run: in the box unless the runner is
+-- not sandboxed, under the wall-clock limit, its standard output and error
+-- each kept within `outcap.LIMIT`.
+-- @tab job `command` (the program and its arguments, a list), `raw` (more
+-- arguments, a shell fragment already quoted), `env` (variables set for it:
+-- {name, value} pairs), `rw` (folders it may write, e.g. `Runner:scratch`'s),
+-- `chdir` (the folder it starts in, in the box; outside it, where the grader
+-- runs, as before the box), `submission` (the student's file or
+-- folder, seen read-only), `log`, `err` (where its standard output and error
+-- are kept), `home` (a writable HOME instead of a private one seeded from the
+-- preflight's), `wall` (its limit, s, instead of the runner's)
+-- @treturn int|nil the exit status (124 or 137: the wall-clock limit; above 128: a signal)
+-- @treturn tab what it printed: `bytes`, `lines`, `cut` (bytes not kept)
+function Runner:exec(job)
+  local words = {}
+  for i, w in ipairs(job.command) do words[i] = q(w) end
+  local cmd = table.concat(words, " ") .. (job.raw and job.raw ~= "" and (" " .. job.raw) or "")
+  if self.sandboxed then
+    local ro = {}
+    for i, p in ipairs(self.ro) do ro[i] = p end
+    if job.submission then ro[#ro + 1] = paths.absolute(job.submission) end
+    local box = sandbox.argv{ command = {}, ro = ro, rw = job.rw, chdir = job.chdir, env = job.env,
+      home = job.home, seed = not job.home and self.seed or nil }
+    for i, w in ipairs(box) do box[i] = q(w) end
+    cmd = table.concat(box, " ") .. " " .. cmd
+  else
+    -- no box: the variables set on the command
+    local set = {}
+    for _, kv in ipairs(job.env or {}) do set[#set + 1] = kv[1] .. "=" .. q(kv[2]) end
+    if #set > 0 then cmd = "env " .. table.concat(set, " ") .. " " .. cmd end
+  end
+  local rc = self.work .. "/status"
+  os.remove(rc)
+  cmd = ("timeout -k 10 %s %s"):format(tostring(job.wall or self.wall), cmd)
+  os.execute(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
+    cap(self.clua, job.err), cap(self.clua, job.log)))
+  local code = tonumber((files.read(rc) or ""):match("%d+"))
+  os.remove(rc)
+  local bytes, lines, cut = outcap.size(files.read(job.log) or "")
+  return code, { bytes = bytes, lines = lines, cut = cut }
+end
+
 --- Runs a recipe once.
 -- @tab job `script` (the recipe), `args` (its options, a shell fragment,
 -- already quoted), `submission` (the student's file or folder, seen
@@ -61,33 +120,19 @@ end
 -- @treturn string|nil its JSON, when it wrote one
 -- @treturn tab what it printed: `bytes`, `lines`, `cut` (bytes not kept)
 function Runner:run(job)
-  local dir = self.work .. "/run"
-  paths.remove_tree(dir)
-  assert(paths.mkdirs(dir .. "/out"))
-  local json, rc = dir .. "/out/result.json", dir .. "/rc"
-  local cmd = ("%s %s %s --json %s"):format(q(self.clua), q(paths.absolute(job.script)), job.args, q(json))
-  if self.sandboxed then
-    local ro = {}
-    for i, p in ipairs(self.ro) do ro[i] = p end
-    if job.submission then ro[#ro + 1] = paths.absolute(job.submission) end
-    local words = sandbox.argv{ command = {}, ro = ro, rw = { dir .. "/out" }, chdir = dir .. "/out",
-      home = job.home, seed = not job.home and self.seed or nil }
-    for i, w in ipairs(words) do words[i] = q(w) end
-    cmd = table.concat(words, " ") .. " " .. cmd
-  end
-  cmd = ("timeout -k 10 %s %s"):format(tostring(job.wall or self.wall), cmd)
-  os.execute(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
-    cap(self.clua, job.err), cap(self.clua, job.log)))
-  local code = tonumber((files.read(rc) or ""):match("%d+"))
+  local out = self:scratch()
+  local json = out .. "/result.json"
+  local code, printed = self:exec{ command = { self.clua, paths.absolute(job.script) },
+    raw = job.args .. " --json " .. q(json), rw = { out }, chdir = out, submission = job.submission,
+    log = job.log, err = job.err, home = job.home, wall = job.wall }
   local kind, attr = paths.kind(json)
   local doc
   if kind == "file" and attr.size <= runner.JSON_BYTES then
     doc = files.read(json)
     if job.json then files.write(job.json, doc) end
   end
-  paths.remove_tree(dir)
-  local bytes, lines, cut = outcap.size(files.read(job.log) or "")
-  return code, files.read(job.err) or "", doc, { bytes = bytes, lines = lines, cut = cut }
+  self:clear()
+  return code, files.read(job.err) or "", doc, printed
 end
 
 --- Runs the recipe's own kernels once, as a submission's run would be run

@@ -7,8 +7,9 @@
 -- name namespaces, no capabilities, and of the grader's own files only clua
 -- (the interpreter, lua/, kernels/), the recipes, the submission (read-only)
 -- and the run's output folder. The environment is emptied but for the
--- variables the driver and clua read (CLUA_*, POCL_*, OCL_ICD_*, CUDA_*,
--- LUA_PATH, ...). The grader probes it once (`sandbox.probe`) before grading.
+-- variables the driver, clua and the checker read (CLUA_*, POCL_*, OCL_ICD_*,
+-- CUDA_*, OCLGRIND_*, LUA_PATH, ...) and those a run is given (`env`). The
+-- grader probes it once (`sandbox.probe`) before grading.
 -- @module clua.sandbox
 local lfs = require "lfs"
 local paths = require "clua.paths"
@@ -28,7 +29,8 @@ local ETC = { "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload", "Ope
 
 -- The environment kept: exact names, and prefixes (ending in _ or *).
 local KEEP = { "PATH", "LANG", "LANGUAGE", "TZ", "LD_LIBRARY_PATH", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS",
-  "LC_*", "CLUA_*", "POCL_*", "OCL_ICD_*", "CUDA_*", "NVIDIA_*", "HSA_*", "ROC*", "GPU_*", "LUA_PATH*", "LUA_CPATH*" }
+  "LC_*", "CLUA_*", "POCL_*", "OCL_ICD_*", "CUDA_*", "NVIDIA_*", "HSA_*", "ROC*", "GPU_*", "LUA_PATH*", "LUA_CPATH*",
+  "OCLGRIND_*" }
 
 local function kept(name)
   for _, k in ipairs(KEEP) do
@@ -119,7 +121,8 @@ end
 --- The command line that runs `command` in the box.
 -- @tab opts `command` (the program and its arguments, a list), `ro` (paths
 -- seen read-only, at the same place), `rw` (paths seen writable), `chdir`
--- (the folder it starts in), and either `home` (a folder of the grader's,
+-- (the folder it starts in), `env` (variables set for the command, over the
+-- kept ones: {name, value} pairs), and either `home` (a folder of the grader's,
 -- writable, its HOME) or `seed` (a folder whose files are copied into a
 -- private HOME before the command starts)
 -- @treturn {string,...} the words of the command line (not quoted)
@@ -149,6 +152,7 @@ function sandbox.argv(opts)
   for _, kv in ipairs(environment()) do
     if kept(kv[1]) then add("--setenv", kv[1], kv[2]) end
   end
+  for _, kv in ipairs(opts.env or {}) do add("--setenv", kv[1], kv[2]) end
   add("--setenv", "TMPDIR", "/tmp")
   if opts.home then
     add("--bind", opts.home, opts.home, "--setenv", "HOME", opts.home)
