@@ -26,6 +26,11 @@ local cardfiles = require "clua.cardfiles"
 local glance = require "clua.glance"
 local escape = require "clua.escape"
 
+-- Every file of the card through one checked write: one that fails (a full
+-- disk, a folder made unwritable meanwhile) ends the card with the file and
+-- the system's reason, status 1.
+local function write(path, text) files.write_or_exit("report", path, text) end
+
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
 local CARD = {
@@ -117,7 +122,13 @@ if args.cluster then
 end
 local dir = stem .. "-files"
 local sh = proc.quote
-os.execute("mkdir -p -- " .. sh(dir))
+local mkdir = io.popen("mkdir -p -- " .. sh(dir) .. " 2>&1")
+local mkdir_said = mkdir:read("a")
+if not mkdir:close() then -- mkdir: cannot create directory 'x': Permission denied
+  io.stderr:write("report: cannot make the folder ", escape.terminal(dir), ": ",
+    escape.terminal(mkdir_said:match(":%s*([^:\n]*)%s*$") or mkdir_said), "\n")
+  os.exit(1)
+end
 
 -- --with: a recipe's own options, each word quoted for the shell.
 local given = {}
@@ -159,6 +170,8 @@ local function run(name, finding, options)
   end
   local jpath, spath, log = dir .. "/" .. name .. ".json", dir .. "/" .. name .. ".svg", dir .. "/" .. name .. ".log"
   os.remove(jpath)
+  os.remove(log) -- a new file, whatever was there (a link to a device would be read back without end)
+  write(log, "") -- a log that cannot be written stops the card here, not as every recipe's failure
   local cmd = { "timeout", tostring(args.timeout), sh(clua), sh(script), "--json", sh(jpath), "--svg", sh(spath) }
   if args.quick then cmd[#cmd + 1] = "--quick" end
   if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
@@ -337,7 +350,7 @@ if #points > 0 then
   add(report.markdown(placed))
   if roof_rows then
     local svg = "roofline-experiments.svg"
-    files.write(dir .. "/" .. svg, roofline.plot(points, roofs, "The seed experiments on the roofline of "
+    write(dir .. "/" .. svg, roofline.plot(points, roofs, "The seed experiments on the roofline of "
       .. facts.name):svg({ width = 980, height = 620 }))
     add("")
     add(("![every experiment on the roofline](%s)"):format(escape.md_url(dir:match("[^/]*$") .. "/" .. svg)))
@@ -350,7 +363,7 @@ add("")
 local card_seconds = (cl.now() - card_t0) / 1e9
 add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, card_seconds))
 
-files.write(args.out, table.concat(md, "\n") .. "\n")
+write(args.out, table.concat(md, "\n") .. "\n")
 
 -- JSON: the device facts and every recipe's tables.
 local fdata = {}
@@ -365,11 +378,11 @@ for i, r in ipairs(results) do
     tables = r.tables, svgs = r.svgs }
 end
 doc.roofline = placed and placed:data() or nil
-files.write(stem .. ".json", escape.json(json.encode(doc, { indent = true, keyorder = { "schema", "report" } })) .. "\n")
+write(stem .. ".json", escape.json(json.encode(doc, { indent = true, keyorder = { "schema", "report" } })) .. "\n")
 local written = { args.out, stem .. ".json" }
 if args.html then
   written[#written + 1] = args.html
-  html.write(args.html, html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
+  write(args.html, html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
     note = args.note, command = "clua recipes/report.lua" .. (args.quick and " --quick" or "")
       .. (args.device and (" --device " .. args.device) or "") }))
 end
@@ -417,9 +430,9 @@ if all then
   end
   add("")
   for _, line in ipairs(cluster.markdown(sum)) do add(line) end
-  files.write(cluster_stem .. ".md", table.concat(md, "\n") .. "\n")
-  files.write(cluster_stem .. ".csv", cluster.csv(sum))
-  files.write(cluster_stem .. ".json", escape.json(json.encode({ report = "clua cluster report",
+  write(cluster_stem .. ".md", table.concat(md, "\n") .. "\n")
+  write(cluster_stem .. ".csv", cluster.csv(sum))
+  write(cluster_stem .. ".json", escape.json(json.encode({ report = "clua cluster report",
     clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), quick = args.quick or false,
     apart = args.apart or false, gpus = sum.gpus, figures = sum.figures }, { indent = true })) .. "\n")
   local flagged, common = 0, 0
