@@ -96,22 +96,12 @@ if args.from_json then
 end
 if args.apart and not args.cluster then p:error("--apart is for --cluster runs") end
 
--- Every file beside --out, or beside --html FILE when no --out is given.
-local html_given = args.html
-local place = cardfiles.place(args.out, args.html)
-local stem = place.stem
+-- Every file beside --out, or beside --html FILE when no --out is given; in
+-- a cluster run each rank's own card beside the cluster report.
+local mpi = args.cluster and require "mpi"
+local place = cardfiles.place(args.out, args.html, mpi and mpi.rank())
+local stem, dir, cluster_stem = place.stem, place.dir, place.cluster
 args.out, args.html = place.md, place.html
-
--- A cluster run: this rank's GPU, and its own card beside the cluster report.
-local mpi, cluster_stem
-if args.cluster then
-  mpi = require "mpi"
-  cluster_stem = stem
-  stem = ("%s-rank%d"):format(stem, mpi.rank())
-  args.out = stem .. ".md"
-  if args.html and not html_given then args.html = stem .. ".html" end
-end
-local dir = stem .. "-files"
 os.execute("mkdir -p -- " .. proc.quote(dir))
 
 local given = cardrun.given(args.with, function(msg) p:error(msg) end)
@@ -135,21 +125,8 @@ if mpi then dev, args.device, shared_by = cardcluster.device(dev, mpi) end
 local facts = devicemod.facts(dev)
 local index = devicemod.index(dev)
 
-local results = {}
 local card_t0 = cl.now()
-for _, c in ipairs(list) do
-  if not mpi then
-    results[#results + 1] = run(c[1], c[2], c[3])
-  elseif args.apart then -- one rank at a time
-    for r = 0, mpi.size() - 1 do
-      mpi.barrier()
-      if r == mpi.rank() then results[#results + 1] = run(c[1], c[2], c[3]) end
-    end
-  else -- every rank at once
-    mpi.barrier()
-    results[#results + 1] = run(c[1], c[2], c[3])
-  end
-end
+local results = cardcluster.each(list, run, mpi, args.apart)
 
 local md, placed, card_seconds = cardpage.markdown(results, { facts = facts, index = index, quick = args.quick,
   device = args.device, note = args.note, compare = args.compare, saved = saved, dir = dir, t0 = card_t0,

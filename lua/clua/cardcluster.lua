@@ -3,6 +3,8 @@
 -- report rank 0 writes from every rank's figures (as Markdown, JSON and CSV).
 -- The figures, their medians and the flags are clua.cluster's.
 -- @module clua.cardcluster
+local cardcluster = {}
+
 local cl = require "cl"
 local json = require "dkjson"
 local cluster = require "clua.cluster"
@@ -12,7 +14,6 @@ local files = require "clua.files"
 local recipe = require "clua.recipe"
 local cardpage = require "clua.cardpage"
 
-local cardcluster = {}
 local text = cardpage.text
 
 --- This rank's GPU: of the devices of the selected one's platform and type,
@@ -30,6 +31,31 @@ function cardcluster.device(dev, mpi)
   local lr, ln = mpi.local_rank(), mpi.local_size()
   dev = same[lr % #same + 1]
   return dev, devicemod.index(dev), math.ceil((ln - lr % #same) / #same)
+end
+
+--- Runs each recipe of the card: in a cluster run every rank at once
+-- (contention measured on purpose), or with `apart` one rank after another.
+-- @tab list the recipes ({{name, finding, options},...}: clua.cardrun.list)
+-- @func run runs one (clua.cardrun.runner's)
+-- @tparam ?table mpi the mpi module in a cluster run, else nil
+-- @bool apart one rank at a time
+-- @treturn table the results, in the list's order
+function cardcluster.each(list, run, mpi, apart)
+  local results = {}
+  for _, c in ipairs(list) do
+    if not mpi then
+      results[#results + 1] = run(c[1], c[2], c[3])
+    elseif apart then -- one rank at a time
+      for r = 0, mpi.size() - 1 do
+        mpi.barrier()
+        if r == mpi.rank() then results[#results + 1] = run(c[1], c[2], c[3]) end
+      end
+    else -- every rank at once
+      mpi.barrier()
+      results[#results + 1] = run(c[1], c[2], c[3])
+    end
+  end
+  return results
 end
 
 -- The cluster report's Markdown page.

@@ -6,6 +6,8 @@
 -- escaped for Markdown (clua.escape): none acts as HTML or Markdown syntax.
 -- The card's web page is clua.html's.
 -- @module clua.cardpage
+local cardpage = {}
+
 local cl = require "cl"
 local escape = require "clua.escape"
 local files = require "clua.files"
@@ -17,7 +19,6 @@ local saved = require "clua.saved"
 local schema = require "clua.schema"
 local tablemodel = require "clua.tablemodel"
 
-local cardpage = {}
 
 --- Text from outside on one line, escaped for Markdown.
 -- @param s anything (tostring'd)
@@ -52,7 +53,7 @@ local function saved_tables(old, name, label)
   end
 end
 
---- The command that made the card (its --quick and --device).
+--- The command that made the card (with its quick and device options).
 -- @tparam table o {quick, device}
 -- @treturn string
 function cardpage.command(o)

@@ -4,16 +4,17 @@
 -- `--json` and `--svg` into the card's folder, under a time limit, its
 -- output in a log, its tables read back.
 -- @module clua.cardrun
+local cardrun = {}
+
 local cl = require "cl"
 local files = require "clua.files"
 local proc = require "clua.proc"
 local escape = require "clua.escape"
 local saved = require "clua.saved"
 
-local cardrun = {}
 local sh = proc.quote
 
---- The recipes' own options given with `--with`, each word quoted for the shell.
+--- The recipes' own options (the card's with option), each word quoted for the shell.
 -- @tparam {string,...} with each `--with` ("peak --target-ms 40")
 -- @tparam function fail called with the message where one does not start with a recipe's name
 -- @treturn table the options by recipe name, as one string each
@@ -29,8 +30,8 @@ function cardrun.given(with, fail)
   return given
 end
 
---- The recipes to run: the card's, or those of `--recipes` (with the card's
--- finding and options where the card has the recipe).
+--- The recipes to run: the card's, or those its recipes option names (with
+-- the card's finding and options where the card has the recipe).
 -- @tparam table card {{name, finding, options},...}
 -- @tparam ?string names `--recipes`: comma-separated names
 -- @treturn table {{name, finding, options},...}
