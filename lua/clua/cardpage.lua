@@ -60,13 +60,12 @@ function cardpage.command(o)
   return "clua recipes/report.lua" .. (o.quick and " --quick" or "") .. (o.device and (" --device " .. o.device) or "")
 end
 
---- The card's Markdown page.
+--- The card's Markdown page. The roofline figure is written into dir: where
+-- it cannot be, the card ends (clua.files.write_or_exit).
 -- @tparam table results the recipes' results (clua.cardrun)
 -- @tparam table o {facts, index, label (cardpage.namer's), quick, device, note, compare (the saved
 -- card's file), saved (its document), dir (the card's folder), mpi ({rank, size, host, apart, shared_by}),
 -- t0 (cl.now() when the card began)}
--- The roofline figure is written into dir: where it cannot be, the card
--- ends (clua.files.write_or_exit).
 -- @treturn string the page
 -- @treturn ?table the experiments on the roofline (a clua.tablemodel table), or nil
 -- @treturn number the card's seconds
