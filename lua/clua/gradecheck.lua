@@ -69,11 +69,13 @@ end
 
 -- The check's run through the grader's runner (clua.runner): in its box
 -- unless --no-sandbox, under its wall, each stream capped; Oclgrind's log and
--- the map in the runner's scratch folder, which the box can write.
+-- the map in the runner's scratch folder, which the box can write; the
+-- seconds it ran (clua.pool: not its wait for its turn).
 local function through(box, submission)
   return function(cmd)
-    return (box:exec{ command = cmd.command, raw = cmd.raw, env = cmd.env, rw = { cmd.dir }, chdir = cmd.dir,
-      submission = submission, log = cmd.stdout, err = cmd.stderr, wall = cmd.wall })
+    local code, printed = box:exec{ command = cmd.command, raw = cmd.raw, env = cmd.env, rw = { cmd.dir },
+      chdir = cmd.dir, submission = submission, log = cmd.stdout, err = cmd.stderr, wall = cmd.wall }
+    return code, printed.seconds
   end
 end
 
