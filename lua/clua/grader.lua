@@ -106,16 +106,21 @@ function grader.parser()
   return p
 end
 
+-- The options whose value may start with a dash: the recipe's options, and
+-- the numbers (a negative one is then refused by its check, naming the option).
+local DASHED = { ["--recipe-options"] = true, ["--jobs"] = true, ["--timeout"] = true, ["--wall"] = true,
+  ["--rounds"] = true, ["--budget"] = true, ["--similar"] = true, ["--similar-common"] = true }
+
 --- The grader's options from its command line. The value of the option
 -- recipe-options may start with dashes: "--recipe-options --quick" is read
--- as "--recipe-options=--quick".
+-- as "--recipe-options=--quick"; so may a number's ("--jobs -1").
 -- @tab argv the command line (`arg`)
 -- @treturn tab the options
 function grader.args(argv)
   local out, i = {}, 1
   while i <= #argv do
-    if argv[i] == "--recipe-options" and argv[i + 1] then
-      out[#out + 1] = "--recipe-options=" .. argv[i + 1]; i = i + 2
+    if DASHED[argv[i]] and argv[i + 1] then
+      out[#out + 1] = argv[i] .. "=" .. argv[i + 1]; i = i + 2
     else out[#out + 1] = argv[i]; i = i + 1 end
   end
   return grader.parser():parse(out)
