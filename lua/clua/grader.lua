@@ -459,22 +459,33 @@ function grader.main(argv, recipes)
   if not work then fail(werr) end
   local function stop(msg) paths.remove_tree(work); fail(msg) end
   local box = runner.new{ clua = clua, root = cl.root, recipes = recipes, wall = wall, sandboxed = boxed, work = work }
-  for _, a in ipairs(assignments) do
-    local sz = a.rub.sizes[1].size
-    local ok, why = box:preflight(a.script, ("--timeout %s%s%s%s"):format(args.timeout,
-      args.device and (" --device " .. sh(args.device)) or "", a.options ~= "" and (" " .. a.options) or "",
-      sz and (" --size " .. sh(sz)) or ""))
-    if not ok then
-      stop(("%s: the recipe's own kernels did not run%s, so no submission can be graded here: %s; "
-        .. "nothing was graded"):format(a.name, boxed and " in the sandbox" or "", why))
-    end
-  end
-  -- The check's Oclgrind, tried once as every check will run it (in the box)
+  -- the preflights (one per recipe and options) and the check's Oclgrind,
+  -- tried once as every check will run it (in the box), side by side
   local checking = not args.no_check and gradecheck.available()
-  if checking then
-    local ok, why = gradecheck.probe(box)
-    if not ok then stop(("the checker cannot run: %s; nothing was graded (--no-check grades without it)"):format(why)) end
-  end
+  local faults, flown = {}, {}
+  pool.run({
+    function()
+      for _, a in ipairs(assignments) do
+        local sz = a.rub.sizes[1].size
+        local line = ("--timeout %s%s%s%s"):format(args.timeout, args.device and (" --device " .. sh(args.device)) or "",
+          a.options ~= "" and (" " .. a.options) or "", sz and (" --size " .. sh(sz)) or "")
+        if not flown[a.script .. "\0" .. line] then
+          flown[a.script .. "\0" .. line] = true
+          local ok, why = box:preflight(a.script, line)
+          if not ok then
+            faults[1] = ("%s: the recipe's own kernels did not run%s, so no submission can be graded here: %s; "
+              .. "nothing was graded"):format(a.name, boxed and " in the sandbox" or "", why)
+            return
+          end
+        end
+      end
+    end,
+    function(slot)
+      if not checking or faults[1] then return end
+      local ok, why = gradecheck.probe(box:lane(slot))
+      if not ok then faults[2] = ("the checker cannot run: %s; nothing was graded (--no-check grades without it)"):format(why) end
+    end }, math.min(args.jobs, 2), work)
+  if faults[1] or faults[2] then stop(faults[1] or faults[2]) end
 
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
   for _, d in ipairs({ logs, fbdir }) do
@@ -620,7 +631,7 @@ function grader.main(argv, recipes)
     for _, e in ipairs(a.entries) do
       local o = e.outcome
       e.score, e.max, e.lines, e.items = rubricmod.score(a.rub, { built = o.built, correct = e.correct, why = e.whys,
-        build_why = not o.built and grader.what(o) or nil, oob = o.oob, changed_input = o.changed_input,
+        build_why = not o.built and grader.what(o) or nil, oob = o.oob, oob_why = o.oob_why, changed_input = o.changed_input,
         timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, late_days = e.late_days })
     end
     local srcs = {}
