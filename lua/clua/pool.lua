@@ -111,7 +111,9 @@ function pool.run(tasks, jobs, dir)
   local function start(req)
     next_id = next_id + 1
     local line = ("( %s ) </dev/null; echo %d >%s"):format(req.cmd, next_id, q(fifo))
-    running[next_id] = { task = req.task, pipe = io.popen(line, "r"), t0 = now_s(), exclusive = req.exclusive }
+    local pipe, err = io.popen(line, "r")
+    if not pipe then fault = fault or ("pool: cannot start a command: " .. tostring(err)); return end
+    running[next_id] = { task = req.task, pipe = pipe, t0 = now_s(), exclusive = req.exclusive }
     nrun = nrun + 1
     exclusive_running = exclusive_running or req.exclusive
   end
