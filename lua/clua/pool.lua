@@ -30,7 +30,7 @@ function pool.cpus()
   return n and n > 0 and n or 1
 end
 
---- The default of --jobs: the CPUs online, at most `pool.CAP`.
+--- The default number of jobs (the grader's option jobs): the CPUs online, at most `pool.CAP`.
 -- @treturn int
 function pool.default_jobs()
   return math.min(pool.cpus(), pool.CAP)
