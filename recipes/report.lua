@@ -348,7 +348,10 @@ local failed = 0
 for _, r in ipairs(results) do if r.error and not r.error:match("^not available") then failed = failed + 1 end end
 add("")
 local card_seconds = (cl.now() - card_t0) / 1e9
-add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, card_seconds))
+local per = {} -- each recipe's wall time, for a table of the card's time
+for _, r in ipairs(results) do per[#per + 1] = text(r.name) .. (r.seconds and (" %.1f s"):format(r.seconds) or " not run") end
+add(("%d recipes, %d ran, %d failed, in %.0f s: %s."):format(#results, #results - failed, failed, card_seconds,
+  table.concat(per, ", ")))
 
 files.write(args.out, table.concat(md, "\n") .. "\n")
 
