@@ -25,11 +25,12 @@ local function budget(R, spec, topts)
   if spec.target_ms or spec.reps then
     error("R:measure: budget_ms with target_ms or reps: give one of them", 0)
   end
-  if type(spec.budget_ms) ~= "number" or not (spec.budget_ms > 0) then
-    error(("R:measure: budget_ms must be a positive number of milliseconds, not %s"):format(tostring(spec.budget_ms)), 0)
+  local ms = spec.budget_ms
+  if type(ms) ~= "number" or ms ~= ms or ms <= 0 then -- NaN too
+    error(("R:measure: budget_ms must be a positive number of milliseconds, not %s"):format(tostring(ms)), 0)
   end
   if R.quick or R.reps_given then return end
-  topts.target_ms, topts.min_reps, topts.max_reps = spec.budget_ms, math.min(timed.BUDGET_FLOOR, R.reps), R.reps
+  topts.target_ms, topts.min_reps, topts.max_reps = ms, math.min(timed.BUDGET_FLOOR, R.reps), R.reps
 end
 
 local function wait_all(r)
