@@ -96,8 +96,6 @@ R:main(function(R)
   t:note("GTX 280: the guide's Table 3.3 with TILE_DIM 16 (GTX 8800: 0.5, 13.2, 15.6 GB/s); speedup against "
     .. "simpleMultiply of the same tile")
   t:note("Listing 3.11's index get_group_id(0) * get_num_groups(0) is corrected to get_group_id(0) * get_local_size(0)")
-  for _, h in ipairs(how) do t:note("verified: " .. h) end
-  for _, h in ipairs(skipped) do t:note(h) end
-  if R.args.kernel then R:rank_within(t, "time", "tile", tl, "kernel") end
+  tiles.notes(R, t, tl, how, skipped)
   R:emit(t)
 end)

@@ -128,9 +128,7 @@ R:main(function(R, dev)
   t:note("GTX 280: the guide's Table 3.2 with TILE_DIM 16 (GTX 8800: 0.7, 8.2, 15.7 GB/s); speedup against "
     .. "simpleMultiply of the same tile")
   t:note("coalescedMultiply has a barrier after loading the A tile, which the guide's warp-synchronous listing omits")
-  for _, h in ipairs(how) do t:note("verified: " .. h) end
-  for _, h in ipairs(skipped) do t:note(h) end
-  if R.args.kernel then R:rank_within(t, "time", "tile", tl, "kernel") end
+  tiles.notes(R, t, tl, how, skipped)
   t2:note("GFLOP/s: 2 N^3 / time; effective bandwidth: 3 N^2 * 4 bytes (A, B read once, C written once) / time")
   t2:note("tile: the work-group is tile x tile; the naive kernel uses the device tile's shape")
   t2:note("verified: " .. how[#how])

@@ -19,33 +19,16 @@
 -- touches (`footprint`), so a set within the device's caches is held against
 -- the cache bound and marked as a cache figure ("c"), one beyond them against
 -- the memory bandwidth; local memory is held against the cache bound.
--- Each part is a function below; the chase itself is clua.chase, the reading
--- of the levels (names, notes, the bound of a set read again) clua.memstudy.
+-- Each part is a function below; the chase itself is clua.chase, the sweeps'
+-- working sets and options clua.memsweep, the reading of the levels (names,
+-- notes, the bound of a set read again) clua.memstudy.
 local cl = require "cl"
 local recipe = require "clua.recipe"
 local chase = require "clua.chase"
 local levels = require "clua.levels"
 local memstudy = require "clua.memstudy"
-local plot = require "clua.plot"
+local memsweep = require "clua.memsweep"
 local units = require "clua.units"
-
-local PARTS = { "chase", "bandwidth", "local", "tlb" }
-
-local function parse_parts(s)
-  local set, known = {}, { chase = true, bandwidth = true, ["local"] = true, tlb = true }
-  for w in s:gmatch("[^,%s]+") do
-    if not known[w] then return nil, ("unknown part '%s' (the parts: %s)"):format(w, table.concat(PARTS, ", ")) end
-    set[w] = true
-  end
-  if not next(set) then return nil, "no part named (the parts: " .. table.concat(PARTS, ", ") .. ")" end
-  return set
-end
-
-local function knee_factor(s)
-  local x = tonumber(s)
-  if not x or x <= 1 or x == math.huge then return nil, "a factor > 1 expected, got '" .. tostring(s) .. "'" end
-  return x
-end
 
 local R = recipe.new{ name = "memory", reps = 5, check_size = "8KiB",
   description = [[The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level
@@ -56,32 +39,16 @@ local R = recipe.new{ name = "memory", reps = 5, check_size = "8KiB",
   seed = "clpeak's local memory bandwidth and the pointer-chase latency microbenchmarks (the issue's memory recipe)",
   options = function(p)
     p:option("--parts", "The parts to run, comma-separated: chase, bandwidth, local, tlb.", "chase,bandwidth,local,tlb")
-      :argname("LIST"):convert(parse_parts)
+      :argname("LIST"):convert(memsweep.parts)
     p:option("--knee", "The smallest ratio between two neighbouring levels (they must also differ beyond the noise "
-      .. "of their repetitions).", tostring(levels.STEP)):argname("X"):convert(knee_factor)
+      .. "of their repetitions).", tostring(levels.STEP)):argname("X"):convert(memsweep.factor)
   end }
 
 local DEFINES = { LINE = chase.LINE // 4, REPS = 64 } -- REPS: clpeak's LMEM_REPS
 local MAX_SLOTS = 1 << 20   -- slots of the chase's cycle: 128 MiB of lines, beyond any L2
 local fs = units.format_size
 
-local function pow2_floor(x) return 1 << (select(2, math.frexp(x)) - 1) end
-
-local function sweep(lo, hi)
-  local s = {}
-  while lo <= hi do s[#s + 1], lo = lo, lo * 2 end
-  return s
-end
-
-local function chart(title, y, unit)
-  return plot.new{ title = title, x = { name = "working set", unit = "bytes", log2 = true }, y = { name = y, unit = unit } }
-end
-local function ws_column() return { name = "working set", unit = "bytes", key = true, format = fs } end
-
--- The largest working set: `x`, a power of two within the allocation limit and 1/share of the memory.
-local function set_max(info, x, share)
-  return pow2_floor(math.min(x, info.max_mem_alloc_size, info.global_mem_size // share))
-end
+local sweep, set_max, chart = memsweep.sweep, memsweep.max, memsweep.chart
 
 -- 1. Pointer chase: latency by working set, its levels, each cache's capacity.
 -- The levels come from the doubling sweep; then quarter octaves around each
@@ -101,7 +68,7 @@ local function chase_study(R, S)
   table.sort(rows, function(a, b) return a.ws < b.ws end)
   for i, r in ipairs(rows) do all[i] = r.point end
   local t = R:table{ title = "Pointer chase: latency per dependent load by working set", id = "chase",
-    columns = { ws_column(), { name = "slot", unit = "bytes", format = "%d" }, { name = "slots", format = "%d" },
+    columns = { memsweep.column(), { name = "slot", unit = "bytes", format = "%d" }, { name = "slots", format = "%d" },
       { name = "steps", format = "%d" }, R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true },
       R:spread_column("spread"), { name = "cycles", format = "%.1f" } } }
   local pl = chart("Pointer chase: latency by working set", "latency", "ns")
@@ -130,7 +97,7 @@ end
 local function bandwidth_study(R, S)
   local info, q, ctx = S.info, R.queue, R.ctx
   local max = set_max(info, R.size or (R.quick and 4 * 2 ^ 20) or (S.gpu and 2 ^ 30) or 256 * 2 ^ 20, 4)
-  local lsize = pow2_floor(math.min(256, info.max_work_group_size))
+  local lsize = memsweep.group(info)
   local gsize = info.compute_units * (S.gpu and 2048 or 1024) // lsize * lsize
   local target = R.check_size and gsize * 16 * 4 or R.quick and (S.gpu and 2 ^ 30 or 32 * 2 ^ 20)
     or (S.gpu and 8 * 2 ^ 30 or 512 * 2 ^ 20)
@@ -165,7 +132,7 @@ local function bandwidth_study(R, S)
 
   local lv = levels.find(pts, { step = S.factor })
   local t = R:table{ title = "Read bandwidth by working set", id = "bandwidth",
-    columns = { ws_column(), R:time_columns("µs", { compare = false }), R:bw_column("bandwidth") } }
+    columns = { memsweep.column(), R:time_columns("µs", { compare = false }), R:bw_column("bandwidth") } }
   local pl = chart("Read bandwidth by working set", "bandwidth", R.bw_unit)
   for i, p in ipairs(pts) do
     R:add_row(t, all[i], { ["working set"] = p.x })
@@ -187,7 +154,7 @@ end
 -- the neighbour's value, REPS times; held against the cache bound.
 local function local_study(R, S)
   local info, q, REPS = S.info, R.queue, DEFINES.REPS
-  local lsize = pow2_floor(math.min(256, info.max_work_group_size))
+  local lsize = memsweep.group(info)
   local groups = info.compute_units * (R.check_size and 2 or R.quick and 16 or S.gpu and 2048 or 512)
   local gsize = groups * lsize
   local dout = R:output("out", "float", gsize)
@@ -251,7 +218,7 @@ local function tlb_study(R, S)
     or (R.quick and { 4096 } or { 4096, 2 ^ 21 })
   local max_pages = R.check_size and 2 or R.quick and 256 or 8192
   local t = R:table{ title = "TLB reach: latency per dependent load at page-sized strides", id = "tlb",
-    columns = { ws_column(), { name = "stride", unit = "bytes", key = true, format = fs },
+    columns = { memsweep.column(), { name = "stride", unit = "bytes", key = true, format = fs },
       { name = "pages", format = "%d" }, R:cache_column{ name = "latency", unit = "ns", format = "%.2f", compare = true },
       R:spread_column("spread"), { name = "lines alone", unit = "ns", format = "%.2f" },
       { name = "extra", unit = "ns", format = "%.2f" } } }
@@ -290,12 +257,12 @@ local STUDIES = { chase = chase_study, bandwidth = bandwidth_study, ["local"] = 
 
 R:main(function(R, dev)
   -- (argparse may hand the defaults over unconverted)
-  local parts = type(R.args.parts) == "table" and R.args.parts or assert(parse_parts(R.args.parts))
-  local S = { info = dev.info, gpu = dev.info.type == "GPU", factor = assert(knee_factor(R.args.knee)) }
+  local parts = type(R.args.parts) == "table" and R.args.parts or assert(memsweep.parts(R.args.parts))
+  local S = { info = dev.info, gpu = dev.info.type == "GPU", factor = assert(memsweep.factor(R.args.knee)) }
   if R.reps < 1 then error("--reps must be at least 1", 0) end
   -- the chase, shared by the chase and TLB studies
   if parts.chase or parts.tlb then S.chase = chase.new(R, DEFINES) end
-  for _, name in ipairs(PARTS) do
+  for _, name in ipairs(memsweep.PARTS) do
     if parts[name] then STUDIES[name](R, S) end
   end
 end)

@@ -13,10 +13,14 @@ local cardfiles = {}
 -- out is the Markdown file (card.md; a name with no extension gets .md).
 -- Without it the files go beside html (x/card.html gives x/card.md), and
 -- without either they are report.md and its kin. An html of none: no page.
+-- In a cluster run (`rank` given) each rank's card is STEM-rankN.md and its
+-- kin (its page STEM-rankN.html unless html names one), and STEM is the
+-- cluster report's (`cluster`).
 -- @tparam ?string out the option --out
 -- @tparam ?string html the option --html
--- @treturn table {stem=, md=, json=, html= (nil for none), dir= (the folder of the recipes' files)}
-function cardfiles.place(out, html)
+-- @tparam ?int rank the rank of a cluster run
+-- @treturn table {stem=, md=, json=, html= (nil for none), dir= (the folder of the recipes' files), cluster=}
+function cardfiles.place(out, html, rank)
   local stem, md
   if out then
     local base = out:match("[^/]*$")
@@ -31,8 +35,14 @@ function cardfiles.place(out, html)
   else
     stem, md = "report", "report.md"
   end
-  return { stem = stem, md = md, json = stem .. ".json", dir = stem .. "-files",
-    html = html ~= "none" and (html or stem .. ".html") or nil }
+  local page = html ~= "none" and (html or stem .. ".html") or nil
+  if rank then
+    local cluster = stem
+    stem = ("%s-rank%d"):format(stem, rank)
+    return { stem = stem, md = stem .. ".md", json = stem .. ".json", dir = stem .. "-files", cluster = cluster,
+      html = page and (html or stem .. ".html") }
+  end
+  return { stem = stem, md = md, json = stem .. ".json", dir = stem .. "-files", html = page }
 end
 
 --- The number of plain files in folder `dir` (0 when there is none).

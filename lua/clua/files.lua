@@ -36,4 +36,18 @@ function files.write(path, text)
   if not ok or not closed then error(("cannot write %s: %s"):format(path, tostring(werr or cerr)), 2) end
 end
 
+--- Writes `text` as the whole of the file `path`, or ends the program with
+-- status 1 and `who: cannot write PATH: why` on stderr (control characters
+-- shown as escapes): the checked write of a script's top level (the card),
+-- where a raised error would end in a traceback.
+-- @string who the program's name, for the message
+-- @string path
+-- @string text
+function files.write_or_exit(who, path, text)
+  local ok, err = pcall(files.write, path, text)
+  if ok then return end
+  io.stderr:write(who, ": ", require("clua.escape").terminal(tostring(err)), "\n")
+  os.exit(1)
+end
+
 return files

@@ -262,15 +262,20 @@ local function place_labels(items, area)
   return out
 end
 
+-- The ranges, `ticks` y ticks, the top of the y axis and the x and y label
+-- formatters (fy of a tick, fy0 of a value) shared by the text and SVG charts.
+local function axes(self, ticks)
+  local r = self:ranges()
+  local yt = y_ticks(self, r, ticks)
+  local fy0 = formatter(self.y)
+  local fy = self.y.log2 and function(v) return fy0(2 ^ v) end or fy0
+  return r, yt, math.max(r.ymax, yt[#yt]), formatter(self.x), fy, fy0
+end
+
 --- The chart as text, `width` columns (default 80) by `height` plot rows (default 16).
 function Plot:text(width, height)
   width, height = width or 80, height or 16
-  local r = self:ranges()
-  local yt = y_ticks(self, r, 4)
-  local ymax = math.max(r.ymax, yt[#yt])
-  local fx = formatter(self.x)
-  local fy0 = formatter(self.y)
-  local fy = self.y.log2 and function(v) return fy0(2 ^ v) end or fy0
+  local r, yt, ymax, fx, fy = axes(self, 4)
   local lw = 0
   for _, v in ipairs(yt) do lw = math.max(lw, utf8.len(fy(v))) end
   local w = width - lw - 2
@@ -323,12 +328,7 @@ end
 function Plot:svg(opts)
   opts = options.check(opts, "Plot:svg", { "width", "height" })
   local W, H = opts.width or 760, opts.height or 460
-  local r = self:ranges()
-  local yt = y_ticks(self, r, 5)
-  local ymax = math.max(r.ymax, yt[#yt])
-  local fx = formatter(self.x)
-  local fy0 = formatter(self.y)
-  local fy = self.y.log2 and function(v) return fy0(2 ^ v) end or fy0
+  local r, yt, ymax, fx, fy, fy0 = axes(self, 5)
   -- the left margin holds the widest y label beside the axis's name
   local yw = 0
   for _, v in ipairs(yt) do yw = math.max(yw, plot.text_width(fy(v), 12)) end

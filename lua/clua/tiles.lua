@@ -86,6 +86,20 @@ function tiles.choose(R, file, names, args)
   return list, skipped, devtile, align
 end
 
+--- A guide table's closing notes: what the check of each tile compared
+-- ("verified: ..."), each tile left out, and in assignment mode (--kernel)
+-- the student's kernel ranked by time among the kernels of its tile.
+-- @tab R the recipe
+-- @tab t the table (its columns "time", "tile" and "kernel")
+-- @tab tl the tiles (tiles.choose's first result)
+-- @tab how what each check compared
+-- @tab skipped the notes of the tiles left out (tiles.choose's second result)
+function tiles.notes(R, t, tl, how, skipped)
+  for _, h in ipairs(how) do t:note("verified: " .. h) end
+  for _, h in ipairs(skipped) do t:note(h) end
+  if R.args.kernel then R:rank_within(t, "time", "tile", tl, "kernel") end
+end
+
 --- The height of a float matrix `aspect` times as wide as high, of about
 -- `--size` bytes (default `default` on a GPU, 16 MiB elsewhere) within one
 -- buffer and a quarter of the device's memory, rounded down to a multiple of
