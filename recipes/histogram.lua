@@ -49,16 +49,16 @@ R:main(function(R, dev, info)
   local zero, pad = cl.array("uint", 1), cl.array("uint", 1):fill(0xFFFFFFFF)
   local lfit = (info.local_mem_size - 1024) // 4 -- bins a work-group's local memory holds
 
-  -- Keys: uniform in [0, 65535], or skewed: floor(65536 u^4), u uniform in [0, 1), so that bin 0 of B takes
-  -- B^(-1/4) of them (half at 16 bins); the CPU's counts h[key], from chunks taken as Lua lists (table speed).
+  -- Keys: uniform in [0, 65535], or skewed: floor(65536 u^4), u uniform in [0, 1] (in float, on the device), so
+  -- that bin 0 of B takes B^(-1/4) of them (half at 16 bins); the CPU counts them (h[key]) from Lua lists.
   local function keys_of(dist)
-    local k, h, u = cl.array("uint", n), {}, dist ~= "uniform" and cl.array("float", n):random(12)
-    if not u then k:random(11, 0, MAXB - 1) end
+    local k, h = cl.array("uint", n), {}
+    if dist == "uniform" then k:random(11, 0, MAXB - 1) else
+      local du, dk = R.ctx:buffer(cl.array("float", n):random(12)), R.ctx:buffer(4 * n)
+      q:launch(prog:kernel("skew_keys"):args(du, dk, cl.uint(n)), n); q:read(dk, k)
+    end
     for first = 0, n - 1, 65536 do
-      for i, x in ipairs((u or k):totable(first, math.min(65536, n - first))) do
-        if u then x = math.min(MAXB - 1, math.floor(MAXB * x ^ 4)); k[first + i - 1] = x end -- u may round to 1
-        h[x] = (h[x] or 0) + 1
-      end
+      for _, x in ipairs(k:totable(first, math.min(65536, n - first))) do h[x] = (h[x] or 0) + 1 end
     end
     return k, h
   end
@@ -115,7 +115,7 @@ R:main(function(R, dev, info)
   t:note(("global and privatised: %d work-groups (%d per compute unit) in a grid-stride loop, hist zeroed before "
     .. "each launch (not timed); sort-based: the keys copied, padded to %d, bitonic-sorted (%d launches) and "
     .. "counted, all timed"):format(G, R.args.groups_per_cu, N2, #passes))
-  t:note("skewed: key = floor(65536 u^4), u uniform: bin 0 of B bins takes B^(-1/4) of the keys (half at 16 bins)")
+  t:note("skewed: key = floor(65536 u^4) (in float), u uniform: bin 0 of B bins takes B^(-1/4) of the keys (half at 16 bins)")
   if #skipped > 0 then
     t:note(("privatised: no row at %s bins: they do not fit the work-group's %s of local memory")
       :format(table.concat(skipped, ", "), units.format_size(info.local_mem_size)))
