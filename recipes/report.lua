@@ -15,7 +15,6 @@ local argparse = require "argparse"
 local cl = require "cl"
 local json = require "dkjson"
 local devicemod = require "clua.device"
-local proc = require "clua.proc"
 local html = require "clua.html"
 local files = require "clua.files"
 local cardfiles = require "clua.cardfiles"
@@ -23,6 +22,9 @@ local cardrun = require "clua.cardrun"
 local cardpage = require "clua.cardpage"
 local cardcluster = require "clua.cardcluster"
 local escape = require "clua.escape"
+
+-- Every file of the card through one checked write (clua.files.write_or_exit).
+local function write(path, text) files.write_or_exit("report", path, text) end
 
 -- The recipes of a report card, in order, with the seed's finding, and the
 -- options the full card gives a recipe (none with --quick).
@@ -102,7 +104,7 @@ local mpi = args.cluster and require "mpi"
 local place = cardfiles.place(args.out, args.html, mpi and mpi.rank())
 local stem, dir, cluster_stem = place.stem, place.dir, place.cluster
 args.out, args.html = place.md, place.html
-os.execute("mkdir -p -- " .. proc.quote(dir))
+files.mkdir_or_exit("report", dir)
 
 local given = cardrun.given(args.with, function(msg) p:error(msg) end)
 local list = cardrun.list(CARD, args.recipes)
@@ -132,14 +134,14 @@ local md, placed, card_seconds = cardpage.markdown(results, { facts = facts, ind
   device = args.device, note = args.note, compare = args.compare, saved = saved, dir = dir, t0 = card_t0,
   label = cardpage.namer(facts, dev, saved), mpi = mpi and { rank = mpi.rank(), size = mpi.size(), host = mpi.host(),
     apart = args.apart, shared_by = shared_by } })
-files.write(args.out, md)
+write(args.out, md)
 local doc = cardpage.doc(results, { facts = facts, index = index, quick = args.quick, seconds = card_seconds,
   placed = placed })
-files.write(stem .. ".json", escape.json(json.encode(doc, { indent = true, keyorder = { "schema", "report" } })) .. "\n")
+write(stem .. ".json", escape.json(json.encode(doc, { indent = true, keyorder = { "schema", "report" } })) .. "\n")
 local written = { args.out, stem .. ".json" }
 if args.html then
   written[#written + 1] = args.html
-  html.write(args.html, html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
+  write(args.html, html.card(doc, { dir = dir, saved = saved, compare_file = args.compare,
     note = args.note, command = cardpage.command(args) }))
 end
 local failed = cardpage.failed(results)

@@ -20,4 +20,18 @@ describe("clua.files", function()
     assert.is_false(ok)
     assert.matches("cannot write /no/such/dir/file", err, 1, true)
   end)
+
+  it("write_or_exit: a write that fails ends the program, status 1, with the file and the reason (no traceback)",
+    function()
+      local shell = require "spec.support.shell"
+      local clua = os.getenv("CLUA") or "build/clua"
+      local out, code = shell.run(clua .. [[ -e 'require("clua.files").write_or_exit("card", "/dev/full", "x")' ]])
+      assert.are.equal(1, code, out)
+      assert.are.equal("card: cannot write /dev/full: No space left on device\n", out)
+      local path = os.tmpname()
+      out, code = shell.run(("%s -e 'require(\"clua.files\").write_or_exit(\"card\", %q, \"ok\")'"):format(clua, path))
+      assert.are.equal(0, code, out)
+      assert.are.equal("ok", files.read(path))
+      os.remove(path)
+    end)
 end)

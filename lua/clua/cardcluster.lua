@@ -91,7 +91,8 @@ local function page(sum, gpus, o)
 end
 
 --- Gathers every rank's figures to rank 0, which writes the cluster report
--- STEM.md, STEM.json and STEM.csv and says so on the standard error.
+-- STEM.md, STEM.json and STEM.csv and says so on the standard error (a file
+-- that cannot be written ends the card: clua.files.write_or_exit).
 -- @tparam table mpi the mpi module
 -- @tparam table results this rank's recipes' results (clua.cardrun)
 -- @tparam table o {args = the card's options (apart, quick, reps, recipes, with, note), stem = the cluster
@@ -111,9 +112,9 @@ function cardcluster.report(mpi, results, o)
   end
   -- A --quick card is too short to flag, whatever its --reps (clua.cluster).
   local sum = cluster.summarize(gpus, { quick = args.quick, cpu = o.cpu })
-  files.write(o.stem .. ".md", page(sum, gpus, o))
-  files.write(o.stem .. ".csv", cluster.csv(sum))
-  files.write(o.stem .. ".json", escape.json(json.encode({ report = "clua cluster report",
+  files.write_or_exit("report", o.stem .. ".md", page(sum, gpus, o))
+  files.write_or_exit("report", o.stem .. ".csv", cluster.csv(sum))
+  files.write_or_exit("report", o.stem .. ".json", escape.json(json.encode({ report = "clua cluster report",
     clua = recipe.version(), date = os.date("!%Y-%m-%dT%H:%M:%SZ"), quick = args.quick or false,
     apart = args.apart or false, gpus = sum.gpus, figures = sum.figures }, { indent = true })) .. "\n")
   local flagged, common = 0, 0

@@ -60,7 +60,8 @@ function cardpage.command(o)
   return "clua recipes/report.lua" .. (o.quick and " --quick" or "") .. (o.device and (" --device " .. o.device) or "")
 end
 
---- The card's Markdown page.
+--- The card's Markdown page. The roofline figure is written into dir: where
+-- it cannot be, the card ends (clua.files.write_or_exit).
 -- @tparam table results the recipes' results (clua.cardrun)
 -- @tparam table o {facts, index, label (cardpage.namer's), quick, device, note, compare (the saved
 -- card's file), saved (its document), dir (the card's folder), mpi ({rank, size, host, apart, shared_by}),
@@ -130,7 +131,10 @@ function cardpage.markdown(results, o)
   local failed = cardpage.failed(results)
   add("")
   local seconds = (cl.now() - o.t0) / 1e9
-  add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, seconds))
+  local per = {} -- each recipe's wall time, for a table of the card's time
+  for _, r in ipairs(results) do per[#per + 1] = text(r.name) .. (r.seconds and (" %.1f s"):format(r.seconds) or " not run") end
+  add(("%d recipes, %d ran, %d failed, in %.0f s: %s."):format(#results, #results - failed, failed, seconds,
+    table.concat(per, ", ")))
   return table.concat(md, "\n") .. "\n", placed, seconds
 end
 
@@ -170,8 +174,8 @@ function cardpage.roofline(results, o, add)
   add(render.markdown(placed))
   if roof_rows then
     local svg = "roofline-experiments.svg"
-    files.write(o.dir .. "/" .. svg, roofline.plot(points, roofs, "The seed experiments on the roofline of "
-      .. o.facts.name):svg({ width = 980, height = 620 }))
+    files.write_or_exit("report", o.dir .. "/" .. svg, roofline.plot(points, roofs,
+      "The seed experiments on the roofline of " .. o.facts.name):svg({ width = 980, height = 620 }))
     add("")
     add(("![every experiment on the roofline](%s)"):format(escape.md_url(o.dir:match("[^/]*$") .. "/" .. svg)))
   end

@@ -45,7 +45,8 @@ end
 
 --- A runner of the card's recipes: `run(name, finding, options)` runs
 -- recipes/NAME.lua once and returns {name, finding, options, exit, tables,
--- svgs, error, seconds}, saying its progress on the standard error.
+-- svgs, error, seconds}, saying its progress on the standard error. A log
+-- that cannot be written ends the card (clua.files.write_or_exit).
 -- @tparam table o {here = the recipes' folder, dir = the card's folder, args = the card's options
 -- (timeout, quick, device, reps), given = cardrun.given's, count = the recipes to run}
 -- @treturn function run
@@ -61,6 +62,8 @@ function cardrun.runner(o)
     end
     local jpath, spath, log = dir .. "/" .. name .. ".json", dir .. "/" .. name .. ".svg", dir .. "/" .. name .. ".log"
     os.remove(jpath)
+    os.remove(log) -- a new file, whatever was there (a link to a device would be read back without end)
+    files.write_or_exit("report", log, "") -- a log that cannot be written ends the card, not each recipe
     local cmd = { "timeout", tostring(args.timeout), sh(clua), sh(script), "--json", sh(jpath), "--svg", sh(spath) }
     if args.quick then cmd[#cmd + 1] = "--quick" end
     if args.device then cmd[#cmd + 1] = "--device " .. sh(args.device) end
