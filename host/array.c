@@ -510,6 +510,18 @@ static int arr_compare(lua_State *L) {
   double maxabs = 0, maxrel = 0;
   size_t bad = SIZE_MAX;
   size_t nbad = 0;
+  /* Arrays of one type, bit for bit the same (a device's exact copy): every
+     difference is 0 (identical NaNs match, an infinity's x - y is NaN, which
+     raises neither maximum), so the loop below would find what this finds at
+     memcmp's speed. */
+  if (a->type == r->type && memcmp(pa, pr, clua_array_bytes(a)) == 0) {
+    lua_pushboolean(L, 1);
+    lua_pushnumber(L, 0);
+    lua_pushnumber(L, 0);
+    lua_pushnil(L);
+    lua_pushinteger(L, 0);
+    return 5;
+  }
   int exact64 = !isfloat && a->type->size == 8 && r->type->size == 8;
   for (size_t i = 0; i < a->n; i++) {
     double x = get_num(a, pa, i), y = get_num(r, pr, i);

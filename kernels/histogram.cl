@@ -6,6 +6,17 @@
  * holds one uint). They run a grid-stride loop over the keys.
  */
 
+/* The skewed keys: floor(65536 u^4) of n uniform u in [0, 1], at most 65535, in
+ * float (each product correctly rounded: the same keys on every device). */
+__kernel void skew_keys(__global const float *u, __global uint *keys, uint n)
+{
+    uint i = get_global_id(0);
+    if (i < n) {
+        float u2 = u[i] * u[i];
+        keys[i] = min((uint)(65536.0f * (u2 * u2)), 65535u);
+    }
+}
+
 /* Global atomics: one atomic_inc in global memory per key. */
 __kernel void hist_global(__global const uint *keys, uint n, uint shift, __global uint *hist,
                           __local uint *lhist, uint lbins)

@@ -110,15 +110,14 @@ R:main(function(R, dev, info)
   for _ = 1, iterations do Ak, Ck = (Ak * 1664525) & 0xFFFFFFFF, (Ck * 1664525 + 1013904223) & 0xFFFFFFFF end
   for i = 0, nw - 1 do chain_ref[i] = (Ak * seeds[i] + Ck) & 0xFFFFFFFF end
 
-  -- The contracts: each kernel owns the whole of its output (copy, copy4: n
-  -- floats; chase, chain: one uint per work-item), which must hold the CPU's
-  -- result exactly. copy and chase are held against the memory bandwidth (a
-  -- cache figure when their working set fits the caches), chain's multiply-adds
-  -- (2 operations each) against the compute cap.
-  local dOut, dOutU = R:output("out", "float", n), R:output("out", "uint", nw)
+  -- The contracts: each kernel owns the whole of its output (copy, copy4: n floats, checked on the
+  -- device; chase, chain: one uint per work-item), which must hold the CPU's result exactly. copy and
+  -- chase are held against the memory bandwidth (a cache figure when their working set fits the
+  -- caches), chain's multiply-adds (2 operations each) against the compute cap.
+  local dOut, dOutU, same = R:output("out", "float", n), R:output("out", "uint", nw), R:device_strided(dIn, 1)
   local spec = {
-    copy = { global = n, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
-    copy4 = { global = n // 4, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit },
+    copy = { global = n, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit, device = same },
+    copy4 = { global = n // 4, input = dIn, out = dOut, ref = input, bytes = 2 * bytes, unit = R.bw_unit, device = same },
     chase = { global = nw, input = dNext, out = dOutU, ref = chase_ref, extra = steps, bytes = 4 * nw * steps,
       unit = R.bw_unit },
     chain = { global = nw, input = dSeeds, out = dOutU, ref = chain_ref, extra = iterations,
@@ -141,7 +140,7 @@ R:main(function(R, dev, info)
     end
     local res = R:measure{ label = ("%s (work-group %d, %d bytes local)"):format(name, wg, local_bytes),
       run = function() return q:launch(k, c.global, wg) end, reads = { c.input },
-      outputs = { { c.out, expect = c.ref, exact = true } }, bytes = c.bytes, ops = c.ops }
+      outputs = { { c.out, expect = c.ref, exact = true, device = c.device } }, bytes = c.bytes, ops = c.ops }
     local lm = k:info(dev).local_mem_size or 0
     if lm < local_bytes then lm = lm + local_bytes end -- a driver that leaves the arguments out
     local occ = occupancy.of(k, dev, wg, { limits = L, local_mem = lm, registers = R.args.registers })

@@ -15,7 +15,6 @@ local argparse = require "argparse"
 local cl = require "cl"
 local json = require "dkjson"
 local devicemod = require "clua.device"
-local proc = require "clua.proc"
 local html = require "clua.html"
 local files = require "clua.files"
 local cardfiles = require "clua.cardfiles"
@@ -24,10 +23,7 @@ local cardpage = require "clua.cardpage"
 local cardcluster = require "clua.cardcluster"
 local escape = require "clua.escape"
 
--- Every file of the card through one checked write (also in clua.cardrun,
--- cardpage and cardcluster): one that fails (a full disk, a folder made
--- unwritable meanwhile) ends the card with the file and the system's reason,
--- status 1, no traceback.
+-- Every file of the card through one checked write (clua.files.write_or_exit).
 local function write(path, text) files.write_or_exit("report", path, text) end
 
 -- The recipes of a report card, in order, with the seed's finding, and the
@@ -108,13 +104,7 @@ local mpi = args.cluster and require "mpi"
 local place = cardfiles.place(args.out, args.html, mpi and mpi.rank())
 local stem, dir, cluster_stem = place.stem, place.dir, place.cluster
 args.out, args.html = place.md, place.html
-local mkdir = io.popen("mkdir -p -- " .. proc.quote(dir) .. " 2>&1")
-local mkdir_said = mkdir:read("a")
-if not mkdir:close() then -- mkdir: cannot create directory 'x': Permission denied
-  io.stderr:write("report: cannot make the folder ", escape.terminal(dir), ": ",
-    escape.terminal(mkdir_said:match(":%s*([^:\n]*)%s*$") or mkdir_said), "\n")
-  os.exit(1)
-end
+files.mkdir_or_exit("report", dir)
 
 local given = cardrun.given(args.with, function(msg) p:error(msg) end)
 local list = cardrun.list(CARD, args.recipes)

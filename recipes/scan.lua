@@ -12,7 +12,7 @@ local R = recipe.new{
   description = [[Work-efficient exclusive prefix sum of uints: one work-group's block and a large array,
     without padding, with CONFLICT_FREE_OFFSET and with the zero-bank-conflicts offset.]],
   seed = "GPU course lecture \"Example of bank conflicts removal in Scan\", CONFLICT_FREE_OFFSET",
-  quick_size = "1MiB", check_size = "8KiB",
+  quick_size = "1MiB", check_size = "8196", -- 2049 uints: a partial last block, for the checker
   student = [[the work-group scan of each block: a kernel with the arguments of scan_plain (__global const uint
     *in, __global uint *out, __global uint *sums, uint n, __local uint *temp), built with -DLOG_NUM_BANKS=L
     (L = log2 --banks) and launched like scan_plain: ceil(n / 2B) x B work-items in 1-D groups of B = --local

@@ -29,7 +29,7 @@ local TEMPLATE = recipe.script_name() == "template"
 local R = recipe.new{
   description = [[c = a + scalar * b (STREAM triad), a float and a float4 per work-item, by work-group size.]],
   seed = "STREAM and BabelStream's triad; a template for new recipes",
-  quick_size = "1MiB", check_size = "16KiB", quick_reps = 3, size_share = 8,
+  quick_size = "1MiB", check_size = "16784", quick_reps = 3, size_share = 8, -- check: 4196 floats, ragged
   -- Optional: assignment mode (--kernel FILE). `student` says what a
   -- student's kernel must do: the triad's, so it is the template's own; a copy
   -- that keeps assignment mode says what its own kernel must do and drops

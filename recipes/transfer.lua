@@ -71,8 +71,8 @@ R:main(function(R, dev)
   local src = cl.array("float", maxbytes // 4):random(1, -1, 1)
   local host = { pageable = { src = src, dst = cl.array("float", maxbytes // 4) }, pinned = { src = pinned():copy(src), dst = pinned() } }
   -- One transfer of `bytes` per series: run(io, bytes, blocking) returns the
-  -- event to time, `io` its device buffers of `bytes` each (as bandwidthTest
-  -- allocates per size): `io.dst` a destination (`to`: "device" or "mapped", an
+  -- event to time, `io` its device buffers: `io.dst` a destination of `bytes`
+  -- (as bandwidthTest allocates per size; `to`: "device" or "mapped", an
   -- alloc_host_ptr buffer), `io.src` a source (`from`); `host_dst` a host
   -- destination. The mapped series return nothing and are timed by the host
   -- clock (map + host copy + unmap + clFinish), as bandwidthTest's mapped mode:
@@ -100,61 +100,61 @@ R:main(function(R, dev)
   }
   for _, s in ipairs(list) do s.name = s.dir .. " " .. s.mem end
 
-  -- One measurement through the harness, run(io, i) its repetition: the
-  -- destination (R:output, poisoned first; the API refuses a transfer past its
-  -- end) must hold src's first b bytes, the source (R:input) be unchanged; the
-  -- figure is held against PCIe (D2D: the memory; bytes read + written). A
-  -- host destination is poisoned here and verified right after. `figures`,
-  -- R:measure's, those the repetition yields besides.
+  -- One measurement through the harness, run(io, i) its repetition, its repetitions fitted to a few hundred
+  -- ms: the destination (R:output of b bytes, poisoned first; the API refuses a transfer past its end) must
+  -- hold src's first b bytes (checked on the device against the device source), the source (the first b
+  -- bytes of one R:input of src per kind, made once) be unchanged; the figure is held against PCIe
+  -- (D2D: the memory, bytes read + written, b each way). A host destination is poisoned here and verified
+  -- right after. `figures`, R:measure's, those the repetition yields besides.
+  local sources = { device = R:input("device source", src), mapped = R:input("mapped source", src, "read_only alloc_host_ptr") }
+  local on_device = R:device_strided(sources.device, 1)
   local function measure(s, b, label, run, figures)
     local want, io = src:slice(0, b // 4), {}
     if s.to then io.dst = R:output(s.name .. " destination", "float", b // 4, s.to == "mapped" and "alloc_host_ptr" or nil) end
-    if s.from then io.src = R:input(s.name .. " source", want, s.from == "mapped" and "read_only alloc_host_ptr" or nil) end
+    io.src = sources[s.from]
     if s.host_dst then s.host_dst:slice(0, b // 4):fill(POISON) end
     local res = R:measure{ label = label, run = function(i) return run(io, i) end, reads = { io.src }, figures = figures,
-      bytes = (s.device and 2 or 1) * b, bound = s.device and "memory" or "pcie",
-      outputs = io.dst and { { io.dst, expect = want, exact = true } } or nil }
+      bytes = (s.device and 2 or 1) * b, bound = s.device and "memory" or "pcie", footprint = 2 * b, budget_ms = 100,
+      outputs = io.dst and { { io.dst, expect = want, exact = true, device = on_device } } or nil }
     if s.host_dst then R:verify(label, s.host_dst:slice(0, b // 4), want, { exact = true }) end
     io = nil
     collectgarbage() -- the buffers and read-backs: memory the Lua collector does not see
     return res
   end
 
-  -- 1. The sweep: blocking calls timed by events (mapped: by the host clock).
-  -- The smallest size is also timed by the host clock (call + clFinish).
-  local sweep, host_latency = {}, {}
+  -- 1. At the large size: blocking vs non-blocking calls, by events and by the host clock around the call
+  -- + clFinish, and when the call returns (the queue finished before and after, outside that
+  -- interval); the blocking call's (mapped: map/unmap) is also the sweep's point at that size.
+  local calls, sweep, host_latency = {}, {}, {}
   for _, s in ipairs(list) do
     sweep[s.name] = {}
+    for _, blocking in ipairs(s.device and {} or s.host and { true, false } or { true }) do
+      local what, returned = s.host and (blocking and "blocking" or "non-blocking") or "map/unmap", {}
+      local r = measure(s, large, ("%s %s"):format(s.name, what), function(io, i)
+        local t0, ev = cl.now(), s.run(io, large, blocking)
+        if i >= 1 then returned[i] = cl.now() - t0 end
+        q:finish() -- the host clock: the call + clFinish
+        return ev
+      end, { { "host", clock = "host", bytes = large }, { "returns", value = function(_, rep) return returned[rep] end } })
+      if blocking then sweep[s.name][large] = r end
+      calls[#calls + 1] = { s = s, call = what, events = r, host = r.figures.host, returns = s.host and r.figures.returns }
+    end
+  end
+  local d2d = list[#list]
+  sweep[d2d.name][large] = measure(d2d, large, "D2D", function(io) return d2d.run(io, large) end)
+
+  -- 2. The sweep: blocking calls timed by events (mapped: by the host clock).
+  -- The smallest size is also timed by the host clock (call + clFinish).
+  for _, s in ipairs(list) do
     for _, b in ipairs(sizes) do
       local label = ("%s %s"):format(s.name, fs(b))
-      sweep[s.name][b] = measure(s, b, label, function(io) return s.run(io, b, true) end)
+      sweep[s.name][b] = sweep[s.name][b] or measure(s, b, label, function(io) return s.run(io, b, true) end)
       if b == sizes[1] then
         host_latency[s.name] = measure(s, b, label .. " (host clock)", function(io) s.run(io, b, true) end)
       end
     end
   end
-
-  -- 2. At the large size: blocking vs non-blocking calls, by events and by the
-  -- host clock around the call + clFinish, and when the call returns (the
-  -- queue finished before and after, outside that interval).
-  local calls = {}
-  for _, s in ipairs(list) do
-    for _, blocking in ipairs(s.device and {} or s.host and { true, false } or { true }) do
-      local what = s.host and (blocking and "blocking" or "non-blocking") or "map/unmap"
-      local returned, c = {}, { s = s, call = what }
-      c.host = measure(s, large, ("%s %s host"):format(s.name, what), function(io, i)
-        local t0 = cl.now()
-        s.run(io, large, blocking)
-        if i >= 1 then returned[i] = cl.now() - t0 end
-      end, { { "returns", value = function(_, rep) return returned[rep] end } })
-      c.events = s.host and measure(s, large, s.name .. " " .. what, function(io) return s.run(io, large, blocking) end)
-        or c.host
-      c.returns = s.host and c.host.figures.returns or nil
-      calls[#calls + 1] = c
-    end
-  end
-  local d2d = list[#list]
-  local d2d_large = measure(d2d, large, "D2D", function(io) return d2d.run(io, large) end)
+  local d2d_large = sweep[d2d.name][large]
 
   -- 3. Many small transfers against one batched transfer of the same bytes:
   -- k non-blocking writes of batch/k bytes each, then the queue finished.

@@ -294,6 +294,43 @@ describe("cl.array", function()
       assert.is_false((l1:compare(l2)))
     end)
 
+    it("compare: arrays the same bit for bit answer as element by element, fast (memcmp)", function()
+      -- NaN, infinities and -0 included: what the element loop answers for each
+      local a = cl.array("double", 6)
+      a[0], a[1], a[2], a[3], a[4], a[5] = 0 / 0, math.huge, -math.huge, -0.0, 1e-300, 3
+      local b = cl.array("double", 6):copy(a)
+      assert.same({ true, 0, 0, nil, 0 }, { a:compare(b) })
+      assert.same({ true, 0, 0, nil, 0 }, { a:compare(b, 0) })
+      b[3] = 0.0 -- -0 and +0: not the same bits, equal as numbers
+      assert.same({ true, 0, 0, nil, 0 }, { a:compare(b, 0) })
+      b[5] = 4
+      local ok, _, _, first, count = a:compare(b, 0)
+      assert.is_false(ok)
+      assert.equal(5, first)
+      assert.equal(1, count)
+      -- a float and a uint array of the same bits are not one type: compared as numbers
+      local f, u = cl.array("float", 2):fill(1), cl.array("uint", 2):fill(0x3F800000)
+      assert.is_false((f:compare(u, 0)))
+      -- 16 Mi elements the same: at memcmp's speed, well under the element loop's (the same
+      -- arrays with the last element changed: memcmp, then the loop); the best of 3 of each
+      local big = cl.array("float", 2^24):fill(0.5)
+      local twin = cl.array("float", 2^24):copy(big)
+      local function best(expect)
+        local t = math.huge
+        for _ = 1, 3 do
+          local t0 = cl.now()
+          assert.equal(expect, (big:compare(twin, 0)))
+          t = math.min(t, cl.now() - t0)
+        end
+        return t
+      end
+      local same = best(true)
+      twin[2^24 - 1] = 1
+      local differ = best(false)
+      assert.is_true(3 * same < differ, ("the same: %d ns; the last element changed: %d ns"):format(same, differ))
+      big:release(); twin:release()
+    end)
+
     it("sum, min and max are computed in C", function()
       local a = cl.array("int", 5):ramp(10, -3)
       assert.equal(20, a:sum())

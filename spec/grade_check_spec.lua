@@ -4,7 +4,9 @@
 -- correct, a kernel with no barrier between the tree's steps (a race) and one
 -- with a barrier inside a branch (divergence) are 'unsafe', each named with
 -- its file's line in the gradebook and the feedback, whatever PoCL computed;
--- with --no-check neither is; a kernel that never ends is stopped under the
+-- with --no-check neither is; a kernel with no bounds check on its input
+-- (spec/fixtures/grade/reduction/r03_tail.cl) is 'unsafe', its read past the
+-- input named with the line (the check size is ragged); a kernel that never ends is stopped under the
 -- checker at the wall-clock limit. The check runs in the sandbox where it can
 -- start here (the gradebook says so), its log capped as the timed runs' are.
 -- Pending where Oclgrind is not installed.
@@ -87,6 +89,25 @@ describe("recipes/grade.lua checks every submission", function()
     assert.are_not.equal("unsafe", rows.u03_divergent.verdict)
     assert.is_nil(shell.slurp(dir .. "/nc-logs/u02_race-check.log"))
     assert.are.equal("none (--no-check)", meta.check)
+  end)
+
+  it("grades a kernel with no bounds check 'unsafe', the read past its input named with the line", function()
+    -- the recipe's check size leaves a partial last work-group, and the
+    -- check's buffers end where their data do (no padding, no guard zone)
+    assert(os.execute(("mkdir -p %s/tail && cp %sreduction/r03_tail.cl %s/tail/"):format(dir, FIX, dir)))
+    local code, err = grade(("--recipe reduction --submissions %s/tail --timeout 5 --wall 120 "
+      .. "--recipe-options \"--quick\" --out %s/tl"):format(dir, dir), dir)
+    assert.are.equal(0, code, err)
+    local r = rows_of(dir .. "/tl.json").r03_tail
+    assert.are.equal("unsafe", r.verdict)
+    assert.are.equal("yes", r["out of bounds"])
+    assert.matches("r03_tail.cl:8:", r.reason, 1, true)
+    assert.matches("penalty, out of bounds: 1 off (reads past a buffer (the checker's finding))", r.rubric, 1, true)
+    local fb = shell.slurp(dir .. "/tl-feedback/r03_tail.md")
+    assert.matches("- verdict: **unsafe**", fb, 1, true)
+    assert.matches("## What the checker found", fb, 1, true)
+    assert.matches("- out-of-bounds read (4 bytes, global memory) in kernel 'reduce' at " .. dir .. "/tail/r03_tail.cl:8:",
+      fb, 1, true)
   end)
 
   it("stops a kernel that never ends under the checker at the wall-clock limit", function()

@@ -128,7 +128,7 @@ return {
       local err = refused(("--course %s --submissions %scourse"):format(course("return { dedline = '2025-01-01', "
         .. "assignments = " .. A .. " }"), FIX))
       assert.matches("grade: course " .. dir .. "/bad-course.lua: unknown key 'dedline' (known: assignments, budget, "
-        .. "deadline, device, name, out, roster, rounds, similar, similar_common, timeout, wall)", err, 1, true)
+        .. "deadline, device, jobs, name, out, roster, rounds, similar, similar_common, timeout, wall)", err, 1, true)
       err = refused(("--course %s --submissions %scourse"):format(course("return { assignments = { { recipe = "
         .. "'template', kernel = 'triad.cl', rubrik = 'r.lua' } } }"), FIX))
       assert.matches("assignments[1]: unknown key 'rubrik' (known: base, deadline, kernel, kernel_name, name, "

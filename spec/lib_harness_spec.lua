@@ -239,6 +239,25 @@ describe("clua.harness", function()
       1, true), err)
   end)
 
+  it("leaves no guard zones on a device that checks every access (Oclgrind), the inputs still checked", function()
+    local guard = require "clua.guard"
+    assert.are.equal(0, guard.zone_bytes({ info = { name = "Oclgrind Simulator" } }))
+    assert.is_true(guard.zone_bytes({ info = { name = "pthread-cpu", mem_base_addr_align = 1024 } }) >= 4096)
+    local R = make()
+    local g = guard.new(R.ctx, R.queue)
+    g.zone = 0 -- as on Oclgrind: a read or write past the buffer is past its allocation
+    local host = cl.array("float", N):ramp(1, 1)
+    local sub = g:buffer("in", host, { input = true })
+    assert.are.equal(N * 4, g.buffers[1].parent.size)
+    g:check("k") -- nothing changed
+    g:reset()
+    R.queue:write(sub, cl.array("float", 1):fill(-1))
+    local ok, err = pcall(g.check, g, "after k")
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("student: in: an input changed: 1 of " .. N .. " elements, the first at index 0", 1,
+      true), err)
+  end)
+
   it("names the variant when the driver refuses its launch", function()
     local R = make()
     local k, host, din, dout = setup_copy(R, -1)

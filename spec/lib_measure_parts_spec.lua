@@ -59,4 +59,27 @@ describe("R:measure's parts", function()
     assert.truthy(why:find("outputs[1]: unknown option 'expct' (known: owns, poison, name, queue, expect, check", 1, true),
       why)
   end)
+
+  it("budget_ms fits the repetitions to a time, 5 to R.reps; --quick and --reps keep their counts", function()
+    local function reps(args, spec)
+      local R = recipe.new{ name = "budget", args = args }
+      R.out, R.err = make().out, make().err
+      local buf = R.ctx:buffer(4096)
+      spec.label, spec.run = "fill", function() return R.queue:fill(buf, 0, { type = "uchar" }) end
+      return R:measure(spec).t.reps
+    end
+    assert.equal(10, reps({}, { budget_ms = 1000 }))                -- a fill of 4 KiB: R.reps fit easily
+    assert.equal(5, reps({}, { budget_ms = 1e-6 }))                 -- nothing fits: the floor
+    assert.equal(3, reps({ "--reps", "3" }, { budget_ms = 1e-6 }))  -- --reps: its count, the floor below it too
+    assert.equal(3, reps({ "--quick" }, { budget_ms = 1000 }))      -- --quick: its count
+    assert.equal(12, reps({ "--reps", "12" }, { budget_ms = 1000 }))
+    local R = make()
+    for _, bad in ipairs({ { budget_ms = 0 }, { budget_ms = "100" }, { budget_ms = 100, reps = 4 },
+      { budget_ms = 100, target_ms = 10 } }) do
+      bad.label, bad.run = "x", function() end
+      local ok, why = pcall(R.measure, R, bad)
+      assert.is_false(ok)
+      assert.truthy(why:find("R:measure: budget_ms", 1, true), why)
+    end
+  end)
 end)

@@ -61,5 +61,17 @@ describe("clua.verify", function()
       u[3] = 1
       assert.has_error(function() verify.arrays("u", u, v) end)
     end)
+
+    it("compares a float result with a double reference as the element loop does, naming the worst", function()
+      local got, ref = cl.array("float", 1000):ramp(0, 0.1), cl.array("double", 1000)
+      for i = 0, 999 do ref[i] = i * 0.1 end -- the float's rounding: within 1e-5, not exact
+      assert.near(0, verify.arrays("grid", got, ref, { tol = 1e-5 }).max_rel, 1e-6)
+      got[700] = got[700] * (1 + 1e-4)
+      local ok, err = pcall(verify.arrays, "grid", got, ref, { tol = 1e-5 })
+      assert.is_false(ok)
+      assert.matches("verify grid: 1 of 1000 elements differ (tolerance 1e-05); worst at index 700", err, 1, true)
+      assert.has_error(function() verify.arrays("grid", cl.array("float", 3), cl.array("double", 4)) end,
+        "verify grid: 3 elements, expected 4")
+    end)
   end
 end)

@@ -24,6 +24,10 @@ describe("recipes/report.lua", function()
     assert.are.equal("overlap", doc.recipes[1].name)
     assert.are.equal(0, doc.recipes[1].exit)
     assert.truthy(#doc.recipes[1].tables >= 2)
+    -- each recipe's wall time, in the JSON and in the page's closing line
+    assert.is_true(doc.recipes[1].seconds > 0)
+    assert.truthy(md:find(("in %%d+ s: overlap %s s, nosuchrecipe not run%%.\n$"):format(
+      ("%.1f"):format(doc.recipes[1].seconds):gsub("%.", "%%."))), md:sub(-200))
     -- it names its schema and holds to it (schema/card-1.json)
     assert.are.equal("clua.card/1", doc.schema)
     local valid, ok = require("spec.support.schema").check({ dir .. "/r.json" })

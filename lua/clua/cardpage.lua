@@ -131,7 +131,10 @@ function cardpage.markdown(results, o)
   local failed = cardpage.failed(results)
   add("")
   local seconds = (cl.now() - o.t0) / 1e9
-  add(("%d recipes, %d ran, %d failed, in %.0f s."):format(#results, #results - failed, failed, seconds))
+  local per = {} -- each recipe's wall time, for a table of the card's time
+  for _, r in ipairs(results) do per[#per + 1] = text(r.name) .. (r.seconds and (" %.1f s"):format(r.seconds) or " not run") end
+  add(("%d recipes, %d ran, %d failed, in %.0f s: %s."):format(#results, #results - failed, failed, seconds,
+    table.concat(per, ", ")))
   return table.concat(md, "\n") .. "\n", placed, seconds
 end
 

@@ -399,7 +399,8 @@ end
 -- `raw` (more arguments, already quoted for the shell), `exec` and `dir`
 -- (the run made by another: `exec(cmd)` runs `cmd` (`checker.command`'s,
 -- with `raw`, `stdout`, `stderr`, `wall`, `dir`) and returns its exit status
--- (124 or 137: past the wall); Oclgrind's log, the map and the rules are
+-- (124 or 137: past the wall) and, if it knows, the seconds the run took
+-- (not its wait for its turn among others); Oclgrind's log, the map and the rules are
 -- written in the folder `dir`, which the run must be able to write: the
 -- grader's box)
 -- @treturn tab `findings` (grouped; those the experiment's rules set aside
@@ -422,10 +423,10 @@ function checker.run(script, args, opts)
   local raw = opts.raw ~= "" and opts.raw or nil
   local errf = opts.stderr or os.tmpname()
   local t0 = now_s()
-  local code
+  local code, ran
   if opts.exec then
     cmd.raw, cmd.stdout, cmd.stderr, cmd.wall, cmd.dir = raw, opts.stdout, opts.stderr, opts.wall or 600, opts.dir
-    code = opts.exec(cmd)
+    code, ran = opts.exec(cmd)
   else
     local words, set = {}, {}
     for i, w in ipairs(cmd.command) do words[i] = q(w) end
@@ -447,7 +448,7 @@ function checker.run(script, args, opts)
       os.remove(status)
     end
   end
-  local seconds = now_s() - t0
+  local seconds = ran or (now_s() - t0)
   local reports, truncated = checker.parse(read_own(log) or "")
   for _, f in ipairs((checker.parse(files.read(errf) or "", true))) do reports[#reports + 1] = f end
   if not opts.stderr then os.remove(errf) end

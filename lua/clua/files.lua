@@ -50,4 +50,20 @@ function files.write_or_exit(who, path, text)
   os.exit(1)
 end
 
+--- Makes a folder and its parents (`mkdir -p`), or ends the process: on
+-- failure it prints "WHO: cannot make the folder DIR: why" to stderr and
+-- exits with status 1.
+-- @string who the command to name (`"report"`)
+-- @string dir the folder
+function files.mkdir_or_exit(who, dir)
+  local escape = require "clua.escape"
+  local p = io.popen("mkdir -p -- '" .. dir:gsub("'", "'\\''") .. "' 2>&1")
+  local said = p:read("a")
+  if p:close() then return end
+  -- mkdir: cannot create directory 'x': Permission denied
+  io.stderr:write(who, ": cannot make the folder ", escape.terminal(dir), ": ",
+    escape.terminal(said:match(":%s*([^:\n]*)%s*$") or said), "\n")
+  os.exit(1)
+end
+
 return files

@@ -30,15 +30,20 @@ function gradecheck.outcome(r, wall)
     return { verdict = "timed out", built = true, correct = false, oob = false, timed_out = true, too_fast = false,
       reason = m, message = m }
   end
-  local faults, oob = {}, false
+  local faults, oob, how = {}, false, {}
   for _, f in ipairs(r.findings) do
     if checker.is_fault(f) then
       faults[#faults + 1] = checker.describe(f)
-      oob = oob or f.kind:match("^out%-of%-bounds") ~= nil
+      local rw = f.kind:match("^out%-of%-bounds (%a+)")
+      oob = oob or rw ~= nil
+      if rw then how[rw] = true end
     end
   end
   if #faults == 0 then return nil end
-  return { verdict = "unsafe", unsafe = true, built = true, correct = false, oob = oob, timed_out = false,
+  -- what the rubric's penalty says: the accesses past a buffer the checker saw
+  local oob_why = oob and (((how.read and how.write) and "reads and writes" or how.read and "reads"
+    or how.write and "writes" or "accesses") .. " past a buffer (the checker's finding)") or nil
+  return { verdict = "unsafe", unsafe = true, built = true, correct = false, oob = oob, oob_why = oob_why, timed_out = false,
     too_fast = false, findings = faults, reason = gradebook.cut(faults[1], 200),
     message = checker.format(r.findings, r) }
 end
@@ -69,11 +74,13 @@ end
 
 -- The check's run through the grader's runner (clua.runner): in its box
 -- unless --no-sandbox, under its wall, each stream capped; Oclgrind's log and
--- the map in the runner's scratch folder, which the box can write.
+-- the map in the runner's scratch folder, which the box can write; the
+-- seconds it ran (clua.pool: not its wait for its turn).
 local function through(box, submission)
   return function(cmd)
-    return (box:exec{ command = cmd.command, raw = cmd.raw, env = cmd.env, rw = { cmd.dir }, chdir = cmd.dir,
-      submission = submission, log = cmd.stdout, err = cmd.stderr, wall = cmd.wall })
+    local code, printed = box:exec{ command = cmd.command, raw = cmd.raw, env = cmd.env, rw = { cmd.dir },
+      chdir = cmd.dir, submission = submission, log = cmd.stdout, err = cmd.stderr, wall = cmd.wall }
+    return code, printed.seconds
   end
 end
 

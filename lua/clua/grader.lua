@@ -31,6 +31,7 @@ local submissions = require "clua.submissions"
 local includes = require "clua.includes"
 local sandbox = require "clua.sandbox"
 local runner = require "clua.runner"
+local pool = require "clua.pool"
 local outcap = require "clua.outcap"
 local gradecheck = require "clua.gradecheck"
 local escape = require "clua.escape"
@@ -80,6 +81,9 @@ function grader.parser()
     .. "interleaved with as many runs of the recipe's own kernels (the references; default: %d, 1 with "
     .. "--submission or --gradescope).")
     :format(gradetime.ROUNDS)):argname("N"):convert(tonumber)
+  p:option("--jobs", ("Runs side by side: the checks under Oclgrind and the runs at further rubric sizes of "
+    .. "up to N submissions at once; a run that times a kernel always runs alone (default: the CPUs online, at "
+    .. "most %d; 1: one run at a time)."):format(pool.CAP)):argname("N")
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
@@ -102,16 +106,21 @@ function grader.parser()
   return p
 end
 
+-- The options whose value may start with a dash: the recipe's options, and
+-- the numbers (a negative one is then refused by its check, naming the option).
+local DASHED = { ["--recipe-options"] = true, ["--jobs"] = true, ["--timeout"] = true, ["--wall"] = true,
+  ["--rounds"] = true, ["--budget"] = true, ["--similar"] = true, ["--similar-common"] = true }
+
 --- The grader's options from its command line. The value of the option
 -- recipe-options may start with dashes: "--recipe-options --quick" is read
--- as "--recipe-options=--quick".
+-- as "--recipe-options=--quick"; so may a number's ("--jobs -1").
 -- @tab argv the command line (`arg`)
 -- @treturn tab the options
 function grader.args(argv)
   local out, i = {}, 1
   while i <= #argv do
-    if argv[i] == "--recipe-options" and argv[i + 1] then
-      out[#out + 1] = "--recipe-options=" .. argv[i + 1]; i = i + 2
+    if DASHED[argv[i]] and argv[i + 1] then
+      out[#out + 1] = argv[i] .. "=" .. argv[i + 1]; i = i + 2
     else out[#out + 1] = argv[i]; i = i + 1 end
   end
   return grader.parser():parse(out)
@@ -143,6 +152,7 @@ grader.SETTINGS = {
   budget = { what = "a number of seconds >= 0" }, similar = { what = "a number from 0 to 1", default = 0.95 },
   similar_common = { what = "a number above 0, at most 1", default = 0.5 },
   rounds = { what = "a whole number >= 1" }, -- default: gradetime.ROUNDS, 1 for one submission
+  jobs = { what = "a whole number >= 1" }, -- default: clua.pool.default_jobs()
   roster = { what = "a file name", path = true }, device = { what = "a device name or an index P:D" },
   deadline = { what = "YYYY-MM-DD[THH:MM[:SS]][Z]" }, out = { what = "a file stem", default = "gradebook" },
 }
@@ -155,6 +165,7 @@ local function setting_ok(k, v)
   if k == "similar" then return type(v) == "number" and v >= 0 and v <= 1 end
   if k == "similar_common" then return type(v) == "number" and v > 0 and v <= 1 end
   if k == "rounds" then return type(v) == "number" and gradetime.check_rounds(v) ~= nil end
+  if k == "jobs" then return type(v) == "number" and pool.check_jobs(v) ~= nil end
   return type(v) == "string" and v ~= ""
 end
 
@@ -195,11 +206,17 @@ function grader.settle(args, course, dir)
       end
     else args.timeout = cli.TIMEOUT end
   end
-  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common", "rounds" }) do
+  if type(args.jobs) == "string" then
+    local n, why = pool.check_jobs(args.jobs)
+    if not n then fail(why) end
+    args.jobs = n
+  end
+  for _, k in ipairs({ "timeout", "wall", "budget", "similar", "similar_common", "rounds", "jobs" }) do
     if args[k] ~= nil and not setting_ok(k, args[k]) then
       fail(("--%s must be %s"):format(k:gsub("_", "-"), grader.SETTINGS[k].what))
     end
   end
+  args.jobs = args.jobs or pool.default_jobs()
   return args
 end
 
@@ -442,22 +459,33 @@ function grader.main(argv, recipes)
   if not work then fail(werr) end
   local function stop(msg) paths.remove_tree(work); fail(msg) end
   local box = runner.new{ clua = clua, root = cl.root, recipes = recipes, wall = wall, sandboxed = boxed, work = work }
-  for _, a in ipairs(assignments) do
-    local sz = a.rub.sizes[1].size
-    local ok, why = box:preflight(a.script, ("--timeout %s%s%s%s"):format(args.timeout,
-      args.device and (" --device " .. sh(args.device)) or "", a.options ~= "" and (" " .. a.options) or "",
-      sz and (" --size " .. sh(sz)) or ""))
-    if not ok then
-      stop(("%s: the recipe's own kernels did not run%s, so no submission can be graded here: %s; "
-        .. "nothing was graded"):format(a.name, boxed and " in the sandbox" or "", why))
-    end
-  end
-  -- The check's Oclgrind, tried once as every check will run it (in the box)
+  -- the preflights (one per recipe and options) and the check's Oclgrind,
+  -- tried once as every check will run it (in the box), side by side
   local checking = not args.no_check and gradecheck.available()
-  if checking then
-    local ok, why = gradecheck.probe(box)
-    if not ok then stop(("the checker cannot run: %s; nothing was graded (--no-check grades without it)"):format(why)) end
-  end
+  local faults, flown = {}, {}
+  pool.run({
+    function()
+      for _, a in ipairs(assignments) do
+        local sz = a.rub.sizes[1].size
+        local line = ("--timeout %s%s%s%s"):format(args.timeout, args.device and (" --device " .. sh(args.device)) or "",
+          a.options ~= "" and (" " .. a.options) or "", sz and (" --size " .. sh(sz)) or "")
+        if not flown[a.script .. "\0" .. line] then
+          flown[a.script .. "\0" .. line] = true
+          local ok, why = box:preflight(a.script, line)
+          if not ok then
+            faults[1] = ("%s: the recipe's own kernels did not run%s, so no submission can be graded here: %s; "
+              .. "nothing was graded"):format(a.name, boxed and " in the sandbox" or "", why)
+            return
+          end
+        end
+      end
+    end,
+    function(slot)
+      if not checking or faults[1] then return end
+      local ok, why = gradecheck.probe(box:lane(slot))
+      if not ok then faults[2] = ("the checker cannot run: %s; nothing was graded (--no-check grades without it)"):format(why) end
+    end }, math.min(args.jobs, 2), work)
+  if faults[1] or faults[2] then stop(faults[1] or faults[2]) end
 
   local logs, fbdir = args.out .. "-logs", args.out .. "-feedback"
   for _, d in ipairs({ logs, fbdir }) do
@@ -484,8 +512,10 @@ function grader.main(argv, recipes)
 
   -- One run of the recipe (clua.runner: boxed, bounded; mode: its --grading,
   -- nil for the whole recipe); returns the outcome and the decoded JSON.
-  local wall_left = wall -- the first run's: less what its check took
-  local function run(a, s, file, size, tag, mode)
+  -- `how`: the runner (a lane of clua.pool's tasks), the run's wall-clock
+  -- limit, and whether it is timed (exclusive: nothing runs beside it).
+  local function run(a, s, file, size, tag, mode, how)
+    how = how or {}
     local stem = logs .. "/" .. s.stem .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
     local j, log, err = stem .. ".json", stem .. ".log", stem .. ".err"
     os.remove(j)
@@ -495,17 +525,20 @@ function grader.main(argv, recipes)
     if a.options ~= "" then cmd[#cmd + 1] = a.options end
     if size then cmd[#cmd + 1] = "--size " .. sh(size) end
     if mode then cmd[#cmd + 1] = "--grading " .. mode end
-    local code, errtext, text, printed = box:run{ script = a.script, args = table.concat(cmd, " "),
-      submission = s.file or s.path, log = log, err = err, json = j, wall = wall_left }
+    local code, errtext, text, printed = (how.box or box):run{ script = a.script, args = table.concat(cmd, " "),
+      submission = s.file or s.path, log = log, err = err, json = j, wall = how.wall or wall,
+      exclusive = how.exclusive }
     local doc = text and report.decode(text)
     local o = gradebook.outcome(code, errtext, doc)
     o.printed = printed
     return o, doc
   end
 
-  -- Grades one student's submission of one assignment: an entry.
-  local function grade_one(a, s)
-    count = count + 1
+  -- Grades one student's submission of one assignment: an entry. `lane`:
+  -- the runner of its clua.pool task. Its check under Oclgrind and its runs
+  -- at further sizes may run beside other students'; its run at the first
+  -- size, which times it, runs alone.
+  local function grade_one(a, s, lane)
     local file, why = nil, s.refused
     if not why then file, why = submissions.kernel(s, a.kernel) end
     local e = { student = s.name, stem = s.stem, file = file and file:match("[^/]*$") or (s.refused and s.path:match("[^/]*$"))
@@ -514,8 +547,6 @@ function grader.main(argv, recipes)
     local src, refused
     if file then src, refused, e.source = submissions.read(file, s.dir and s.path or nil) end
     e.source = src or e.source
-    io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ..."):format(count, total_runs, escape.terminal(s.name),
-      #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (cl.now() - started) / 1e9))
     local t0 = cl.now()
     if s.refused or refused then
       local msg = s.refused or refused
@@ -527,12 +558,12 @@ function grader.main(argv, recipes)
         message = ("the grading budget (--budget %s s) was spent"):format(args.budget) }
       e.outcome.reason = e.outcome.message
     else
-      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, box = box, wall = wall,
+      local o, spent = gradecheck.submission{ off = args.no_check, script = a.script, file = file, box = lane, wall = wall,
         kernel_name = a.kernel_name, options = a.options, timeout = args.timeout, log = logs .. "/" .. s.stem
         .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
-      wall_left = math.max(1, math.floor(wall - spent))
-      o = o or run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1))
-      wall_left = wall
+      -- the first size's run: its wall less what the check took
+      o = o or run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1),
+        { box = lane, wall = math.max(1, math.floor(wall - spent)), exclusive = true })
       -- each size: correct (true), wrong (false) or not checked (nil), and what happened
       local correct, whys = {}, {}
       local function checked(x) return x.built and not x.timed_out and x.verdict ~= "no kernel" and x.verdict ~= "crashed" end
@@ -542,7 +573,7 @@ function grader.main(argv, recipes)
         if not o.built or o.timed_out or o.unsafe then whys[i] = "not run: " .. o.verdict .. " at the first size"
         else
           local sz = a.rub.sizes[i].size
-          local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i))
+          local oi = run(a, s, file, sz, "-size" .. i, gradetime.mode(i), { box = lane })
           if checked(oi) then correct[i] = oi.correct end
           if not oi.correct then whys[i] = grader.what(oi) end
           if o.correct and not oi.correct then
@@ -562,19 +593,30 @@ function grader.main(argv, recipes)
       end
     end
     e.seconds = (cl.now() - t0) / 1e9
+    -- the progress: a line when a student's grading ends (N: how many have)
+    count = count + 1
     local o = e.outcome
-    io.stderr:write((" %s%s\n"):format(o.verdict, o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
+    io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ... %s%s\n"):format(count, total_runs, escape.terminal(s.name),
+      #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (t0 - started) / 1e9, o.verdict,
+      o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
       or (o.reason and (": " .. escape.terminal(gradebook.cut(o.reason, 90))) or "")))
     return e
   end
 
+  local lanes = {}
   for _, a in ipairs(assignments) do
     a.entries = {}
-    local student_of = {}
-    for _, s in ipairs(students) do
-      local e = grade_one(a, s)
-      a.entries[#a.entries + 1], student_of[e] = e, s
+    local student_of, tasks = {}, {}
+    -- every student a task (clua.pool): up to --jobs runs side by side, the
+    -- timed ones alone; the entries in the students' order
+    for i, s in ipairs(students) do
+      tasks[i] = function(slot)
+        lanes[slot] = lanes[slot] or box:lane(slot)
+        local e = grade_one(a, s, lanes[slot])
+        a.entries[i], student_of[e] = e, s
+      end
     end
+    pool.run(tasks, args.jobs, work)
     -- the timing rounds: references and correct submissions, interleaved (clua.gradetime)
     a.timing = gradetime.rounds(a.entries, function(e, mode, tag)
       return run(a, student_of[e], e.path, a.rub.sizes[1].size, tag, mode)
@@ -589,7 +631,7 @@ function grader.main(argv, recipes)
     for _, e in ipairs(a.entries) do
       local o = e.outcome
       e.score, e.max, e.lines, e.items = rubricmod.score(a.rub, { built = o.built, correct = e.correct, why = e.whys,
-        build_why = not o.built and grader.what(o) or nil, oob = o.oob, changed_input = o.changed_input,
+        build_why = not o.built and grader.what(o) or nil, oob = o.oob, oob_why = o.oob_why, changed_input = o.changed_input,
         timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, late_days = e.late_days })
     end
     local srcs = {}

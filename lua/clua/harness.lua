@@ -190,7 +190,9 @@ for _, m in ipairs({ contract, timed, checks }) do table.move(m.OPTIONS, 1, #m.O
 --   buffers' sizes), which marks a cache figure when the device's caches
 --   hold them;
 -- * how it is timed (clua.timed): `R:time`'s `reps`, `warmup`,
---   `target_ms`, `min_reps`, `max_reps`, `finish`, `host`, `sync`.
+--   `target_ms`, `min_reps`, `max_reps`, `finish`, `host`, `sync`; `budget_ms`,
+--   the repetitions that fill about that time by a first timed run, between
+--   5 and R.reps (clpeak's way; --quick and --reps keep their counts).
 -- @treturn tab `label`, `t` (the clua.timing result), `median`, `min`,
 -- `max` (ns), `spread` (%), `clock` ("event" or "host"), `bw` (in R.bw_unit),
 -- `per_s` (B/s), `rate` (operations/s), `err` (what `check` returned),

@@ -120,7 +120,8 @@ end
 -- @tab g what the grader knows: `built`, `correct` (a list of booleans, one
 -- per rubric size; nil where it was not checked), `why` (a list, one per
 -- size: what happened where it was not correct, e.g. "wrong at out[255]"),
--- `build_why` (why it did not build), `oob`, `changed_input`, `timed_out`,
+-- `build_why` (why it did not build), `oob`, `oob_why` (the penalty's words for it; default: writes
+-- outside its part of an output), `changed_input`, `timed_out`,
 -- `too_fast`, `speedup` (over the recipe's fastest kernel), `time` (ns),
 -- `late_days` (0 when on time)
 -- @treturn number the score
@@ -176,7 +177,7 @@ function rubric.score(r, g)
     end
   end
   local p = r.penalties
-  if g.oob and (p.out_of_bounds or 0) > 0 then penalty("out of bounds", p.out_of_bounds, "writes outside its part of an output") end
+  if g.oob and (p.out_of_bounds or 0) > 0 then penalty("out of bounds", p.out_of_bounds, g.oob_why or "writes outside its part of an output") end
   if g.changed_input and (p.out_of_bounds or 0) > 0 then penalty("changed its input", p.out_of_bounds, "writes into an input") end
   if g.timed_out and (p.timeout or 0) > 0 then penalty("timed out", p.timeout) end
   if (g.late_days or 0) > 0 and (p.late_per_day or 0) > 0 then

@@ -8,11 +8,14 @@
 -- log, the error log and the JSON, so a run leaves at most about 3 MiB.
 -- Before grading, `runner:preflight` runs the recipe's own kernels the same
 -- way: a device, driver or sandbox that does not work stops the grader there.
+-- Runs go through clua.pool, so that a grader's tasks may run side by side,
+-- each with a lane of its own (`runner:lane`: its own folders).
 -- @module clua.runner
 local paths = require "clua.paths"
 local sandbox = require "clua.sandbox"
 local outcap = require "clua.outcap"
 local files = require "clua.files"
+local pool = require "clua.pool"
 
 local runner = {}
 local Runner = {}
@@ -35,6 +38,7 @@ function runner.new(opts)
   local clua = opts.clua:find("/", 1, true) and opts.clua or paths.which(opts.clua) or opts.clua
   -- and a link to it followed: clua finds its lua/ beside the binary itself
   r.clua, r.wall, r.sandboxed, r.work = paths.real(clua) or paths.absolute(clua), opts.wall, opts.sandboxed, opts.work
+  r.dir = opts.work -- this runner's own folder: the run's folder, the status
   r.ro = { r.clua, paths.absolute(opts.recipes) }
   if opts.root then
     for _, d in ipairs({ "lua", "kernels", "share" }) do
@@ -50,12 +54,25 @@ local function cap(clua, path)
   return q(clua) .. " -e " .. q(("require(%q).pipe(%q)"):format("clua.outcap", path))
 end
 
+--- A runner like this one (the same box, limits and HOME seed) whose runs
+-- keep their files in folders of its own, for runs side by side with this
+-- runner's other lanes (clua.pool).
+-- @int k the lane's number
+-- @treturn clua.runner the lane
+function Runner:lane(k)
+  local l = setmetatable({}, Runner)
+  for key, v in pairs(self) do l[key] = v end
+  l.dir = self.work .. "/lane" .. k
+  assert(paths.mkdirs(l.dir))
+  return l
+end
+
 --- A fresh, empty folder for one run's files, for `Runner:exec`'s `rw` (the
 -- run then writes it, in the box too) and the caller reads it after; the
 -- next `Runner:scratch` or `Runner:run` empties it, `Runner:clear` removes it.
 -- @treturn string its path
 function Runner:scratch()
-  local dir = self.work .. "/run"
+  local dir = self.dir .. "/run"
   paths.remove_tree(dir)
   assert(paths.mkdirs(dir .. "/out"))
   return dir .. "/out"
@@ -63,7 +80,7 @@ end
 
 --- Removes the folder of `Runner:scratch` and what the run wrote in it.
 function Runner:clear()
-  paths.remove_tree(self.work .. "/run")
+  paths.remove_tree(self.dir .. "/run")
 end
 
 --- Runs a command as a recipe's run is run: in the box unless the runner is
@@ -76,9 +93,11 @@ end
 -- runs, as before the box), `submission` (the student's file or
 -- folder, seen read-only), `log`, `err` (where its standard output and error
 -- are kept), `home` (a writable HOME instead of a private one seeded from the
--- preflight's), `wall` (its limit, s, instead of the runner's)
+-- preflight's), `wall` (its limit, s, instead of the runner's), `exclusive`
+-- (true: nothing runs beside it, clua.pool)
 -- @treturn int|nil the exit status (124 or 137: the wall-clock limit; above 128: a signal)
--- @treturn tab what it printed: `bytes`, `lines`, `cut` (bytes not kept)
+-- @treturn tab what it printed: `bytes`, `lines`, `cut` (bytes not kept), and
+-- `seconds` (how long it ran)
 function Runner:exec(job)
   local words = {}
   for i, w in ipairs(job.command) do words[i] = q(w) end
@@ -97,15 +116,15 @@ function Runner:exec(job)
     for _, kv in ipairs(job.env or {}) do set[#set + 1] = kv[1] .. "=" .. q(kv[2]) end
     if #set > 0 then cmd = "env " .. table.concat(set, " ") .. " " .. cmd end
   end
-  local rc = self.work .. "/status"
+  local rc = self.dir .. "/status"
   os.remove(rc)
   cmd = ("timeout -k 10 %s %s"):format(tostring(job.wall or self.wall), cmd)
-  os.execute(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
-    cap(self.clua, job.err), cap(self.clua, job.log)))
+  local seconds = pool.exec(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
+    cap(self.clua, job.err), cap(self.clua, job.log)), job.exclusive)
   local code = tonumber((files.read(rc) or ""):match("%d+"))
   os.remove(rc)
   local bytes, lines, cut = outcap.size(files.read(job.log) or "")
-  return code, { bytes = bytes, lines = lines, cut = cut }
+  return code, { bytes = bytes, lines = lines, cut = cut, seconds = seconds }
 end
 
 --- Runs a recipe once.
@@ -114,7 +133,7 @@ end
 -- read-only), `log`, `err` and `json` (where its standard output, error
 -- and JSON are kept), `home` (a writable HOME for the box instead of a
 -- private one seeded from the preflight's), `wall` (this run's limit, s,
--- instead of the runner's)
+-- instead of the runner's), `exclusive` (true: a timed run, nothing beside it)
 -- @treturn int|nil the exit status (124 or 137: the wall-clock limit; above 128: a signal)
 -- @treturn string its standard error (as kept)
 -- @treturn string|nil its JSON, when it wrote one
@@ -124,7 +143,7 @@ function Runner:run(job)
   local json = out .. "/result.json"
   local code, printed = self:exec{ command = { self.clua, paths.absolute(job.script) },
     raw = job.args .. " --json " .. q(json), rw = { out }, chdir = out, submission = job.submission,
-    log = job.log, err = job.err, home = job.home, wall = job.wall }
+    log = job.log, err = job.err, home = job.home, wall = job.wall, exclusive = job.exclusive }
   local kind, attr = paths.kind(json)
   local doc
   if kind == "file" and attr.size <= runner.JSON_BYTES then

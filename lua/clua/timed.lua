@@ -1,5 +1,5 @@
 --- clua.timed: how a measurement is timed (`R:measure`'s `reps`, `warmup`,
--- `target_ms`, `min_reps`, `max_reps`, `finish`, `host`, `sync`, and its
+-- `target_ms`, `min_reps`, `max_reps`, `budget_ms`, `finish`, `host`, `sync`, and its
 -- `queue`): its repetitions under `R:time`, what each returned kept for its
 -- figures, and the host clock around the commands and the wait for them
 -- where the events cannot be believed (an event of 0 ns; a figure above its
@@ -11,7 +11,27 @@ local timed = {}
 
 --- `R:measure`'s options of how it is timed (`queue` is clua.contract's, and
 -- read here too).
-timed.OPTIONS = { "reps", "warmup", "target_ms", "min_reps", "max_reps", "finish", "host", "sync" }
+timed.OPTIONS = { "reps", "warmup", "target_ms", "min_reps", "max_reps", "finish", "host", "sync", "budget_ms" }
+
+--- The fewest repetitions a `budget_ms` leaves (or R.reps, where fewer).
+timed.BUDGET_FLOOR = 5
+
+-- `budget_ms`, as clpeak sizes its runs: the repetitions that fill about
+-- budget_ms by a first timed run, at least BUDGET_FLOOR and at most R.reps
+-- (never more than without it); --quick, --check-size and --reps keep their
+-- own counts.
+local function budget(R, spec, topts)
+  if not spec.budget_ms then return end
+  if spec.target_ms or spec.reps then
+    error("R:measure: budget_ms with target_ms or reps: give one of them", 0)
+  end
+  local ms = spec.budget_ms
+  if type(ms) ~= "number" or ms ~= ms or ms <= 0 then -- NaN too
+    error(("R:measure: budget_ms must be a positive number of milliseconds, not %s"):format(tostring(ms)), 0)
+  end
+  if R.quick or R.reps_given then return end
+  topts.target_ms, topts.min_reps, topts.max_reps = ms, math.min(timed.BUDGET_FLOOR, R.reps), R.reps
+end
 
 local function wait_all(r)
   if type(r) == "userdata" then r:wait()
@@ -42,6 +62,8 @@ end
 function timed.run(R, spec, label, figs, once)
   local topts = { label = label }
   for _, k in ipairs(timed.OPTIONS) do topts[k] = spec[k] end
+  topts.budget_ms = nil
+  budget(R, spec, topts)
   if spec.queue then topts.queue = spec.queue end
   if once then topts.once = true end
   if figures.need_host(figs) then topts.host = true end
