@@ -14,7 +14,8 @@ local function read(path) return shell.slurp(path) or "" end
 
 -- Runs `clua script args` in the background, waits until it has printed
 -- "launched" and its main thread sleeps (it waits for the device; the "lua"
--- case spins, so for it the marker alone), and only then sends it SIGINT:
+-- case spins, so for it the marker alone; a driver that spins in its wait,
+-- as NVIDIA's may, gets 2 s after the marker), and only then sends it SIGINT:
 -- a cold kernel cache may compile for seconds first, and a ^C during the
 -- compile or before the wait is another test. At most 120 s for the marker
 -- (then SIGKILL and no signal); SIGKILL 20 s after the SIGINT (a wait that
@@ -24,11 +25,12 @@ local INTERRUPT = [=[
 out=$1 err=$2 sleeping=$3; shift 3
 "$@" >"$out" 2>"$err" &
 pid=$!
-ticks=0 ready=
+ticks=0 ready= seen=0
 while [ $ticks -lt 1200 ] && kill -0 $pid 2>/dev/null; do
   if grep -qx launched "$out"; then
     state=$(sed 's/.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f1)
-    if [ "$sleeping" = no ] || [ "$state" = S ]; then ready=1; break; fi
+    seen=$((seen + 1))
+    if [ "$sleeping" = no ] || [ "$state" = S ] || [ $seen -gt 20 ]; then ready=1; break; fi
   fi
   ticks=$((ticks + 1))
   sleep 0.1
