@@ -236,10 +236,41 @@ local NOTE = { ["API misuse"] = true, ["simulator error"] = true }
 -- @treturn bool
 function checker.is_fault(f) return not NOTE[f.kind] and not f.unchecked end
 
+-- The numbers of a triple "(x,y,z)", z first (the order of a linear id).
+local function zyx(t)
+  local n = {}
+  for d in (t or ""):gmatch("%-?%d+") do table.insert(n, 1, tonumber(d)) end
+  return n
+end
+
+-- Whether entity `a` comes before `b`: by group, then by global id.
+local function before(a, b)
+  for _, key in ipairs({ "group", "global" }) do
+    local x, y = zyx(a[key]), zyx(b[key])
+    for i = 1, math.max(#x, #y) do
+      if (x[i] or 0) ~= (y[i] or 0) then return (x[i] or 0) < (y[i] or 0) end
+    end
+  end
+  return false
+end
+
+-- The order of findings: by file, line, column, then what they are.
+local function by_place(a, b)
+  local ka = { a.file or "", a.line or 0, a.column or 0, a.key }
+  local kb = { b.file or "", b.line or 0, b.column or 0, b.key }
+  for i = 1, #ka do
+    if ka[i] ~= kb[i] then return ka[i] < kb[i] end
+  end
+  return false
+end
+
 --- The reports grouped: one finding per kind, detail, kernel and place, with
--- `count` (how many reports) and the first report's fields.
+-- `count` (how many reports) and the fields of its earliest work-item's
+-- report (by group, then global id). Oclgrind runs work-groups on several
+-- threads, so the order of its reports varies from run to run; the findings,
+-- their work-items and their order do not.
 -- @tab reports `checker.parse`'s (located)
--- @treturn tab the findings, in order of first appearance
+-- @treturn tab the findings, by file, line and column
 function checker.group(reports)
   local by, out = {}, {}
   for _, f in ipairs(reports) do
@@ -253,13 +284,17 @@ function checker.group(reports)
       g.count = g.count + 1
       if div and f.detail and not g.detail then g.detail = f.detail end
       if div and f.also and not g.also then g.also = f.also end
-      if not g.at and f.at then g.at = f.at end
+      if f.at and (not g.at or before(f.at, g.at)) then
+        g.at = f.at
+        if not div then g.also = f.also end -- a race's other side, of the same report
+      end
     else
-      g = setmetatable({ count = 1 }, { __index = f })
+      g = setmetatable({ count = 1, key = key }, { __index = f })
       by[key] = g
       out[#out + 1] = g
     end
   end
+  table.sort(out, by_place)
   return out
 end
 
