@@ -100,6 +100,17 @@ describe("clua.gradebook", function()
     gradebook.rank(es, 250) -- a floor of 250%: everything within 3.5 times the fastest
     assert.are.same({ 1, 1, 1, 1 }, { es[1].rank, es[2].rank, es[3].rank, es[4].rank })
   end)
+
+  it("ties runs whose ranges of times overlap, whatever their medians (copies of one launch-bound kernel)", function()
+    -- an H200 at --quick: s23 and s17 are the same kernel, 19.1 and 24.9 µs
+    local function e(n, t, lo, hi, s)
+      return { student = n, outcome = { verdict = "correct", time = t, min = lo, max = hi, spread = s } }
+    end
+    local es = { e("s17", 24928, 22144, 43456, 19.8), e("s23", 19104, 18624, 24480, 28.6),
+      e("slow", 36000, 35000, 37000, 2) }
+    gradebook.rank(es)
+    assert.are.same({ 1, 1, 3 }, { es[1].rank, es[2].rank, es[3].rank })
+  end)
 end)
 
 describe("clua.rubric", function()
