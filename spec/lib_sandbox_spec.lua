@@ -48,8 +48,23 @@ describe("clua.sandbox", function()
     assert.are.equal(0, code, out)
     assert.falsy(out:find(TOKEN, 1, true))
     assert.matches("No such file or directory", out, 1, true)
+    -- the box makes the folders on the way to what it binds by design (an
+    -- ASan run binds LSAN_OPTIONS's suppressions file: /root/clua/spec/lsan.supp
+    -- in .ci/fresh's chroot); such a folder shows that way and nothing else
+    local argv, bound = sandbox.argv{ command = { "true" } }, {}
+    for i, w in ipairs(argv) do
+      if w == "--ro-bind" or w == "--bind" or w == "--ro-bind-try" then bound[#bound + 1] = argv[i + 2] end
+    end
     for _, hidden in ipairs({ "root", "home", "var", "passwd", "shadow", "hostname" }) do
-      assert.falsy(out:find("\n" .. hidden .. "\n", 1, true), hidden)
+      local way
+      for _, b in ipairs(bound) do way = way or b:match("^/" .. hidden:gsub("%p", "%%%0") .. "/([^/]+)") end
+      if way then
+        local seen, c = inside("ls -A /" .. hidden)
+        assert.are.equal(0, c, seen)
+        assert.are.equal(way .. "\n", seen, hidden)
+      else
+        assert.falsy(out:find("\n" .. hidden .. "\n", 1, true), hidden)
+      end
     end
     assert.matches("\nusr\n", out, 1, true)
     assert.matches("\nOpenCL\n", out, 1, true)
