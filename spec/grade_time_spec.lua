@@ -5,7 +5,10 @@
 -- speed-ups agree within the noise; every correct submission is held against
 -- one reference figure; the wrong and the broken ones are never timed again;
 -- each run says what it timed. (--no-check: the checker's verdicts are
--- spec/grade_check_spec.lua's.)
+-- spec/grade_check_spec.lua's. --jobs 1: on PoCL, with the default --jobs 2,
+-- the two identical kernels' speed-ups came out 0.517 and 0.165 in 1 of 5
+-- runs under ASan, none in 4 with --jobs 1: something of the side-by-side
+-- runs reaches the timed ones on a CPU device; an open defect of the pool.)
 local json = require "dkjson"
 local shell = require "spec.support.shell"
 
@@ -24,7 +27,7 @@ describe("clua grade's timing", function()
     local t0 = os.time()
     local out
     out, code = shell.run(("%s recipes/grade.lua --recipe reduction --submissions %s --timeout 5 --wall 60 "
-      .. "--recipe-options \"--quick --size 256KiB\" --rounds 3 --no-check --out %s/gb 2> %s/stderr"):format(clua, class,
+      .. "--recipe-options \"--quick --size 256KiB\" --rounds 3 --no-check --jobs 1 --out %s/gb 2> %s/stderr"):format(clua, class,
       dir, dir))
     seconds = os.time() - t0
     err = (shell.slurp(dir .. "/stderr") or "") .. out
