@@ -48,6 +48,19 @@ function argcheck.count(s)
   return n
 end
 
+--- A grader's count option, a number or its text: a whole number >= 1
+-- (the jobs and rounds options, and the course file's keys).
+-- @string option the option's name for the message, as it is typed
+-- @param v the value
+-- @treturn[1] int the number
+-- @treturn[2] nil
+-- @treturn[2] string why not ("OPTION must be a whole number >= 1, got V")
+function argcheck.at_least_one(option, v)
+  local n = math.tointeger(tonumber(v))
+  if not n or n < 1 then return nil, ("%s must be a whole number >= 1, got %s"):format(option, tostring(v)) end
+  return n
+end
+
 --- A whole number >= 0 (warm-up runs, an offset).
 -- @string s the option's text
 -- @treturn ?int the number, or nil and why not

@@ -34,9 +34,7 @@ end
 -- @treturn[2] nil
 -- @treturn[2] string why not
 function gradetime.check_rounds(v)
-  local n = math.tointeger(tonumber(v))
-  if not n or n < 1 then return nil, ("--rounds must be a whole number >= 1, got %s"):format(tostring(v)) end
-  return n
+  return require("clua.argcheck").at_least_one("--rounds", v)
 end
 
 --- The order of a round: `list` turned by `k - 1` places (round 1 as listed),

@@ -42,9 +42,7 @@ end
 -- @treturn[2] nil
 -- @treturn[2] string why not
 function pool.check_jobs(v)
-  local n = math.tointeger(tonumber(v))
-  if not n or n < 1 then return nil, ("--jobs must be a whole number >= 1, got %s"):format(tostring(v)) end
-  return n
+  return require("clua.argcheck").at_least_one("--jobs", v)
 end
 
 -- The coroutines of the running pool's tasks, and the pool of each.
