@@ -54,10 +54,11 @@ describe("clua.gradetime", function()
 
   it("interleaves a whole run of the references with each round of the correct submissions", function()
     local es = entries()
-    local run, calls = runner({ ann = { 110, 90 }, cy = { 210, 190 }, dee = { 330, 310 } },
+    local run, calls = runner({ ann = { 100, 110, 90 }, cy = { 200, 210, 190 }, dee = { 300, 330, 310 } },
       { { "k6", 50 }, { "k6", 60 }, { "slides", 40 } })
     local t = gradetime.rounds(es, run, { rounds = 3 })
-    assert.are.same({ { "ann", "whole", "-references1" },
+    assert.are.same({ { "ann", "whole", "-references1" }, { "ann", "time", "-round1" }, { "cy", "time", "-round1" },
+      { "dee", "time", "-round1" },
       { "ann", "whole", "-references2" }, { "cy", "time", "-round2" }, { "dee", "time", "-round2" },
       { "ann", "time", "-round2" },
       { "ann", "whole", "-references3" }, { "dee", "time", "-round3" }, { "ann", "time", "-round3" },
@@ -69,7 +70,7 @@ describe("clua.gradetime", function()
     assert.are.equal(50, t.ref.time)
     assert.are.equal("k6", t.ref.name)
     local ann, cy, dee = es[1].outcome, es[3].outcome, es[4].outcome
-    assert.are.equal(100, ann.time) -- the median of 100 (its check run), 110, 90
+    assert.are.equal(100, ann.time) -- the median of its three timing runs: 100, 110, 90
     assert.are.equal(200, cy.time)
     assert.are.equal(310, dee.time)
     for _, o in ipairs({ ann, cy, dee }) do
@@ -97,11 +98,12 @@ describe("clua.gradetime", function()
 
   it("keeps a submission's other runs when one fails, and gives no speed-up without the references", function()
     local es = entries()
-    local run = runner({ ann = {}, cy = { 230 }, dee = { 300 } }, {})
+    local run = runner({ ann = { 120 }, cy = { 200, 230 }, dee = { 300, 300 } }, {})
     local t = gradetime.rounds(es, run, { rounds = 2 })
     local ann, cy = es[1].outcome, es[3].outcome
-    assert.are.equal(1, ann.runs) -- its timing run timed out: its check run alone
-    assert.are.equal(100, ann.time)
+    assert.are.equal(1, ann.runs) -- its second timing run timed out: its first alone
+    assert.are.equal(120, ann.time)
+    assert.matches("(median of 1 run)", ann.reason, 1, true)
     assert.are.equal(2, cy.runs)
     assert.are.equal(215, cy.time)
     -- no whole run of the recipe ended: the check runs' one-run times of its own kernels are no figure
@@ -118,12 +120,65 @@ describe("clua.gradetime", function()
   it("starts no run once the budget is spent, and says so", function()
     local es = entries()
     local run, calls = runner({ ann = { 100, 100 }, cy = { 200, 200 }, dee = { 300, 300 } }, { { "k6", 50 }, { "k6", 50 } })
-    local left = 3
+    local left = 6
     local t = gradetime.rounds(es, run, { rounds = 3, over = function() left = left - 1; return left < 0 end })
-    assert.are.equal(3, #calls)
+    -- round 1 whole, round 2's references and its first submission (cy): then the budget is spent
+    assert.are.same({ "-references1", "-round1", "-round1", "-round1", "-references2", "-round2" },
+      (function() local l = {}; for i, c in ipairs(calls) do l[i] = c[3] end; return l end)())
     assert.is_true(t.cut)
     assert.matches("the grading budget (--budget) ended the timing after round 2 of 3", gradetime.note(t), 1, true)
     assert.are.equal(50, es[1].outcome.reference_time)
+    assert.are.equal(1, es[1].outcome.runs)
+    assert.are.equal(2, es[3].outcome.runs)
+  end)
+
+  it("never takes a check run's time as a sample, and gives no time where no timing run ended", function()
+    local es = entries()
+    -- the check runs' times (100, 200, 300) are far from every timing run's
+    local run, calls = runner({ ann = { 5000, 5200, 4800 }, cy = {}, dee = { 7000 } }, { { "k6", 50 }, { "k6", 50 }, { "k6", 50 } })
+    local t = gradetime.rounds(es, run, { rounds = 3 })
+    local ann, cy, dee = es[1].outcome, es[3].outcome, es[4].outcome
+    assert.are.equal(5000, ann.time)
+    assert.are.equal(3, ann.runs)
+    assert.are.equal(4800 * 0.99, ann.min) -- not the check run's 99
+    assert.are.equal(7000, dee.time)
+    assert.are.equal(1, dee.runs)
+    assert.are.equal(50 / 7000, dee.speedup)
+    -- cy: three timing runs, none ended: no time, no speed-up, not ranked, and says why
+    local tried = 0
+    for _, c in ipairs(calls) do if c[1] == "cy" and c[2] == "time" then tried = tried + 1 end end
+    assert.are.equal(3, tried)
+    for _, k in ipairs({ "time", "min", "max", "spread", "runs", "speedup", "reference_time", "kernels" }) do
+      assert.is_nil(cy[k], k)
+    end
+    assert.are.equal("correct", cy.verdict)
+    assert.are.equal("none of its timing runs ended with a time (its -roundK logs say why)", cy.untimed)
+    assert.are.equal("correct, not timed: " .. cy.untimed, cy.reason)
+    local ranked = require("clua.gradebook").rank(es)
+    assert.are.equal(2, #ranked)
+    for _, e in ipairs(ranked) do assert.are_not.equal("cy", e.student) end
+    -- no speed points for it, and the rubric says why
+    local rubric = require "clua.rubric"
+    local r = rubric.check(rubric.DEFAULT, "rubric")
+    local score, _, lines = rubric.score(r, { built = true, correct = { true }, untimed = cy.untimed })
+    assert.are.equal(r.build + r.sizes[1].points, score)
+    assert.matches("not scored: not timed: none of its timing runs", table.concat(lines, "\n"), 1, true)
+    assert.matches("up to 3", gradetime.note(t), 1, true)
+  end)
+
+  it("gives no time to a submission the budget left untimed, and says so", function()
+    local es = entries()
+    local run, calls = runner({ ann = { 100 }, cy = { 200 }, dee = { 300 } }, { { "k6", 50 } })
+    local left = 2
+    gradetime.rounds(es, run, { rounds = 3, over = function() left = left - 1; return left < 0 end })
+    assert.are.equal(2, #calls) -- the references and ann's first run
+    assert.are.equal(100, es[1].outcome.time)
+    for _, i in ipairs({ 3, 4 }) do
+      local o = es[i].outcome
+      assert.is_nil(o.time)
+      assert.is_nil(o.speedup)
+      assert.matches("the grading budget (--budget) ended the timing before its first run", o.reason, 1, true)
+    end
   end)
 
   it("does nothing when no submission is correct", function()

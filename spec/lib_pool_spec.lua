@@ -1,5 +1,4 @@
--- clua.pool: tasks side by side, at most N commands at a time, an exclusive
--- command alone. Each command here appends its start and end (the shell's
+-- clua.pool: tasks side by side, at most N commands at a time. Each command here appends its start and end (the shell's
 -- clock, ns) to a log; the spec reads which ran beside which.
 local pool = require "clua.pool"
 local files = require "clua.files"
@@ -59,26 +58,6 @@ describe("clua.pool", function()
     end
     assert.is_true(overlap(sp.t1a, sp.t2a), "the first two ran side by side")
     assert.is_nil(files.read(dir .. "/pool.fifo"))
-  end)
-
-  it("runs an exclusive command alone", function()
-    local log = dir .. "/log"
-    local tasks = {}
-    for i = 1, 3 do
-      tasks[i] = function()
-        pool.exec(cmd(log, "c" .. i, 0.2))
-        pool.exec(cmd(log, "x" .. i, 0.2), true)
-        pool.exec(cmd(log, "v" .. i, 0.1))
-      end
-    end
-    pool.run(tasks, 3, dir)
-    local sp = spans(log)
-    for i = 1, 3 do
-      for n, b in pairs(sp) do
-        if n ~= "x" .. i then assert.is_false(overlap(sp["x" .. i], b), "x" .. i .. " beside " .. n) end
-      end
-    end
-    assert.is_true(overlap(sp.c1, sp.c2) and overlap(sp.c2, sp.c3), "the shared ones side by side")
   end)
 
   it("runs the tasks one after the other with one job, and outside a pool as os.execute", function()

@@ -81,9 +81,9 @@ function grader.parser()
     .. "interleaved with as many runs of the recipe's own kernels (the references; default: %d, 1 with "
     .. "--submission or --gradescope).")
     :format(gradetime.ROUNDS)):argname("N"):convert(tonumber)
-  p:option("--jobs", ("Runs side by side: the checks under Oclgrind and the runs at further rubric sizes of "
-    .. "up to N submissions at once; a run that times a kernel always runs alone (default: the CPUs online, at "
-    .. "most %d; 1: one run at a time)."):format(pool.CAP)):argname("N")
+  p:option("--jobs", ("Runs side by side: the checks under Oclgrind and the runs that decide the verdicts of "
+    .. "up to N submissions at once; the timing rounds run after them, one run at a time (default: the CPUs "
+    .. "online, at most %d; 1: one run at a time)."):format(pool.CAP)):argname("N")
   p:option("--budget", "Seconds the whole grading may last: submissions not started by then are 'not graded'.")
     :convert(tonumber)
   p:option("--recipe-options", "Options passed to every run of the recipe, e.g. --recipe-options \"--quick\".", "")
@@ -512,8 +512,7 @@ function grader.main(argv, recipes)
 
   -- One run of the recipe (clua.runner: boxed, bounded; mode: its --grading,
   -- nil for the whole recipe); returns the outcome and the decoded JSON.
-  -- `how`: the runner (a lane of clua.pool's tasks), the run's wall-clock
-  -- limit, and whether it is timed (exclusive: nothing runs beside it).
+  -- `how`: the runner (a lane of clua.pool's tasks) and the run's wall-clock limit.
   local function run(a, s, file, size, tag, mode, how)
     how = how or {}
     local stem = logs .. "/" .. s.stem .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. (tag or "")
@@ -526,8 +525,7 @@ function grader.main(argv, recipes)
     if size then cmd[#cmd + 1] = "--size " .. sh(size) end
     if mode then cmd[#cmd + 1] = "--grading " .. mode end
     local code, errtext, text, printed = (how.box or box):run{ script = a.script, args = table.concat(cmd, " "),
-      submission = s.file or s.path, log = log, err = err, json = j, wall = how.wall or wall,
-      exclusive = how.exclusive }
+      submission = s.file or s.path, log = log, err = err, json = j, wall = how.wall or wall }
     local doc = text and report.decode(text)
     local o = gradebook.outcome(code, errtext, doc)
     o.printed = printed
@@ -536,8 +534,8 @@ function grader.main(argv, recipes)
 
   -- Grades one student's submission of one assignment: an entry. `lane`:
   -- the runner of its clua.pool task. Its check under Oclgrind and its runs
-  -- at further sizes may run beside other students'; its run at the first
-  -- size, which times it, runs alone.
+  -- at each rubric size, which decide its verdict, may run beside other
+  -- students'; none of them times it (the timing rounds do, clua.gradetime).
   local function grade_one(a, s, lane)
     local file, why = nil, s.refused
     if not why then file, why = submissions.kernel(s, a.kernel) end
@@ -563,7 +561,7 @@ function grader.main(argv, recipes)
         .. (#assignments > 1 and ("-" .. safe(a.name)) or "") .. "-check" }
       -- the first size's run: its wall less what the check took
       o = o or run(a, s, file, a.rub.sizes[1].size, nil, gradetime.mode(1),
-        { box = lane, wall = math.max(1, math.floor(wall - spent)), exclusive = true })
+        { box = lane, wall = math.max(1, math.floor(wall - spent)) })
       -- each size: correct (true), wrong (false) or not checked (nil), and what happened
       local correct, whys = {}, {}
       local function checked(x) return x.built and not x.timed_out and x.verdict ~= "no kernel" and x.verdict ~= "crashed" end
@@ -598,7 +596,7 @@ function grader.main(argv, recipes)
     local o = e.outcome
     io.stderr:write(("[%d/%d] %s%s (%.0f s so far) ... %s%s\n"):format(count, total_runs, escape.terminal(s.name),
       #assignments > 1 and (" " .. escape.terminal(a.name)) or "", (t0 - started) / 1e9, o.verdict,
-      o.correct and o.time and (", %.1f µs"):format(o.time / 1e3)
+      o.correct and "" -- its time comes from the timing rounds
       or (o.reason and (": " .. escape.terminal(gradebook.cut(o.reason, 90))) or "")))
     return e
   end
@@ -607,8 +605,8 @@ function grader.main(argv, recipes)
   for _, a in ipairs(assignments) do
     a.entries = {}
     local student_of, tasks = {}, {}
-    -- every student a task (clua.pool): up to --jobs runs side by side, the
-    -- timed ones alone; the entries in the students' order
+    -- every student a task (clua.pool): up to --jobs runs side by side; the
+    -- entries in the students' order
     for i, s in ipairs(students) do
       tasks[i] = function(slot)
         lanes[slot] = lanes[slot] or box:lane(slot)
@@ -617,7 +615,8 @@ function grader.main(argv, recipes)
       end
     end
     pool.run(tasks, args.jobs, work)
-    -- the timing rounds: references and correct submissions, interleaved (clua.gradetime)
+    -- the timing rounds, once the pool has ended (nothing runs beside them):
+    -- references and correct submissions, interleaved (clua.gradetime)
     a.timing = gradetime.rounds(a.entries, function(e, mode, tag)
       return run(a, student_of[e], e.path, a.rub.sizes[1].size, tag, mode)
     end, { rounds = args.rounds or (args.submission and 1 or gradetime.ROUNDS),
@@ -632,7 +631,8 @@ function grader.main(argv, recipes)
       local o = e.outcome
       e.score, e.max, e.lines, e.items = rubricmod.score(a.rub, { built = o.built, correct = e.correct, why = e.whys,
         build_why = not o.built and grader.what(o) or nil, oob = o.oob, oob_why = o.oob_why, changed_input = o.changed_input,
-        timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, late_days = e.late_days })
+        timed_out = o.timed_out, too_fast = o.too_fast, speedup = o.speedup, time = o.time, untimed = o.untimed,
+        late_days = e.late_days })
     end
     local srcs = {}
     for _, e in ipairs(a.entries) do

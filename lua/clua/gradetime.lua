@@ -1,12 +1,14 @@
 --- clua.gradetime: how `clua grade` times a class, fairly and once. Each
--- submission's own run checks it (`--grading check`: the recipe's own
--- variants run once, neither timed nor checked; the student's kernel checked
--- and timed); further sizes only verify it (`--grading verify`). Then the
--- timing rounds: the recipe's own kernels (the references) are timed in a
--- whole run of the recipe, then every correct submission again in its own
--- process (`--grading time`), in an order that turns each round; the
--- references run once per round. A submission's time is the median of its
--- runs (its check run the first), its speed-up the references' median time
+-- submission's own run at the rubric's first size decides its verdict
+-- (`--grading check`: the recipe's own variants run once, neither timed nor
+-- checked; the student's kernel checked after the whole cycle), further
+-- sizes only verify it (`--grading verify`); those runs may run beside other
+-- submissions' (clua.pool), and no time of theirs is a sample. Then, once
+-- every submission has been checked and nothing else runs, the timing
+-- rounds: in each, the recipe's own kernels (the references) are timed in a
+-- whole run of the recipe, then every correct submission in its own process
+-- (`--grading time`), in an order that turns each round. A submission's time
+-- is the median of its timing runs, its speed-up the references' median time
 -- over it: every submission is held against the same reference figure,
 -- measured in the same grading run, between the submissions' runs, so that
 -- two identical kernels rank within noise of each other (clua.gradebook's
@@ -16,13 +18,13 @@ local stats = require "clua.stats"
 
 local gradetime = {}
 
---- Timing rounds by default: each correct submission runs this many times
--- (its check run the first), and the references as many.
+--- Timing rounds by default: each correct submission is timed in this many
+-- runs, and the references as many.
 gradetime.ROUNDS = 3
 
 --- The mode of a submission's run at a rubric size (its option grading).
--- @int size_index 1 for the first size (checked and timed), more for the
--- others (verified, not timed)
+-- @int size_index 1 for the first size (checked after the whole cycle:
+-- warm-up and repetitions), more for the others (checked after one run)
 -- @treturn string "check" or "verify"
 function gradetime.mode(size_index)
   return size_index == 1 and "check" or "verify"
@@ -49,6 +51,9 @@ function gradetime.order(list, k)
 end
 
 local function timed(o) return o and o.verdict == "correct" and type(o.time) == "number" and o.time > 0 end
+
+-- What an outcome says of its time: the fields `gradetime.apply` sets.
+local TIMING = { "time", "min", "max", "spread", "bandwidth", "runs", "reference", "reference_time", "speedup", "kernels" }
 
 -- The references of the rounds: the median of each round's best kernel for
 -- the same job, the name most rounds found best, and each kernel's median.
@@ -80,10 +85,11 @@ end
 -- of their repetitions; the spread, the noise of that time (in %): the larger
 -- of a run's spread (the median of the runs' (max - min) / median) and the
 -- spread of the runs' medians; and the speed-up against the references (none
--- without them: a check run's own variants ran once, and their times are no
--- figure).
+-- without them: a timing run's own variants ran once, and their times are no
+-- figure). Whatever the outcome held of a time before (its check run's) is
+-- replaced.
 -- @tab o the outcome (clua.gradebook.outcome), changed
--- @tab samples the outcomes of its runs
+-- @tab samples the outcomes of its timing runs (at least one)
 -- @tab[opt] ref the references (`time`, `name`, `kernels`, `runs`), nil when none were timed
 function gradetime.apply(o, samples, ref)
   local meds, spreads, lo, hi = {}, {}, nil, nil
@@ -102,6 +108,7 @@ function gradetime.apply(o, samples, ref)
   o.bandwidth = #bws > 0 and stats.median(bws) or nil
   o.runs = #samples
   o.reference, o.reference_time, o.speedup, o.kernels = nil, nil, nil, nil
+  o.untimed = nil
   if ref then
     o.reference, o.reference_time, o.kernels = ref.name, ref.time, ref.kernels
     o.speedup = ref.time / o.time
@@ -110,15 +117,27 @@ function gradetime.apply(o, samples, ref)
     o.speedup and (", %.2fx the recipe's best"):format(o.speedup) or "")
 end
 
---- The timing rounds of one assignment, after every submission's check
--- run: for k = 1 .. rounds, a whole run of the recipe (`run(first, nil,
--- tag)`, the first correct submission as its student: its own kernels timed
--- and checked, the references), then, from round 2 on, every correct
--- submission's `run(e, "time", tag)` in the round's order. Then each
--- correct entry's outcome gets its time from its runs and its speed-up
--- from the references (`gradetime.apply`). A run that fails (a crash, a
--- timeout) gives no sample; when `over()` says the grading's budget is
--- spent, no further run starts.
+--- Gives a correct outcome no time: whatever it held of one (its check
+-- run's) is dropped, `untimed` says why and its reason too (it is not
+-- ranked, clua.gradebook.rank, and scores no speed points, clua.rubric.score).
+-- @tab o the outcome, changed
+-- @string why why it has no time
+function gradetime.untimed(o, why)
+  for _, k in ipairs(TIMING) do o[k] = nil end
+  o.untimed, o.reason = why, "correct, not timed: " .. why
+end
+
+--- The timing rounds of one assignment, after every submission's runs that
+-- decide its verdict (nothing else runs beside them): for k = 1 .. rounds,
+-- a whole run of the recipe (`run(first, nil, tag)`, the first correct
+-- submission as its student: its own kernels timed and checked, the
+-- references), then every correct submission's `run(e, "time", tag)` in
+-- the round's order. Then each correct entry's outcome gets its time from
+-- its timing runs (never from its check run) and its speed-up from the
+-- references (`gradetime.apply`). A run that fails (a crash, a timeout)
+-- gives no sample; a submission with none gets no time
+-- (`gradetime.untimed`); when `over()` says the grading's budget is spent,
+-- no further run starts.
 -- @tab entries the entries ({student=, path=, outcome=}); the correct ones are changed
 -- @func run `run(entry, mode, tag)` runs the recipe on the entry's kernel
 -- (mode "time", or nil for the whole recipe) and returns its outcome
@@ -132,11 +151,11 @@ function gradetime.rounds(entries, run, opts)
   local rounds = opts.rounds or gradetime.ROUNDS
   local over = opts.over or function() return false end
   local say = opts.progress or function() end
-  local correct, samples = {}, {}
+  local correct, samples, tried = {}, {}, {}
   for _, e in ipairs(entries) do
-    if timed(e.outcome) then
+    if e.outcome and e.outcome.verdict == "correct" then
       correct[#correct + 1] = e
-      samples[e] = { e.outcome }
+      samples[e] = {}
     end
   end
   if #correct == 0 then return nil end
@@ -147,18 +166,24 @@ function gradetime.rounds(entries, run, opts)
     say(("timing round %d/%d: the recipe's own kernels (the references)"):format(k, rounds))
     local o = run(correct[1], nil, ("-references%d"):format(k))
     if o and o.verdict == "correct" and o.reference_time then refs[#refs + 1] = o end
-    if k > 1 then
-      for i, e in ipairs(gradetime.order(correct, k)) do
-        if over() then cut = true; break end
-        say(("timing round %d/%d: %s (%d/%d)"):format(k, rounds, e.student, i, #correct))
-        local s = run(e, "time", ("-round%d"):format(k))
-        if timed(s) then table.insert(samples[e], s) end
-      end
+    for i, e in ipairs(gradetime.order(correct, k)) do
+      if over() then cut = true; break end
+      say(("timing round %d/%d: %s (%d/%d)"):format(k, rounds, e.student, i, #correct))
+      tried[e] = true
+      local s = run(e, "time", ("-round%d"):format(k))
+      if timed(s) then table.insert(samples[e], s) end
     end
     if cut then break end
   end
   local ref = #refs > 0 and references(refs) or nil
-  for _, e in ipairs(correct) do gradetime.apply(e.outcome, samples[e], ref) end
+  for _, e in ipairs(correct) do
+    if #samples[e] > 0 then gradetime.apply(e.outcome, samples[e], ref)
+    elseif not tried[e] then
+      gradetime.untimed(e.outcome, "the grading budget (--budget) ended the timing before its first run")
+    else
+      gradetime.untimed(e.outcome, "none of its timing runs ended with a time (its -roundK logs say why)")
+    end
+  end
   return { rounds = rounds, done = done, ref = ref, cut = cut }
 end
 
@@ -168,10 +193,11 @@ end
 -- @treturn string|nil the note
 function gradetime.note(t)
   if not t then return nil end
-  local s = ("time: the median of each correct submission's runs (its check run and up to %d more, each in its own "
-    .. "process, every round in a turned order), interleaved in the same grading run with %d whole run%s of the "
-    .. "recipe (its own kernels: the references); spread: the larger of a run's spread (the median of the runs') "
-    .. "and the spread of the runs' medians"):format(t.rounds - 1, t.done, t.done == 1 and "" or "s")
+  local s = ("time: the median of each correct submission's timing runs (up to %d, each in its own process, "
+    .. "after every check, one a round in a turned order; its check run's time is none of them), interleaved in the "
+    .. "same grading run with %d whole run%s of the recipe (its own kernels: the references); spread: the larger "
+    .. "of a run's spread (the median of the runs') and the spread of the runs' medians")
+    :format(t.rounds, t.done, t.done == 1 and "" or "s")
   if t.ref then
     s = s .. ("; speed-up: the references' best for the same job (%s, the median of %d run%s) / the submission's "
       .. "time"):format(t.ref.name, t.ref.runs, t.ref.runs == 1 and "" or "s")

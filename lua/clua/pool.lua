@@ -2,12 +2,10 @@
 -- grader (`clua grade --jobs N`). A task is a Lua function that runs shell
 -- commands through `pool.exec`; inside `pool.run` each task is a coroutine,
 -- and `pool.exec` starts its command (`io.popen`) and yields until it ends,
--- so that the code of a task reads as if it ran alone. A command may be
--- *exclusive* (a timed run): it starts only when nothing else runs, and no
--- other command starts until it ends; a waiting exclusive command holds back
--- the commands asked for after it. Commands end by writing their number to
--- a FIFO of the pool's own, which the pool reads: one blocking read waits
--- for whichever ends first. With N = 1 the tasks run one after the other,
+-- so that the code of a task reads as if it ran alone; commands start in
+-- the order asked for. Commands end by writing their number to a FIFO of
+-- the pool's own, which the pool reads: one blocking read waits for
+-- whichever ends first. With N = 1 the tasks run one after the other,
 -- their commands through `os.execute`, as if there were no pool.
 -- @module clua.pool
 local pool = {}
@@ -49,20 +47,19 @@ end
 local task_pool = setmetatable({}, { __mode = "k" })
 
 --- Runs a shell command and waits for it. Inside a task of `pool.run`, the
--- command waits its turn (at most N at a time; an exclusive one alone) and
--- the task yields until it ends; elsewhere it is `os.execute`'s.
+-- command waits its turn (at most N at a time) and the task yields until it
+-- ends; elsewhere it is `os.execute`'s.
 -- @string cmd the command (a shell line; its standard input is /dev/null
 -- in a pool, its output is the caller's to redirect)
--- @bool[opt] exclusive true: nothing else runs beside it
 -- @treturn number the seconds it ran (not counting its wait for its turn)
-function pool.exec(cmd, exclusive)
+function pool.exec(cmd)
   local co = coroutine.running()
   if not task_pool[co] then
     local t0 = now_s()
     os.execute(cmd)
     return now_s() - t0
   end
-  return coroutine.yield({ cmd = cmd, exclusive = exclusive or false })
+  return coroutine.yield({ cmd = cmd })
 end
 
 --- Runs tasks, at most `jobs` commands at a time (`pool.exec`), and returns
@@ -87,7 +84,7 @@ function pool.run(tasks, jobs, dir)
   local self = {}
   local free = {}
   for s = jobs, 1, -1 do free[#free + 1] = s end
-  local queue, running, nrun, exclusive_running, next_task, active, fault = {}, {}, 0, false, 1, 0, nil
+  local queue, running, nrun, next_task, active, fault = {}, {}, 0, 1, 0, nil
   local next_id = 0
 
   -- resumes a task's coroutine; what it yields is its next command
@@ -111,9 +108,8 @@ function pool.run(tasks, jobs, dir)
     local line = ("( %s ) </dev/null; echo %d >%s"):format(req.cmd, next_id, q(fifo))
     local pipe, err = io.popen(line, "r")
     if not pipe then fault = fault or ("pool: cannot start a command: " .. tostring(err)); return end
-    running[next_id] = { task = req.task, pipe = pipe, t0 = now_s(), exclusive = req.exclusive }
+    running[next_id] = { task = req.task, pipe = pipe, t0 = now_s() }
     nrun = nrun + 1
-    exclusive_running = exclusive_running or req.exclusive
   end
 
   while true do
@@ -126,14 +122,8 @@ function pool.run(tasks, jobs, dir)
       next_task, active = next_task + 1, active + 1
       step(t)
     end
-    -- start what may start, in the order asked: an exclusive command alone,
-    -- and none after a waiting exclusive one (after a fault, none)
-    while not fault and not exclusive_running and #queue > 0 do
-      local req = queue[1]
-      if nrun >= (req.exclusive and 1 or jobs) then break end
-      table.remove(queue, 1)
-      start(req)
-    end
+    -- start what may start, in the order asked (after a fault, none)
+    while not fault and #queue > 0 and nrun < jobs do start(table.remove(queue, 1)) end
     -- nothing running: every task has ended (a task waits on a command,
     -- queued or running, until it ends), or a fault stopped the rest
     if nrun == 0 then break end
@@ -142,7 +132,6 @@ function pool.run(tasks, jobs, dir)
     if r then
       r.pipe:close()
       running[id], nrun = nil, nrun - 1
-      if r.exclusive then exclusive_running = false end
       if not fault then step(r.task, now_s() - r.t0) end
     end
   end

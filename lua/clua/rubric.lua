@@ -123,6 +123,7 @@ end
 -- `build_why` (why it did not build), `oob`, `oob_why` (the penalty's words for it; default: writes
 -- outside its part of an output), `changed_input`, `timed_out`,
 -- `too_fast`, `speedup` (over the recipe's fastest kernel), `time` (ns),
+-- `untimed` (why a correct submission has no time: no speed points),
 -- `late_days` (0 when on time)
 -- @treturn number the score
 -- @treturn number the maximum
@@ -156,6 +157,7 @@ function rubric.score(r, g)
     local top = r.speed[1].points
     if g.too_fast then add("speed", 0, top, "not scored: faster than the device can go, flagged for the instructor")
     elseif not all then add("speed", 0, top, "not scored: not correct at every size")
+    elseif g.untimed then add("speed", 0, top, "not scored: not timed: " .. g.untimed)
     else
       local got
       for _, th in ipairs(r.speed) do

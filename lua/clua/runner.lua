@@ -93,8 +93,7 @@ end
 -- runs, as before the box), `submission` (the student's file or
 -- folder, seen read-only), `log`, `err` (where its standard output and error
 -- are kept), `home` (a writable HOME instead of a private one seeded from the
--- preflight's), `wall` (its limit, s, instead of the runner's), `exclusive`
--- (true: nothing runs beside it, clua.pool)
+-- preflight's), `wall` (its limit, s, instead of the runner's)
 -- @treturn int|nil the exit status (124 or 137: the wall-clock limit; above 128: a signal)
 -- @treturn tab what it printed: `bytes`, `lines`, `cut` (bytes not kept), and
 -- `seconds` (how long it ran)
@@ -120,7 +119,7 @@ function Runner:exec(job)
   os.remove(rc)
   cmd = ("timeout -k 10 %s %s"):format(tostring(job.wall or self.wall), cmd)
   local seconds = pool.exec(("( ( %s 2>&1 1>&3 3>&- </dev/null; echo $? >%s ) | %s ) 3>&1 | %s"):format(cmd, q(rc),
-    cap(self.clua, job.err), cap(self.clua, job.log)), job.exclusive)
+    cap(self.clua, job.err), cap(self.clua, job.log)))
   local code = tonumber((files.read(rc) or ""):match("%d+"))
   os.remove(rc)
   local bytes, lines, cut = outcap.size(files.read(job.log) or "")
@@ -133,7 +132,7 @@ end
 -- read-only), `log`, `err` and `json` (where its standard output, error
 -- and JSON are kept), `home` (a writable HOME for the box instead of a
 -- private one seeded from the preflight's), `wall` (this run's limit, s,
--- instead of the runner's), `exclusive` (true: a timed run, nothing beside it)
+-- instead of the runner's)
 -- @treturn int|nil the exit status (124 or 137: the wall-clock limit; above 128: a signal)
 -- @treturn string its standard error (as kept)
 -- @treturn string|nil its JSON, when it wrote one
@@ -143,7 +142,7 @@ function Runner:run(job)
   local json = out .. "/result.json"
   local code, printed = self:exec{ command = { self.clua, paths.absolute(job.script) },
     raw = job.args .. " --json " .. q(json), rw = { out }, chdir = out, submission = job.submission,
-    log = job.log, err = job.err, home = job.home, wall = job.wall, exclusive = job.exclusive }
+    log = job.log, err = job.err, home = job.home, wall = job.wall }
   local kind, attr = paths.kind(json)
   local doc
   if kind == "file" and attr.size <= runner.JSON_BYTES then
