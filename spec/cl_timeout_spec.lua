@@ -101,7 +101,7 @@ describe("a kernel that never ends", function()
     local code, _, _, err = run("-e 'require \"cl\"'", "CLUA_TIMEOUT=soon")
     assert.are.equal(1, code)
     assert.are.equal("CLUA_TIMEOUT='soon' is not a number of seconds (unset it, or set it to e.g. 60 or 0.5)",
-      err:gsub("^[^:]*clua: ", ""):gsub("\n$", ""))
+      err:gsub("^[^:]*: ", ""):gsub("\n$", ""))
   end)
 
   it("lets a script catch the timeout; later waits time out too, and the process still ends", function()
