@@ -5,15 +5,15 @@
 -- hanging in the wait, in a release or at exit. Each child runs under
 -- `timeout 60`: a hang fails the spec, it does not hang it.
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
-local shell = require "spec.support.shell"
+local cl = require("cl")
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
 -- An endless kernel: x[0] stays 0 (nothing writes it), so the loop never
 -- ends; x[1] changes each turn, so the compiler keeps the loop.
 local LOOP = [[
-local cl = require "cl"
+local cl = require("cl")
 local how = arg[1]
 local ctx = cl.context()
 local q = ctx:queue()
@@ -174,7 +174,7 @@ describe("cl.timeout", function()
   end)
 
   it("is 60 s in a recipe's assignment mode unless --timeout (or CLUA_TIMEOUT) says otherwise", function()
-    local recipe = require "clua.recipe"
+    local recipe = require("clua.recipe")
     local spec = { name = "demo", student = "any kernel" }
     spec.args = { "--kernel", "x.cl" }
     local R = recipe.new(spec)

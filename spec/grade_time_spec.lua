@@ -9,8 +9,8 @@
 -- the two identical kernels' speed-ups came out 0.517 and 0.165 in 1 of 5
 -- runs under ASan, none in 4 with --jobs 1: something of the side-by-side
 -- runs reaches the timed ones on a CPU device; an open defect of the pool.)
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/reduction/"

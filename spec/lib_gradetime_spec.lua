@@ -1,7 +1,7 @@
 -- clua.gradetime: the grader's timing rounds, with runs made up by the spec
 -- (the whole grading on PoCL is spec/grade_time_spec.lua's).
 package.path = "lua/?.lua;" .. package.path
-local gradetime = require "clua.gradetime"
+local gradetime = require("clua.gradetime")
 
 local function correct(time, spread, ref_time)
   return { verdict = "correct", correct = true, time = time, min = time * 0.99, max = time * 1.01,

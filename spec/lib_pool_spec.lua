@@ -1,8 +1,8 @@
 -- clua.pool: tasks side by side, at most N commands at a time, an exclusive
 -- command alone. Each command here appends its start and end (the shell's
 -- clock, ns) to a log; the spec reads which ran beside which.
-local pool = require "clua.pool"
-local files = require "clua.files"
+local pool = require("clua.pool")
+local files = require("clua.files")
 
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
