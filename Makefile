@@ -128,6 +128,7 @@ run: setup-run
 test: setup
 	@$(MAKE) --no-print-directory all asan
 	@if $(PKG_CONFIG) --exists ompi-c 2>/dev/null; then $(MAKE) --no-print-directory MPI=1 all; fi
+	@$(MAKE) --no-print-directory -f bench/Makefile
 	@.ci/test $(BUILD)/clua $(BUILD)/asan/clua -- $(SPECS)
 
 # CI as a new user meets it: a fresh minimal Debian 12 root, a clean clone of

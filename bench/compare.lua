@@ -10,14 +10,14 @@
 -- rounds have worn (a driver's pools, caches and threads), and both start alike.
 -- Odd rounds run C first, even rounds clua first, so that whatever a process
 -- finds left by the one before it falls on both sides alike.
-local cl = require "cl"
-local argparse = require "argparse"
-local stats = require "clua.stats"
-local units = require "clua.units"
-local report = require "clua.report"
-local device = require "clua.device"
-local proc = require "clua.proc"
-local noise = require "clua.noise"
+local cl = require("cl")
+local argparse = require("argparse")
+local stats = require("clua.stats")
+local units = require("clua.units")
+local report = require("clua.report")
+local device = require("clua.device")
+local proc = require("clua.proc")
+local noise = require("clua.noise")
 
 local p = argparse("compare", "clua beside build/bench/baseline (plain C OpenCL), same device, same run.")
 p:option("--device", "Device: a name or P:D (default: CLUA_DEVICE, else the first GPU).")

@@ -9,7 +9,7 @@
 -- host clock; then prints the launches, the seconds and the busy share
 -- (the launches' events over the span). Its result is checked: r stays x
 -- through r = r * 0.5 + x * 0.5, so every element must hold its input.
-local cl = require "cl"
+local cl = require("cl")
 
 local device, seconds = nil, 60
 local i = 1

@@ -58,10 +58,10 @@
 -- --launcher makes clua's launches go() of a q:launcher made once before the
 -- twin's batches (bench/launch_clua.lua --launcher), the same tables and C
 -- figures beside them.
-local cl = require "cl"
-local stats = require "clua.stats"
-local proc = require "clua.proc"
-local noise = require "clua.noise"
+local cl = require("cl")
+local stats = require("clua.stats")
+local proc = require("clua.proc")
+local noise = require("clua.noise")
 
 local n, batches, rounds = 10000, 5, 7
 local TABLES = { "enqueue", "held", "sync" }

@@ -24,7 +24,7 @@
 -- Prints the median µs per launch (or round trip) as the C program does
 -- (`launch_us`, `launch_event_us`, `sync_finish_us` or `sync_wait_us`), then
 -- `cpu_us`, the enqueuing thread's CPU time per launch over the same batches.
-local cl = require "cl"
+local cl = require("cl")
 
 local n, batches, event, held, sync, launcher = 10000, 5, false, false, nil, false
 local function usage()

@@ -23,10 +23,10 @@
 -- R rounds (default 7) alternate them; the medians, and each column's median
 -- of its rounds' ratios to "C, in clua" and to "C program", are printed last.
 -- Needs `make -f bench/Makefile` (build/bench/launch and launch_inproc.so).
-local cl = require "cl"
-local stats = require "clua.stats"
-local proc = require "clua.proc"
-local noise = require "clua.noise"
+local cl = require("cl")
+local stats = require("clua.stats")
+local proc = require("clua.proc")
+local noise = require("clua.noise")
 
 local rounds, n, batches, held = 7, 10000, 5, true
 local i = 1

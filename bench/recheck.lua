@@ -9,11 +9,11 @@
 --   clua bench/recheck.lua OLD_DIR NEW_DIR [--list]
 --
 -- --list names every figure beyond its noise. Exit status 0; 2 on bad use.
-local json = require "dkjson"
-local cluster = require "clua.cluster"
-local noise = require "clua.noise"
-local proc = require "clua.proc"
-local stats = require "clua.stats"
+local json = require("dkjson")
+local cluster = require("clua.cluster")
+local noise = require("clua.noise")
+local proc = require("clua.proc")
+local stats = require("clua.stats")
 
 local dirs, list = {}, false
 for _, a in ipairs(arg) do

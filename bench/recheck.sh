@@ -8,8 +8,8 @@
 # gets R/old/NAME.json and R/new/NAME.json for rounds R = 1..ROUNDS (default
 # 2), the logs in OUT/log. Odd rounds run the old build first, even rounds the
 # new, recipe by recipe, so that drift falls on both alike. Recipes that only
-# one build has run there alone; report and grade are left out. Each run is
-# allowed 60 s. Then, with clua at hand:
+# one build has run there alone; report, grade and check (which need more
+# than a name) are left out. Each run is allowed 60 s. Then, with clua at hand:
 #   clua bench/recheck.lua OUT/1/old OUT/1/new
 set -u
 if [ $# -lt 3 ]; then
@@ -28,7 +28,7 @@ one() { # round side bundle recipe
 names=$(for f in "$new"/recipes/*.lua "$old"/recipes/*.lua; do basename "$f" .lua; done | sort -u)
 for r in $(seq 1 "$rounds"); do
   for name in $names; do
-    case $name in report|grade) continue ;; esac
+    case $name in report|grade|check) continue ;; esac
     if [ $((r % 2)) = 1 ]; then one "$r" old "$old" "$name"; one "$r" new "$new" "$name"
     else one "$r" new "$new" "$name"; one "$r" old "$old" "$name"; fi
   done

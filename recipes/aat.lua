@@ -5,11 +5,11 @@
 -- coalescedMultiply reads it coalesced into the columns of a local tile (a
 -- TILE_DIM-way bank conflict on every write); the padded tile
 -- [TILE_DIM][TILE_DIM+1] removes the conflicts.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local matrix = require "clua.matrix"
-local bankconflict = require "clua.bankconflict"
-local tiles = require "clua.tiles"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local matrix = require("clua.matrix")
+local bankconflict = require("clua.bankconflict")
+local tiles = require("clua.tiles")
 
 local R = recipe.new{
   name = "aat",

@@ -6,8 +6,8 @@
 -- work-group, a warp of 32, or none (all distinct). Types: int, uint, long
 -- (cl_khr_int64_base_atomics), float through compare-exchange, and int through
 -- OpenCL C 2.0/3.0 atomic_fetch_add_explicit where the compiler takes it.
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl = require("cl")
+local recipe = require("clua.recipe")
 
 local R = recipe.new{
   name = "atomics",

@@ -6,11 +6,11 @@
 -- warp's work-items 1, 2, 4, ..., 32 words apart, in a random permutation of
 -- the banks, at random words, or all on one word; every chain is replayed on
 -- the CPU, so the reads are proved to have happened.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local bankconflict = require "clua.bankconflict"
-local sweeptable = require "clua.sweeptable"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local bankconflict = require("clua.bankconflict")
+local sweeptable = require("clua.sweeptable")
 
 local R = recipe.new{
   name = "banks",

@@ -7,9 +7,9 @@
 -- (one address), or by the loop counter plus lid % spread (spread addresses
 -- per warp), from a program-scope __constant array, a __constant kernel
 -- argument and a __global one (kernels/constant.cl).
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
 
 local R = recipe.new{
   name = "constant",

@@ -5,9 +5,9 @@
 -- does the same work without splitting any warp; a predicated form computes
 -- both paths everywhere and selects. Long branches (the branch dominates) and
 -- short ones (a couple of instructions, which a compiler may predicate itself).
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "divergence",

@@ -4,9 +4,9 @@
 -- (one atomic per bin per group), and sort-based (a bitonic sort, then each
 -- bin's count from two binary searches). The seed's "atomics may be used for
 -- integer types" (OpenCL slides, "How we sum elements of a vector with GPU?").
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
 
 local MAXB = 65536
 local R = recipe.new{

@@ -11,10 +11,10 @@
 -- full, then one on the measured image, timed and verified: it owns the whole
 -- of its output (W x H floats) and moves 2 x 4 bytes a pixel, held against the
 -- memory bandwidth (a cache figure when the image and the output fit the caches).
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
-local verify = require "clua.verify"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
+local verify = require("clua.verify")
 
 local R = recipe.new{ name = "image", quick_size = "256KiB", check_size = "4KiB",
   -- clua check: Oclgrind cannot tell whether what an image read returns is defined

@@ -6,11 +6,11 @@
 -- empty kernels (kernels/copy.cl `empty`, global 1, the driver's local size),
 -- the figure bench/launch.c measures in C. The C program runs as a subprocess
 -- when it is built next to clua (build/bench/launch under clua's root).
-local cl = require "cl"
-local devicemod = require "clua.device"
-local proc = require "clua.proc"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
+local cl = require("cl")
+local devicemod = require("clua.device")
+local proc = require("clua.proc")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "launch",

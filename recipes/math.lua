@@ -8,8 +8,8 @@
 -- its throughput, and a variant fails past its bound (OpenCL's ulp limits for
 -- the full-precision functions; a loose bound for native_* and relaxed math,
 -- whose accuracy is implementation-defined; exact for integers).
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl = require("cl")
+local recipe = require("clua.recipe")
 
 local R = recipe.new{
   name = "math",

@@ -5,10 +5,10 @@
 -- memory, coalescedMultiply stages the tile of A in local memory,
 -- sharedABMultiply the tiles of A and B. Then the OpenCL slides' (seed 002)
 -- general N x N multiply, naive and tiled, with GFLOP/s beside the bandwidth.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local matrix = require "clua.matrix"
-local tiles = require "clua.tiles"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local matrix = require("clua.matrix")
+local tiles = require("clua.tiles")
 
 local R = recipe.new{
   name = "matmul",

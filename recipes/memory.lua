@@ -22,13 +22,13 @@
 -- Each part is a function below; the chase itself is clua.chase, the sweeps'
 -- working sets and options clua.memsweep, the reading of the levels (names,
 -- notes, the bound of a set read again) clua.memstudy.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local chase = require "clua.chase"
-local levels = require "clua.levels"
-local memstudy = require "clua.memstudy"
-local memsweep = require "clua.memsweep"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local chase = require("clua.chase")
+local levels = require("clua.levels")
+local memstudy = require("clua.memstudy")
+local memsweep = require("clua.memsweep")
+local units = require("clua.units")
 
 local R = recipe.new{ name = "memory", reps = 5, check_size = "8KiB",
   description = [[The memory hierarchy: pointer-chase latency and read bandwidth by working set (every level

@@ -7,8 +7,8 @@
 --   clua vscale.lua --quick                 (--help: every option)
 -- The recipe takes its name from its file, and its kernel from NAME.cl beside
 -- it: change the kernel, the reference (step 2) and the bytes it moves (3).
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl = require("cl")
+local recipe = require("clua.recipe")
 
 local R = recipe.new{
   description = [[c = 2 a, one float per work-item: one kernel, one table (a template for new recipes).]],

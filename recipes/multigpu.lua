@@ -9,13 +9,13 @@
 -- the source holds its latest copy), then the migration to the destination is
 -- timed, and the bytes are checked there. With one device (PoCL in CI) the
 -- tables have one row and a note says so.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
-local timeline = require "clua.timeline"
-local devicemod = require "clua.device"
-local figures = require "clua.figures"
-local proc = require "clua.proc"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
+local timeline = require("clua.timeline")
+local devicemod = require("clua.device")
+local figures = require("clua.figures")
+local proc = require("clua.proc")
 
 local R = recipe.new{
   name = "multigpu",

@@ -7,11 +7,11 @@
 -- the kernel and measure its effect"). Each row carries the occupancy that
 -- clua.occupancy computes from the device's limits and the kernel's real
 -- attributes, and the resource that limits it.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local occupancy = require "clua.occupancy"
-local plot = require "clua.plot"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local occupancy = require("clua.occupancy")
+local plot = require("clua.plot")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "occupancy",

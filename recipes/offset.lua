@@ -5,11 +5,11 @@
 -- 0..32. Same kernel (kernels/copy.cl), sizes and byte count as the plain C
 -- baseline (bench/baseline.c): n = SIZE/4 work-items on buffers of
 -- SIZE + 128 bytes, bytes = 2 x 4n (read + write).
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
-local sweeptable = require "clua.sweeptable"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local units = require("clua.units")
+local sweeptable = require("clua.sweeptable")
 
 local R = recipe.new{ name = "offset", size = "256MiB", quick_size = "4MiB", check_size = "4KiB",
   description = [[Misaligned accesses: offsetCopy (Listing 3.5) for offsets 0..32, effective bandwidth.]],

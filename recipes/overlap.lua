@@ -3,10 +3,10 @@
 -- write A and B to the device, compute C = sqrt(A² + B²), read C back, from
 -- pinned host memory; once on one queue, then split into chunks spread over
 -- several queues so that one chunk's transfers overlap another's kernel.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local timeline = require "clua.timeline"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local timeline = require("clua.timeline")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "overlap",

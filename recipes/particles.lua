@@ -7,8 +7,8 @@
 -- Performance" (15.3 ms of transfer against 1.32 ms of kernel); the lecture's
 -- "Global Memory alignment" (float4-padded structs, one load instruction).
 -- --size is the number of particles (1M; 64K with --quick).
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl = require("cl")
+local recipe = require("clua.recipe")
 
 local R = recipe.new{
   name = "particles",

@@ -5,10 +5,10 @@
 -- chain away, fails verification instead of reporting 10^6 TFLOPS. Beside
 -- each figure, the theoretical peak where the device's lanes per compute
 -- unit are known (compute units x lanes x 2 x clock).
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local commalist = require "clua.commalist"
-local peakmod = require "clua.peak"
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local commalist = require("clua.commalist")
+local peakmod = require("clua.peak")
 
 local R = recipe.new{ name = "peak", quick_size = "1MiB",
   description = [[Compute peak (multiply-add chains) for float, double and int, by vector width.]],

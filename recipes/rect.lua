@@ -11,9 +11,9 @@
 -- that its source is unchanged; transfers between host and device are held
 -- against the PCIe bound, device copies and kernels against the memory
 -- bandwidth.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local harness = require "clua.harness"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local harness = require("clua.harness")
 
 local R = recipe.new{
   name = "rect",

@@ -3,9 +3,9 @@
 -- OpenCL optimisation slides, "How we sum elements of a vector with GPU?" (the
 -- two-stage kernel); the GPU course's reduction steps (after M. Harris,
 -- "Optimizing Parallel Reduction in CUDA"); Best Practices Guide A.2.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "reduction",

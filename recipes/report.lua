@@ -11,17 +11,17 @@
 -- On a cluster (clua built with make MPI=1), one card per GPU and the cluster
 -- report, which flags the GPUs below the median (clua.cluster):
 --   mpirun -n N build/mpi/clua recipes/report.lua --cluster [--apart] [--out cluster.md]
-local argparse = require "argparse"
-local cl = require "cl"
-local json = require "dkjson"
-local devicemod = require "clua.device"
-local html = require "clua.html"
-local files = require "clua.files"
-local cardfiles = require "clua.cardfiles"
-local cardrun = require "clua.cardrun"
-local cardpage = require "clua.cardpage"
-local cardcluster = require "clua.cardcluster"
-local escape = require "clua.escape"
+local argparse = require("argparse")
+local cl = require("cl")
+local json = require("dkjson")
+local devicemod = require("clua.device")
+local html = require("clua.html")
+local files = require("clua.files")
+local cardfiles = require("clua.cardfiles")
+local cardrun = require("clua.cardrun")
+local cardpage = require("clua.cardpage")
+local cardcluster = require("clua.cardcluster")
+local escape = require("clua.escape")
 
 -- Every file of the card through one checked write (clua.files.write_or_exit).
 local function write(path, text) files.write_or_exit("report", path, text) end
@@ -77,7 +77,7 @@ p:option("--from-json", "Run nothing: render the saved card FILE (its JSON; its 
   .. "it, or that folder) as HTML, to --html FILE or beside it. The card must be a clua.card/1 of at most 16 MiB and "
   .. "20000 rows, each field of its type; a figure is read only from that folder, by name, and inlined cleaned to "
   .. "drawing elements (no script)."):argname("FILE")
-local argcheck = require "clua.argcheck"
+local argcheck = require("clua.argcheck")
 -- --from-json is a card or its folder: html.load_card checks it
 argcheck.install(p, { create = { "--out", "--html" }, read = { "--compare" } })
 local args = argcheck.parse(p, arg, "report")

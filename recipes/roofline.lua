@@ -7,12 +7,12 @@
 -- recipes/peak.lua: the best of widths 1, 4 and 16). The ridge point is where
 -- they meet. Every point is verified (element i, holding i mod 2^20, must
 -- come back as that + K exactly) before a figure is printed.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
-local peakmod = require "clua.peak"
-local commalist = require "clua.commalist"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local units = require("clua.units")
+local peakmod = require("clua.peak")
+local commalist = require("clua.commalist")
 
 local R = recipe.new{ name = "roofline", quick_size = "1MiB", check_size = "8KiB",
   description = [[Throughput against arithmetic intensity (1/4 to 256 op/B) under the measured roofs.]],

@@ -3,9 +3,9 @@
 -- and across a large array (scan the blocks, scan their totals, add back).
 -- GPU course, lecture "Example of bank conflicts removal in Scan" (Harris,
 -- Sengupta, Owens, GPU Gems 3 ch. 39), the padding macro CONFLICT_FREE_OFFSET.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "scan",

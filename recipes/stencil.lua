@@ -7,11 +7,11 @@
 -- local-memory tiles (16x16 computed from an 18x18 tile with a halo; the
 -- seed's 16x16 tile of which 14x14 is computed), by grid size, in float and
 -- double (kernels/stencil.cl).
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
-local commalist = require "clua.commalist"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local units = require("clua.units")
+local commalist = require("clua.commalist")
 
 local R = recipe.new{
   name = "stencil",

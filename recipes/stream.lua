@@ -11,9 +11,9 @@
 --   compared with it (one R:measure an iteration: a, b, c are read and
 --   written by it, the partial sums are its output, owned [0, groups)).
 -- --size is the array size in elements, as BabelStream's --arraysize.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local units = require("clua.units")
 
 local R = recipe.new{
   name = "stream",

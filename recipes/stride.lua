@@ -5,11 +5,11 @@
 -- bytes (n floats read, n written). Same kernel (kernels/copy.cl), sizes and
 -- byte count as the plain C baseline (bench/baseline.c): n = SIZE/4/stride
 -- work-items on SIZE-byte buffers, bytes = 2 x 4n.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
-local sweeptable = require "clua.sweeptable"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local units = require("clua.units")
+local sweeptable = require("clua.sweeptable")
 
 local R = recipe.new{ name = "stride", size = "256MiB", quick_size = "4MiB", check_size = "16KiB",
   description = [[Strided accesses: strideCopy (Listing 3.6) for strides 1..32 and beyond, effective

@@ -14,11 +14,11 @@
 -- contract, timed, checked and ranked beside them (assignment mode,
 -- docs/assignments.md); the lines marked "optional: assignment mode" are
 -- that, and a recipe without it deletes them.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
-local commalist = require "clua.commalist"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local units = require("clua.units")
+local commalist = require("clua.commalist")
 
 -- 1. Options: the shared ones (--device, --quick, --reps, --size, --csv,
 -- --json, --svg, --compare, --md, --gib, --help) come with recipe.new; add

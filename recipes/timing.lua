@@ -8,12 +8,12 @@
 -- device-to-host read and a copy kernel, each timed by the host clock around
 -- a blocking call, by the host clock around a non-blocking call with no
 -- finish (wrong on purpose: it times the enqueue), and by events.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local stats = require "clua.stats"
-local units = require "clua.units"
-local noise = require "clua.noise"
-local harness = require "clua.harness"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local stats = require("clua.stats")
+local units = require("clua.units")
+local noise = require("clua.noise")
+local harness = require("clua.harness")
 
 local R = recipe.new{
   name = "timing",

@@ -11,10 +11,10 @@
 -- manner of bandwidthTest (--mode quick|range|shmoo), the latency and the
 -- asymptotic bandwidth; blocking vs non-blocking calls at the large size; many
 -- small transfers against one batched transfer of the same bytes.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local plot = require "clua.plot"
-local units = require "clua.units"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local plot = require("clua.plot")
+local units = require("clua.units")
 
 local R = recipe.new{ name = "transfer", quick_size = "1MiB", check_size = "64KiB", size_share = 8,
   description = [[Host<->device and device<->device bandwidth by size: pageable vs pinned vs mapped, blocking

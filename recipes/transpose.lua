@@ -5,10 +5,10 @@
 -- sides coalesced, the tile read down its columns: bank conflicts), and one
 -- through a tile padded by a word per row; each against a plain copy of the
 -- same matrix, the ceiling.
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local bankconflict = require "clua.bankconflict"
-local tiles = require "clua.tiles"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local bankconflict = require("clua.bankconflict")
+local tiles = require("clua.tiles")
 
 local R = recipe.new{
   name = "transpose",

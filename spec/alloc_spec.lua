@@ -75,7 +75,7 @@ describe("the Lua allocator", function()
   end)
 
   it("serves userdata and closures made and dropped by the thousand", function()
-    local cl = require "cl"
+    local cl = require("cl")
     for round = 1, 5 do
       local keep = {}
       for i = 1, 2000 do

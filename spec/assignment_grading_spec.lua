@@ -4,8 +4,8 @@
 -- changing its input still fail, named); verify checks it in one run; a bad
 -- mode, or --grading without --kernel, is refused; every table says which
 -- mode made it.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/reduction/"

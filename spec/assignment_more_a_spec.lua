@@ -6,7 +6,7 @@
 -- output is caught by the guard ("past the end"); --help carries the
 -- contract. Every run --quick on the default device (PoCL in CI), sweeps cut
 -- short with the recipes' options.
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run, tables_of = support.run, support.tables_of
 

@@ -5,7 +5,7 @@
 -- one element past its output exits non-zero ("past the end", clua.guard);
 -- --help shows the contract. Runs the recipes --quick (sweeps cut down with
 -- their options) on the default device (PoCL in CI).
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run, tables_of = support.run, support.tables_of
 

@@ -5,9 +5,9 @@
 -- recipes/transpose.lua --quick on the default device (PoCL in CI) with the
 -- kernels of docs/examples/.
 package.path = "lua/?.lua;" .. package.path
-local recipe = require "clua.recipe"
-local report = require "clua.report"
-local support = require "spec.support.recipe"
+local recipe = require("clua.recipe")
+local report = require("clua.report")
+local support = require("spec.support.recipe")
 
 local run, tables_of = support.run, support.tables_of
 

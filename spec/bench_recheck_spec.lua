@@ -1,8 +1,8 @@
 -- bench/recheck.sh runs every recipe --quick by two builds in turn, and
 -- bench/recheck.lua compares their JSONs figure by figure: on stand-in
 -- bundles and made-up JSONs, whose figures and noise are known.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 

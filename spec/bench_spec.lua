@@ -2,7 +2,7 @@
 -- (PoCL in CI) beside the C programs they measure against: each summary line
 -- says how sure its rounds make it, and a goal is called met only by a 95%
 -- interval; compare's table gives the rounds' spread of every ratio.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 
@@ -256,7 +256,7 @@ describe("bench", function()
       local out, code = shell.run(("bench/launch_pairs.sh --pool %s --clua %s"):format(keep, clua))
       assert.are.equal(0, code, out)
       -- the held pairs of both runs together, the running ones apart
-      local stats = require "clua.stats"
+      local stats = require("clua.stats")
       for _, t in ipairs { { "held, with an event", "held,event", 7 }, { "\nwithout", "running,none", 6 } } do
         local label, key, n = t[1], t[2], t[3]
         local med = out:match(label .. " +clua / C: median ([%d.]+)× over " .. n .. " pairs, 95%% CI")
@@ -346,7 +346,7 @@ describe("bench", function()
       assert.are.equal(12, starts, out)
       assert.are.same({ event = 6, none = 6, ["versus-event"] = 6, ["versus-none"] = 6 }, held_kinds(keep))
       -- each versus line follows its round's clua line, whose figure it is weighed against
-      local stats = require "clua.stats"
+      local stats = require("clua.stats")
       local prev, ratios = nil, { event = {}, none = {} }
       for line in io.lines(keep) do
         local kind, v = line:match("^held,versus%-(%a+),([%d.]+),")

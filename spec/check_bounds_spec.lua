@@ -6,7 +6,7 @@
 -- past the input is a finding with the kernel file's line, as the grader's
 -- check sees it (spec/grade_check_spec.lua). Pending where Oclgrind is not
 -- installed.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 local write = require("clua.files").write
 
 local clua = os.getenv("CLUA") or "build/clua"

@@ -4,7 +4,7 @@
 -- image read is defined: those reports are set aside, counted, with the
 -- reason). spec/check_recipes_spec.lua holds the lists. Pending where
 -- Oclgrind is not installed.
-local support = require "spec.support.checkrecipes"
+local support = require("spec.support.checkrecipes")
 
 describe("the recipes' kernels under the checker, aat to occupancy", function()
   support.describe({ it = it, pending = pending, assert = assert }, support.LISTS.more_a)

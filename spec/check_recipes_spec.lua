@@ -6,7 +6,7 @@
 -- those rows out.) The other experiments: check_recipes_more_a_spec.lua and
 -- check_recipes_more_b_spec.lua; the three lists hold every experiment of
 -- recipes/ (checked here). Pending where Oclgrind is not installed.
-local support = require "spec.support.checkrecipes"
+local support = require("spec.support.checkrecipes")
 
 describe("the recipes under the checker", function()
   it("are every experiment of recipes/, each in one list", function()

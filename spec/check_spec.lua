@@ -5,7 +5,7 @@
 -- a released one's place reads as written; commands held behind a user
 -- event run (a flush before it ends does not wait for it). Pending where
 -- Oclgrind is not installed.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/check/"

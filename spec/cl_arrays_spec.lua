@@ -1,7 +1,7 @@
 -- cl host arrays: types, 0-based bounds-checked indexing, values that do not
 -- fit, fill/ramp/random/copy/slice/gather/transpose, compare, sum/min/max,
 -- totable, release and __close.
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)

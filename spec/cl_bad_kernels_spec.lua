@@ -4,11 +4,11 @@
 -- SIGINT (Ctrl-C) while the script waits for it in queue:finish, event:wait or
 -- a blocking read: the script stops at once with "METHOD: interrupted",
 -- releases its queue on the way out and exits non-zero.
-local cl = require "cl"
+local cl = require("cl")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 local shell_quote = shell.quote
 local function read(path) return shell.slurp(path) or "" end
 
@@ -72,7 +72,7 @@ end
 -- <close> scope, and a sentinel closed after it that prints how many queues
 -- are still alive.
 local LONG = [[
-local cl = require "cl"
+local cl = require("cl")
 local how = arg[1]
 local ctx = cl.context()
 local sentinel <close> = setmetatable({}, { __close = function()
@@ -129,7 +129,7 @@ describe("bad kernels", function()
     local script, errf = os.tmpname(), os.tmpname()
     local f = assert(io.open(script, "w"))
     f:write(([[
-local cl = require "cl"
+local cl = require("cl")
 local ctx = cl.context()
 for i = 1, 3 do
   local built, log = ctx:program("// %s " .. i .. "\nkernel void k(global int *x) { x[0] = nope; }", "s.cl"):try_build()
@@ -218,7 +218,7 @@ io.write(tostring(ok), " ", err, "\n")
   -- the commands still running when the script ends, however it ends.
   it("a script that ends while its launches still compile and run exits cleanly, however it ends", function()
     local script = [[
-local cl = require "cl"
+local cl = require("cl")
 local ctx = cl.context()
 local q = ctx:queue()
 local p = ctx:program("kernel void a(global int *x) { x[0] = 1; } kernel void b() {}"):build()

@@ -4,7 +4,7 @@
 -- sliced there, transferred from there); a buffer over 4 GiB where the device
 -- allows one (PoCL's limit follows the free memory; on the H100 see
 -- docs/notes/reliability.md), written and read back past the 4 GiB mark.
-local cl = require "cl"
+local cl = require("cl")
 
 local GiB = 1 << 30
 

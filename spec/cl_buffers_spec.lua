@@ -2,7 +2,7 @@
 -- q:write/read (offset, size, blocking, wait), q:copy, q:fill, and non-blocking
 -- transfers that keep their host memory alive; every round trip is checked
 -- element by element.
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)

@@ -15,7 +15,7 @@
 -- is about 10^5 cycles (2 * 10^4 under ASan). LIFETIME_CYCLES=N runs exactly
 -- N cycles instead. The RSS check is skipped under ASan: its quarantine holds
 -- freed memory on purpose (LeakSanitizer checks leaks there instead).
-local cl = require "cl"
+local cl = require("cl")
 
 local ASAN = os.getenv("ASAN_OPTIONS") ~= nil
 local CYCLES = math.tointeger(tonumber(os.getenv("LIFETIME_CYCLES") or ""))

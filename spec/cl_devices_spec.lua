@@ -1,7 +1,7 @@
 -- cl platforms, devices, contexts, queues and the module functions; the
 -- default device and CLUA_DEVICE (run through the clua binary under test as a
 -- subprocess: $CLUA, else build/clua).
-local cl = require "cl"
+local cl = require("cl")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 

@@ -1,7 +1,7 @@
 -- cl events: status, command, profiling times (queued <= submit <= start <=
 -- end, duration >= 0), wait and cl.wait, markers and barriers, and user events
 -- that hold a queue until they complete.
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)

@@ -7,8 +7,8 @@
 -- non-zero either way, and never by a bare signal. Each child runs with no
 -- core file, under `timeout 60`.
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
-local shell = require "spec.support.shell"
+local cl = require("cl")
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local CPU = cl.device().info.type == "CPU"
@@ -17,7 +17,7 @@ local CPU = cl.device().info.type == "CPU"
 -- the buffer, outside any process's address space on x86-64 (non-canonical),
 -- whatever the allocator, ASan's included, put where.
 local SCRIPT = [[
-local cl = require "cl"
+local cl = require("cl")
 local how = arg[1]
 local ctx = cl.context()
 local q = ctx:queue()
@@ -76,7 +76,7 @@ describe("a kernel that faults inside the driver", function()
 
   it("says nothing when no kernel faults", function()
     local ok = shell.write_temp([[
-local cl = require "cl"
+local cl = require("cl")
 local ctx = cl.context()
 local q = ctx:queue()
 local k = ctx:program("kernel void one(global float *out) { out[get_global_id(0)] = 1.0f; }"):build():kernel("one")

@@ -1,7 +1,7 @@
 -- cl images and samplers: ctx:image2d, ctx:sampler, q:write_image/read_image,
 -- kernel arguments, release and errors. Runs on the default device; skips
 -- (pending) where it has no image support, but checks the error then.
-local cl = require "cl"
+local cl = require("cl")
 
 local dev = cl.device()
 local has_images = dev.info.image_support

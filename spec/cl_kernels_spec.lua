@@ -2,7 +2,7 @@
 -- numbers converted from the kernel's argument info, local memory), kernel
 -- info, 1-3 dimensional launches with offsets and wait lists, launches made
 -- ready once, and every argument and launch error.
-local cl = require "cl"
+local cl = require("cl")
 local LOCAL = cl.localmem -- also cl["local"]: `local` is a Lua keyword
 
 local function err_of(f, ...)

@@ -2,7 +2,7 @@
 -- :release(), __close or __gc; use after release raises "attempt to use a
 -- released cl.X"; objects keep alive what they depend on; OpenCL failures
 -- raise "METHOD: CALL failed: CL_NAME (detail)".
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)
@@ -344,7 +344,7 @@ describe("cl lifetimes", function()
       local script = os.tmpname()
       local f = assert(io.open(script, "w"))
       f:write([[
-local cl = require "cl"
+local cl = require("cl")
 local dev = cl.device()
 for i = 1, 50 do cl.context(dev):buffer(64) end -- each dropped at once
 print("made 50")

@@ -1,7 +1,7 @@
 -- cl maps: q:map returns a typed view over the buffer's mapped memory;
 -- q:unmap hands it back. Writes through a view are in the buffer after unmap;
 -- a view is unusable after unmap and after its buffer's release.
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)

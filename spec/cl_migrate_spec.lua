@@ -1,6 +1,6 @@
 -- queue:migrate (clEnqueueMigrateMemObjects): buffers placed on the queue's
 -- device or on the host, contents kept (unless undefined), and bad input named.
-local cl = require "cl"
+local cl = require("cl")
 
 describe("queue:migrate", function()
   local ctx, q

@@ -5,7 +5,7 @@
 -- format NVML writes its bus id in. A stand-in libnvidia-ml.so.1 (built here
 -- from spec/fixtures/nvml/standin.c) holds four GPUs; cl.nvml is given the
 -- identifiers an NVIDIA device would give, as a table.
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local function have_cc() return os.execute("command -v cc >/dev/null 2>&1") end
 

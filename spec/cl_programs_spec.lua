@@ -2,7 +2,7 @@
 -- CLUA_BUILD_OPTIONS and CLUA_BUILD_LOG (subprocess), try_build, the build log
 -- with line numbers mapped back to the kernel file (and to the right file when
 -- files are concatenated), kernels() and kernel lookup errors.
-local cl = require "cl"
+local cl = require("cl")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
@@ -112,7 +112,7 @@ describe("cl programs", function()
 
   it("CLUA_BUILD_OPTIONS is appended to every build", function()
     local code, out = run_script([[
-      local cl = require "cl"
+      local cl = require("cl")
       local ctx = cl.context()
       local q = ctx:queue()
       local p = ctx:program("kernel void k(global int *o) { o[0] = FROM_ENV; }"):build()
@@ -130,7 +130,7 @@ describe("cl programs", function()
 
   it("shows a successful build's log only with CLUA_BUILD_LOG=1", function()
     local script = [[
-      local cl = require "cl"
+      local cl = require("cl")
       local p = cl.context():program("#warning note from the build\nkernel void k(void) {}\n", "warn.cl"):build()
       print(p.log:match("warn.cl:1:%d+: note from the build") ~= nil)
     ]]

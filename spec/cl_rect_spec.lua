@@ -2,7 +2,7 @@
 -- (clEnqueue{Write,Read,Copy}BufferRect), checked against a host model of where
 -- each byte (or element) lands; the slides' "Padding 2D arrays" example: a 7×7
 -- host block of floats written into an 8×8 device array (row pitch 32 bytes).
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)

@@ -5,15 +5,15 @@
 -- hanging in the wait, in a release or at exit. Each child runs under
 -- `timeout 60`: a hang fails the spec, it does not hang it.
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
-local shell = require "spec.support.shell"
+local cl = require("cl")
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 
 -- An endless kernel: x[0] stays 0 (nothing writes it), so the loop never
 -- ends; x[1] changes each turn, so the compiler keeps the loop.
 local LOOP = [[
-local cl = require "cl"
+local cl = require("cl")
 local how = arg[1]
 local ctx = cl.context()
 local q = ctx:queue()
@@ -101,7 +101,7 @@ describe("a kernel that never ends", function()
     local code, _, _, err = run("-e 'require \"cl\"'", "CLUA_TIMEOUT=soon")
     assert.are.equal(1, code)
     assert.are.equal("CLUA_TIMEOUT='soon' is not a number of seconds (unset it, or set it to e.g. 60 or 0.5)",
-      err:gsub("^[^:]*clua: ", ""):gsub("\n$", ""))
+      err:gsub("^[^:]*: ", ""):gsub("\n$", ""))
   end)
 
   it("lets a script catch the timeout; later waits time out too, and the process still ends", function()
@@ -174,7 +174,7 @@ describe("cl.timeout", function()
   end)
 
   it("is 60 s in a recipe's assignment mode unless --timeout (or CLUA_TIMEOUT) says otherwise", function()
-    local recipe = require "clua.recipe"
+    local recipe = require("clua.recipe")
     local spec = { name = "demo", student = "any kernel" }
     spec.args = { "--kernel", "x.cl" }
     local R = recipe.new(spec)

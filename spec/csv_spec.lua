@@ -9,10 +9,10 @@
 -- are validated here too, against the JSON Schema they name (schema/,
 -- spec/support/schema_check.py), all in one run of the checker at the end,
 -- so that every recipe runs once.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
-local shell = require "spec.support.shell"
-local schema = require "spec.support.schema"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
+local shell = require("spec.support.shell")
+local schema = require("spec.support.schema")
 local meta_path = require("clua.output").meta_path
 
 local recipes = {}

@@ -21,7 +21,7 @@
 --                  doc comment silently, e.g. when its first line holds "--").
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 
-local cl = require "cl"
+local cl = require("cl")
 
 local function slurp(path)
   local f = assert(io.open(path))

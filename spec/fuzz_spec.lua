@@ -9,7 +9,7 @@
 local CLUA = os.getenv("CLUA") or "build/clua"
 local SECONDS = tonumber(os.getenv("FUZZ_SECONDS") or "") or 25
 
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 local shell_quote = shell.quote
 local function read(path) return shell.slurp(path) or "" end
 

@@ -11,10 +11,10 @@
 -- no secret written, the check's log of the printf flood capped. Then a setup
 -- fault (no such device, a HOME the driver cannot write, no sandbox) stops the
 -- grader before any verdict is written.
-local json = require "dkjson"
-local lfs = require "lfs"
-local shell = require "spec.support.shell"
-local box = require "spec.support.sandbox"
+local json = require("dkjson")
+local lfs = require("lfs")
+local shell = require("spec.support.shell")
+local box = require("spec.support.sandbox")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local have_oclgrind = os.execute("command -v oclgrind >/dev/null 2>&1") == true

@@ -10,9 +10,9 @@
 -- checker at the wall-clock limit. The check runs in the sandbox where it can
 -- start here (the gradebook says so), its log capped as the timed runs' are.
 -- Pending where Oclgrind is not installed.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
-local box = require "spec.support.sandbox"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
+local box = require("spec.support.sandbox")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/"

@@ -6,9 +6,9 @@
 -- verdicts, scores, reasons, rubric lines and feedback, times aside. A bad
 -- --jobs (0, -1, abc, 2.5), on the command line or in a course file, is
 -- refused before anything is graded, naming the option.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
-local box = require "spec.support.sandbox"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
+local box = require("spec.support.sandbox")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/"

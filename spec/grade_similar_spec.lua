@@ -7,8 +7,8 @@
 -- cannot be read are refused before anything is graded; a spent budget skips
 -- the hint and says so. --no-check where a class is graded: the hint reads
 -- the sources, not the Oclgrind check, which has its own spec (grade_check_spec).
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/"

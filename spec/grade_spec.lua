@@ -7,8 +7,8 @@
 -- a late one (a git repository whose last commit is after the deadline). Each
 -- verdict and score is checked; then the options are checked once, and a
 -- course file grades two assignments in one run.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 local box = require "spec.support.sandbox" -- grades with --no-sandbox where the sandbox cannot start
 
 local clua = os.getenv("CLUA") or "build/clua"

@@ -8,8 +8,8 @@
 -- machine): the runs that decide the verdicts run side by side, and every
 -- timing run is one of the timing rounds after them, with nothing beside it.
 -- (--no-check: the checker's verdicts are spec/grade_check_spec.lua's.)
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/reduction/"

@@ -7,8 +7,8 @@
 -- without assignment mode, a broken roster); a class wrong by one factor;
 -- contrib/gradescope/run_autograder in a fake /autograder tree, and the grading
 -- step of contrib/github-classroom/classroom.yml in a fake repository.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local FIX = "spec/fixtures/grade/"

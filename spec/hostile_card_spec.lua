@@ -7,11 +7,11 @@
 -- script of the card run and no line of another file; the rest is refused with
 -- a message naming the file and the field, never a traceback. And the card's
 -- Markdown (card.md) keeps a --note as text, rendered by a Markdown library.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
-local browser = require "spec.support.browser"
-local markdown = require "spec.support.markdown"
-local files = require "clua.files"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
+local browser = require("spec.support.browser")
+local markdown = require("spec.support.markdown")
+local files = require("clua.files")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local it_browser = browser.chromium() and it or pending

@@ -6,7 +6,7 @@
 -- the file and the system's reason, status 1, no traceback. A recipe's
 -- output files and its standard output fail the same way (clua.output; the
 -- standard output is checked by clua itself at the end).
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local here = os.getenv("PWD")

@@ -3,7 +3,7 @@
 -- output name starting with a dash is a path, not an option (--out=-x makes
 -- -x-files, it does not run mkdir -x); a write that fails (a closed standard
 -- output, a full disk: /dev/full) is an error with a non-zero exit status.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local here = os.getenv("PWD")

@@ -7,9 +7,9 @@
 -- rendered by a Markdown library, hold no active HTML and no link; the
 -- gradebook CSV and the Moodle and Canvas exports, read by Python's csv
 -- module, are UTF-8 and start no formula; the JSON is valid UTF-8.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
-local markdown = require "spec.support.markdown"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
+local markdown = require("spec.support.markdown")
 
 local clua = os.getenv("CLUA") or "build/clua"
 local here = os.getenv("PWD")

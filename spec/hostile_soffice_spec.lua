@@ -18,9 +18,9 @@
 -- soffice is missing. To run it:
 --   apt-get install --no-install-recommends libreoffice-calc-nogui
 --   .ci/test build/clua -- spec/hostile_soffice_spec.lua
-local json = require "dkjson"
-local csvread = require "clua.csvread"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local csvread = require("clua.csvread")
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local here = os.getenv("PWD")

@@ -5,13 +5,13 @@
 -- active HTML; every CSV cell, read by Python's csv module, starts no formula
 -- (numbers stay numbers); the JSON is valid UTF-8; the terminal text carries
 -- no control character.
-local report = require "clua.report"
-local gradebook = require "clua.gradebook"
-local feedback = require "clua.feedback"
-local lms = require "clua.lms"
-local json = require "dkjson"
-local markdown = require "spec.support.markdown"
-local shell = require "spec.support.shell"
+local report = require("clua.report")
+local gradebook = require("clua.gradebook")
+local feedback = require("clua.feedback")
+local lms = require("clua.lms")
+local json = require("dkjson")
+local markdown = require("spec.support.markdown")
+local shell = require("spec.support.shell")
 
 local it_md = markdown.render("x") and it or pending
 

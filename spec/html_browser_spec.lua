@@ -4,8 +4,8 @@
 -- tips, the roofline's tip tells kernel, intensity, throughput and % of the
 -- roof, nothing is fetched, no script error; and the page renders at a
 -- phone's width and prints.
-local browser = require "spec.support.browser"
-local support = require "spec.support.recipe"
+local browser = require("spec.support.browser")
+local support = require("spec.support.recipe")
 
 local has_chromium = browser.chromium() ~= nil
 local it_browser = has_chromium and it or pending

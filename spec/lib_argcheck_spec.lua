@@ -2,8 +2,8 @@
 -- ranges, every documented number form, negative numbers read as values,
 -- files that can be written or read; each refusal names the option.
 package.path = "lua/?.lua;" .. package.path
-local argcheck = require "clua.argcheck"
-local argparse = require "argparse"
+local argcheck = require("clua.argcheck")
+local argparse = require("argparse")
 
 describe("clua.argcheck", function()
   it("reads every documented size form, and refuses what is no size", function()

@@ -1,7 +1,7 @@
 -- clua.bankconflict: the n-way conflict of an access pattern, worst and mean
 -- over requests, and of a tile read down its columns, plain or padded.
 package.path = "lua/?.lua;" .. package.path
-local bankconflict = require "clua.bankconflict"
+local bankconflict = require("clua.bankconflict")
 
 describe("clua.bankconflict", function()
   it("counts distinct words a bank must give, a broadcast once", function()

@@ -2,8 +2,8 @@
 -- one chase point on the default device (PoCL in CI), verified against the
 -- host's walk, and failing it under CLUA_CORRUPT.
 package.path = "lua/?.lua;" .. package.path
-local chase = require "clua.chase"
-local recipe = require "clua.recipe"
+local chase = require("clua.chase")
+local recipe = require("clua.recipe")
 
 -- a recipe of --quick's steps (4096 to 2^20 a launch), two repetitions
 local function make() return recipe.new{ name = "chasedemo", args = { "--quick", "--reps", "2", "--warmup", "1" } } end

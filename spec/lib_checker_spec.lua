@@ -3,8 +3,8 @@
 -- with an API error and a failure of its own among a script's lines
 -- (oclgrind.err), and the map a run with CLUA_CHECK_MAP writes (check.map).
 package.path = "lua/?.lua;" .. package.path
-local checker = require "clua.checker"
-local files = require "clua.files"
+local checker = require("clua.checker")
+local files = require("clua.files")
 
 local FIX = "spec/fixtures/check/"
 

@@ -3,9 +3,9 @@
 -- the checker, read back, applied to its findings and said with them; and
 -- clua.checker's verdict on a run whose reports Oclgrind cut short.
 package.path = "lua/?.lua;" .. package.path
-local checkrule = require "clua.checkrule"
-local checker = require "clua.checker"
-local recipe = require "clua.recipe"
+local checkrule = require("clua.checkrule")
+local checker = require("clua.checker")
+local recipe = require("clua.recipe")
 
 local RULE = { kind = "uninitialized value", kernels = "_image", why = "the simulator cannot\n  follow images" }
 

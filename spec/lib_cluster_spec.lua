@@ -3,8 +3,8 @@
 -- spread, the scatter across GPUs, a floor); on made-up cards of healthy
 -- GPUs the flag rate is near zero and a slowed GPU is flagged alone; a
 -- --quick card flags nothing.
-local cluster = require "clua.cluster"
-local roofline = require "clua.roofline"
+local cluster = require("clua.cluster")
+local roofline = require("clua.roofline")
 
 -- A card's recipes as report.lua's JSON holds them.
 local function card(bw, spread, latency, lat_min, lat_max)

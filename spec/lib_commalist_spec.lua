@@ -1,6 +1,6 @@
 -- clua.commalist: a comma-separated option read into a list of integers.
 package.path = "lua/?.lua;" .. package.path
-local commalist = require "clua.commalist"
+local commalist = require("clua.commalist")
 
 describe("clua.commalist", function()
   it("reads integers separated by commas or spaces", function()

@@ -1,7 +1,7 @@
 -- clua.complete: the REPL's completion candidates (spec/repl_spec.lua types
 -- them on a terminal).
-local complete = require "clua.complete"
-local cl = require "cl"
+local complete = require("clua.complete")
+local cl = require("cl")
 
 describe("clua.complete", function()
   it("completes globals and keywords", function()

@@ -2,7 +2,7 @@
 -- course systems export them, read into rows; every malformed file an error
 -- naming its line.
 package.path = "lua/?.lua;" .. package.path
-local csvread = require "clua.csvread"
+local csvread = require("clua.csvread")
 
 describe("clua.csvread", function()
   it("reads quoted cells holding the separator, doubled quotes and line breaks", function()

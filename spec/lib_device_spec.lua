@@ -1,5 +1,5 @@
 package.path = "lua/?.lua;" .. package.path
-local device = require "clua.device"
+local device = require("clua.device")
 
 local has_cl, cl = pcall(require, "cl")
 

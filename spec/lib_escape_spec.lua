@@ -2,9 +2,9 @@
 -- cleaned to drawing elements) and clua.jsonin (JSON input bounded and
 -- checked), each alone; spec/hostile_writers_spec.lua has them at work in
 -- every writer.
-local escape = require "clua.escape"
-local svgsafe = require "clua.svgsafe"
-local jsonin = require "clua.jsonin"
+local escape = require("clua.escape")
+local svgsafe = require("clua.svgsafe")
+local jsonin = require("clua.jsonin")
 
 describe("clua.escape", function()
   it("replaces each byte that is no UTF-8 with U+FFFD, and leaves UTF-8 alone", function()

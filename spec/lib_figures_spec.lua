@@ -3,11 +3,11 @@
 -- library, bad figure specs refused naming the figure, and R:add_row
 -- writing a figure's value, spread and cache mark into its cell.
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local figures = require "clua.figures"
-local report = require "clua.report"
-local usage = require "spec.support.usage"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local figures = require("clua.figures")
+local report = require("clua.report")
+local usage = require("spec.support.usage")
 
 local function make(args)
   local R = recipe.new{ name = "figures", args = args or { "--reps", "3", "--warmup", "1" } }

@@ -1,6 +1,6 @@
 -- clua.files: a whole file read and written.
 package.path = "lua/?.lua;" .. package.path
-local files = require "clua.files"
+local files = require("clua.files")
 
 describe("clua.files", function()
   it("writes a file whole and reads it back", function()
@@ -23,7 +23,7 @@ describe("clua.files", function()
 
   it("write_or_exit: a write that fails ends the program, status 1, with the file and the reason (no traceback)",
     function()
-      local shell = require "spec.support.shell"
+      local shell = require("spec.support.shell")
       local clua = os.getenv("CLUA") or "build/clua"
       local out, code = shell.run(clua .. [[ -e 'require("clua.files").write_or_exit("card", "/dev/full", "x")' ]])
       assert.are.equal(1, code, out)

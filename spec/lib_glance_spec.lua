@@ -1,8 +1,8 @@
 -- clua.glance: the card's headline figures from the recipes' tables;
 -- report.without_empty; a cache figure on the roofline (clua.roofline.place).
-local glance = require "clua.glance"
-local report = require "clua.report"
-local roofline = require "clua.roofline"
+local glance = require("clua.glance")
+local report = require("clua.report")
+local roofline = require("clua.roofline")
 
 -- A recipe's table as the card's JSON holds it (Report:data()).
 local function data(spec, rows)

@@ -5,13 +5,13 @@
 -- against the fields Gradescope documents) and GitHub Classroom's reporter
 -- result (clua.classroom). spec/grade_workflow_spec.lua runs the grader.
 package.path = "lua/?.lua;" .. package.path
-local lms = require "clua.lms"
-local classhint = require "clua.classhint"
-local rubric = require "clua.rubric"
-local gradescope = require "clua.gradescope"
-local classroom = require "clua.classroom"
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local lms = require("clua.lms")
+local classhint = require("clua.classhint")
+local rubric = require("clua.rubric")
+local gradescope = require("clua.gradescope")
+local classroom = require("clua.classroom")
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local function roster(text, names)
   local path = shell.write_temp(text, ".csv")

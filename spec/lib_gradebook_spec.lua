@@ -2,9 +2,9 @@
 -- verdict, ranks within the noise, scores by a rubric, the course-system
 -- exports (spec/lib_similarity_spec.lua has the similarity; spec/grade_spec.lua
 -- runs the grader itself over the fixture class).
-local gradebook = require "clua.gradebook"
-local rubric = require "clua.rubric"
-local lms = require "clua.lms"
+local gradebook = require("clua.gradebook")
+local rubric = require("clua.rubric")
+local lms = require("clua.lms")
 
 describe("clua.gradebook", function()
   it("reads a signal as a crash and the wall-clock kill as a timeout", function()

@@ -9,9 +9,9 @@
 -- the output capped, and the link not followed; without the box (--no-sandbox)
 -- the secret is seen, so the first can fail. Then the probe says where
 -- Oclgrind cannot run in the box. Pending where Oclgrind is not installed.
-local shell = require "spec.support.shell"
-local box = require "spec.support.sandbox"
-local lfs = require "lfs"
+local shell = require("spec.support.shell")
+local box = require("spec.support.sandbox")
+local lfs = require("lfs")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local TOKEN = "CHECKSECRET-9e41b7"
@@ -37,7 +37,7 @@ if plant then
   return
 end
 for i = 1, 60000 do io.write("flood line ", i, " of the checked run's printing\n") end
-local cl = require "cl"
+local cl = require("cl")
 local ctx = cl.context()
 local q = ctx:queue()
 local k = ctx:program_file(kernel):build():kernel("sum")
@@ -49,9 +49,9 @@ q:launch(k, n, L):wait()
 -- The grader's side: a runner (boxed or not) and one check through it.
 local DRIVER = [[
 package.path = "lua/?.lua;" .. package.path
-local runner = require "clua.runner"
-local gradecheck = require "clua.gradecheck"
-local paths = require "clua.paths"
+local runner = require("clua.runner")
+local gradecheck = require("clua.gradecheck")
+local paths = require("clua.paths")
 local root, mode, options = arg[1], arg[2], arg[3]
 local work = assert(paths.tempdir("clua-gradecheck-spec"))
 local r = runner.new{ clua = arg[4], root = ".", recipes = root .. "/recipes", wall = 120,
@@ -155,7 +155,7 @@ describe("clua.gradecheck through the grader's runner", function()
     put(bin .. "/oclgrind", ('#!/bin/sh\nexec %s "$@"\n'):format(shell.run("command -v oclgrind"):match("[^\n]+")), "755")
     local out = shell.run(("PATH=%s %s -e %s"):format(shell.quote(bin .. ":" .. os.getenv("PATH")), shell.quote(CLUA),
       shell.quote(([[package.path = "lua/?.lua;" .. package.path
-local paths = require "clua.paths"
+local paths = require("clua.paths")
 local work = assert(paths.tempdir("clua-gradecheck-spec"))
 local r = require("clua.runner").new{ clua = %q, recipes = "recipes", wall = 60, sandboxed = true, work = work }
 print(require("clua.gradecheck").probe(r))

@@ -1,7 +1,7 @@
 -- clua.grader: the grader's command line, its deadlines and its students
 -- (the whole grading is spec/grade_spec.lua's).
 package.path = "lua/?.lua;" .. package.path
-local grader = require "clua.grader"
+local grader = require("clua.grader")
 
 describe("clua.grader", function()
   it("reads --recipe-options' value even when it starts with dashes", function()

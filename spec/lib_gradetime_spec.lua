@@ -1,7 +1,7 @@
 -- clua.gradetime: the grader's timing rounds, with runs made up by the spec
 -- (the whole grading on PoCL is spec/grade_time_spec.lua's).
 package.path = "lua/?.lua;" .. package.path
-local gradetime = require "clua.gradetime"
+local gradetime = require("clua.gradetime")
 
 local function correct(time, spread, ref_time)
   return { verdict = "correct", correct = true, time = time, min = time * 0.99, max = time * 1.01,
@@ -158,7 +158,7 @@ describe("clua.gradetime", function()
     assert.are.equal(2, #ranked)
     for _, e in ipairs(ranked) do assert.are_not.equal("cy", e.student) end
     -- no speed points for it, and the rubric says why
-    local rubric = require "clua.rubric"
+    local rubric = require("clua.rubric")
     local r = rubric.check(rubric.DEFAULT, "rubric")
     local score, _, lines = rubric.score(r, { built = true, correct = { true }, untimed = cy.untimed })
     assert.are.equal(r.build + r.sizes[1].points, score)

@@ -8,9 +8,9 @@
 -- its bound by events is timed again by the host clock, and one above it by
 -- the host clock too ends the run with no table printed.
 package.path = "lua/?.lua;" .. package.path
-local recipe = require "clua.recipe"
-local bounds = require "clua.bounds"
-local cl = require "cl"
+local recipe = require("clua.recipe")
+local bounds = require("clua.bounds")
+local cl = require("cl")
 
 local function sink()
   local s = { text = "" }

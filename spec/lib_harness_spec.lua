@@ -5,8 +5,8 @@
 -- the allocation in assignment mode; and a working set within the caches
 -- reads as a cache figure.
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl = require("cl")
+local recipe = require("clua.recipe")
 
 local function sink()
   local s = { text = "" }
@@ -240,7 +240,7 @@ describe("clua.harness", function()
   end)
 
   it("leaves no guard zones on a device that checks every access (Oclgrind), the inputs still checked", function()
-    local guard = require "clua.guard"
+    local guard = require("clua.guard")
     assert.are.equal(0, guard.zone_bytes({ info = { name = "Oclgrind Simulator" } }))
     assert.is_true(guard.zone_bytes({ info = { name = "pthread-cpu", mem_base_addr_align = 1024 } }) >= 4096)
     local R = make()

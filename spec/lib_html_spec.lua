@@ -1,10 +1,10 @@
 -- clua.html: the report model as one web page (no browser needed here;
 -- spec/html_browser_spec.lua opens the pages in chromium).
-local html = require "clua.html"
-local report = require "clua.report"
-local plot = require "clua.plot"
-local timeline = require "clua.timeline"
-local noise = require "clua.noise"
+local html = require("clua.html")
+local report = require("clua.report")
+local plot = require("clua.plot")
+local timeline = require("clua.timeline")
+local noise = require("clua.noise")
 
 local function timings()
   local t = report.new{ title = "Copy <fast> & slow", id = "copy",

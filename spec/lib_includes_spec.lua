@@ -1,9 +1,9 @@
 -- clua.includes: a kernel's #include lines, read as the preprocessor reads
 -- them, refused when they name a file that is not the submission's.
 package.path = "lua/?.lua;" .. package.path
-local includes = require "clua.includes"
-local lfs = require "lfs"
-local shell = require "spec.support.shell"
+local includes = require("clua.includes")
+local lfs = require("lfs")
+local shell = require("spec.support.shell")
 
 describe("clua.includes", function()
   local dir

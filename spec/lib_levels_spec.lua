@@ -1,10 +1,10 @@
 -- clua.levels: the levels of a sweep, fed synthetic latency curves.
-local levels = require "clua.levels"
+local levels = require("clua.levels")
 
 local KiB, MiB = 1024, 1024 * 1024
 
 -- the H100's pointer chase (spec/support/h100chase.lua)
-local h100 = require "spec.support.h100chase"
+local h100 = require("spec.support.h100chase")
 local H100, reps, curve = h100.LATENCY, h100.reps, h100.curve
 
 describe("clua.levels", function()

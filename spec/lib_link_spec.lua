@@ -2,8 +2,8 @@
 -- the bound of a pair (bounds.link: NVLink from NVML, else PCIe), and what
 -- joins a pair (device.link, from made-up NVML facts as cl.nvml gives them).
 package.path = "lua/?.lua;" .. package.path
-local bounds = require "clua.bounds"
-local device = require "clua.device"
+local bounds = require("clua.bounds")
+local device = require("clua.device")
 
 local MiB256 = 256 * 2^20
 

@@ -2,9 +2,9 @@
 -- product, sampled rows plus row and column sums for a large one, and its
 -- check raising through the R it is given.
 package.path = "lua/?.lua;" .. package.path
-local matrix = require "clua.matrix"
-local verify = require "clua.verify"
-local cl = require "cl"
+local matrix = require("clua.matrix")
+local verify = require("clua.verify")
+local cl = require("cl")
 
 -- A recipe's R as far as the check needs it, recording what it verified.
 local function fake_R()

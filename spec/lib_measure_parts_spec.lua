@@ -4,12 +4,12 @@
 -- that the docs cannot go stale; and R:measure reads no option none of them
 -- reads.
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
-local recipe = require "clua.recipe"
-local contract = require "clua.contract"
-local checks = require "clua.checks"
-local timed = require "clua.timed"
-local usage = require "spec.support.usage"
+local cl = require("cl")
+local recipe = require("clua.recipe")
+local contract = require("clua.contract")
+local checks = require("clua.checks")
+local timed = require("clua.timed")
+local usage = require("spec.support.usage")
 
 local function make()
   local R = recipe.new{ name = "parts", args = { "--reps", "3", "--warmup", "1" } }

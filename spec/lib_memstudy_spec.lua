@@ -4,16 +4,16 @@
 -- the levels' names on NVIDIA and elsewhere, and the notes of a chase, a read
 -- sweep and a TLB sweep.
 package.path = "lua/?.lua;" .. package.path
-local memstudy = require "clua.memstudy"
-local levels = require "clua.levels"
-local report = require "clua.report"
-local plot = require "clua.plot"
+local memstudy = require("clua.memstudy")
+local levels = require("clua.levels")
+local report = require("clua.report")
+local plot = require("clua.plot")
 
 local KiB, MiB = 1024, 1024 * 1024
 
 -- the H100's pointer chase (spec/support/h100chase.lua): L1, the L2's near
 -- and far partitions, HBM; 256 KiB a transition
-local h100 = require "spec.support.h100chase"
+local h100 = require("spec.support.h100chase")
 local function curve(list) return h100.curve(list, 0.005) end
 local H100 = h100.LATENCY
 

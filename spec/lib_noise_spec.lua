@@ -1,6 +1,6 @@
 -- clua.noise: the spread of a timing and the flag on noisy rows.
-local noise = require "clua.noise"
-local report = require "clua.report"
+local noise = require("clua.noise")
+local report = require("clua.report")
 
 describe("clua.noise", function()
   it("measures the spread as (max - min) / median in %", function()

@@ -1,5 +1,5 @@
 package.path = "lua/?.lua;" .. package.path
-local occupancy = require "clua.occupancy"
+local occupancy = require("clua.occupancy")
 
 local has_cl, cl = pcall(require, "cl")
 

@@ -1,7 +1,7 @@
 -- clua.outcap: a run's output kept within a bound, what was cut counted.
 package.path = "lua/?.lua;" .. package.path
-local outcap = require "clua.outcap"
-local shell = require "spec.support.shell"
+local outcap = require("clua.outcap")
+local shell = require("spec.support.shell")
 
 describe("clua.outcap", function()
   local path

@@ -1,6 +1,6 @@
 -- clua.peak's pure parts: the extension a type needs, the launch geometry.
 package.path = "lua/?.lua;" .. package.path
-local peak = require "clua.peak"
+local peak = require("clua.peak")
 
 describe("clua.peak", function()
   it("names the extension a type needs that the device lacks", function()

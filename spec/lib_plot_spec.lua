@@ -1,7 +1,7 @@
 package.path = "lua/?.lua;" .. package.path
-local plot = require "clua.plot"
-local report = require "clua.report"
-local lxp = require "lxp"
+local plot = require("clua.plot")
+local report = require("clua.report")
+local lxp = require("lxp")
 
 local function sweep()
   local p = plot.new{ title = "Bandwidth <by> size & mode", x = { name = "size", unit = "bytes", log2 = true },

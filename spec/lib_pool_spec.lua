@@ -1,7 +1,7 @@
 -- clua.pool: tasks side by side, at most N commands at a time. Each command here appends its start and end (the shell's
 -- clock, ns) to a log; the spec reads which ran beside which.
-local pool = require "clua.pool"
-local files = require "clua.files"
+local pool = require("clua.pool")
+local files = require("clua.files")
 
 local function q(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 

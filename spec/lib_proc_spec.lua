@@ -1,7 +1,7 @@
 -- clua.proc: the interpreter a script runs under, whatever options came
 -- before the script, and shell quoting that survives any string.
 package.path = "lua/?.lua;" .. package.path
-local proc = require "clua.proc"
+local proc = require("clua.proc")
 
 describe("clua.proc", function()
   describe("interpreter", function()

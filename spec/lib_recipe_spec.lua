@@ -1,7 +1,7 @@
 package.path = "lua/?.lua;" .. package.path
-local recipe = require "clua.recipe"
-local device = require "clua.device"
-local json = require "dkjson"
+local recipe = require("clua.recipe")
+local device = require("clua.device")
+local json = require("dkjson")
 
 -- A stream that keeps what is written.
 local function sink()
@@ -271,8 +271,8 @@ local has_cl, cl = pcall(require, "cl")
 if has_cl then
   -- A small recipe: copy a buffer on the device, verify it, time it, report it.
   local demo = [[
-local cl = require "cl"
-local recipe = require "clua.recipe"
+local cl = require("cl")
+local recipe = require("clua.recipe")
 local R = recipe.new{ name = "copydemo", description = "Copies a buffer.", size = "1MiB" }
 R:main(function(R)
   local n = R.size // 4

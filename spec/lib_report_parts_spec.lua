@@ -2,11 +2,11 @@
 -- clua.schema, clua.saved), and clua.report re-exporting them under the
 -- names it had.
 package.path = "lua/?.lua;" .. package.path
-local tablemodel = require "clua.tablemodel"
-local render = require "clua.render"
-local schema = require "clua.schema"
-local saved = require "clua.saved"
-local report = require "clua.report"
+local tablemodel = require("clua.tablemodel")
+local render = require("clua.render")
+local schema = require("clua.schema")
+local saved = require("clua.saved")
+local report = require("clua.report")
 
 local function sample()
   return tablemodel.new{ title = "Copies", columns = {

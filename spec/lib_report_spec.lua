@@ -1,7 +1,7 @@
 package.path = "lua/?.lua;" .. package.path
-local report = require "clua.report"
-local units = require "clua.units"
-local json = require "dkjson"
+local report = require("clua.report")
+local units = require("clua.units")
+local json = require("dkjson")
 
 local function sample(theoretical)
   return report.new{

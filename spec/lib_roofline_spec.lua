@@ -1,7 +1,7 @@
 -- clua.roofline: a kernel's declared work as a point, and the points placed
 -- under the measured roofs (the report card's "seed experiments on the
 -- roofline").
-local roofline = require "clua.roofline"
+local roofline = require("clua.roofline")
 
 describe("clua.roofline", function()
   it("turns operations, bytes and time into intensity and throughput", function()

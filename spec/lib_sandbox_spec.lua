@@ -1,10 +1,10 @@
 -- clua.sandbox: the box a submission runs in (bubblewrap). Pending, saying
 -- why, where the box cannot start on this machine.
 package.path = "lua/?.lua;" .. package.path
-local sandbox = require "clua.sandbox"
-local box = require "spec.support.sandbox"
-local lfs = require "lfs"
-local shell = require "spec.support.shell"
+local sandbox = require("clua.sandbox")
+local box = require("spec.support.sandbox")
+local lfs = require("lfs")
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local TOKEN = "BOXSECRET-51c0de"

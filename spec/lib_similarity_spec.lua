@@ -4,8 +4,8 @@
 -- students' trees from spec/fixtures/grade/skeleton.cl and zoe, a renamed copy
 -- of leo), work that grows with the tokens, and a stop for the grading budget.
 -- spec/grade_similar_spec.lua runs the grader over the same class.
-local similarity = require "clua.similarity"
-local shell = require "spec.support.shell"
+local similarity = require("clua.similarity")
+local shell = require("spec.support.shell")
 
 local FIX = "spec/fixtures/grade/"
 local function class()

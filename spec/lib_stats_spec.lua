@@ -1,5 +1,5 @@
 package.path = "lua/?.lua;" .. package.path
-local stats = require "clua.stats"
+local stats = require("clua.stats")
 
 describe("clua.stats", function()
   it("summarises known data", function()

@@ -2,10 +2,10 @@
 -- the file system's API (any name, a named pipe never opened), a file name of
 -- its own for each, and a kernel's verdict before any run.
 package.path = "lua/?.lua;" .. package.path
-local submissions = require "clua.submissions"
-local paths = require "clua.paths"
-local lfs = require "lfs"
-local shell = require "spec.support.shell"
+local submissions = require("clua.submissions")
+local paths = require("clua.paths")
+local lfs = require("lfs")
+local shell = require("spec.support.shell")
 
 local function put(path, text)
   local f = assert(io.open(path, "wb"))

@@ -1,5 +1,5 @@
 -- clua.svg: the frame of the SVG documents of clua.plot and clua.timeline.
-local svg = require "clua.svg"
+local svg = require("clua.svg")
 
 describe("clua.svg", function()
   it("escapes the five XML specials and takes any value", function()

@@ -2,8 +2,8 @@
 -- the slowest and fastest run) and, in assignment mode, the student's columns
 -- and the summary of both kernels over the sweep, ranked.
 package.path = "lua/?.lua;" .. package.path
-local recipe = require "clua.recipe"
-local sweeptable = require "clua.sweeptable"
+local recipe = require("clua.recipe")
+local sweeptable = require("clua.sweeptable")
 
 local function sink()
   local s = { text = "" }

@@ -1,8 +1,8 @@
 -- clua.tiles: the device's tile, a tile tried on the device (a refusal named),
 -- the guide's tile with the device's, and a matrix side of whole tiles.
 package.path = "lua/?.lua;" .. package.path
-local tiles = require "clua.tiles"
-local recipe = require "clua.recipe"
+local tiles = require("clua.tiles")
+local recipe = require("clua.recipe")
 
 -- A recipe's R as far as the sizing reads it.
 local function fake(info, args, size)

@@ -1,6 +1,6 @@
 package.path = "lua/?.lua;" .. package.path
-local timeline = require "clua.timeline"
-local json = require "dkjson"
+local timeline = require("clua.timeline")
+local json = require("dkjson")
 
 -- Two queues: q0 writes, computes, reads; q1 does the same half a step later.
 local function two_queues()

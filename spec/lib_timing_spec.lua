@@ -1,5 +1,5 @@
 package.path = "lua/?.lua;" .. package.path
-local timing = require "clua.timing"
+local timing = require("clua.timing")
 
 -- A fake device: a clock that a step advances by its duration.
 local function fake(duration_ns)

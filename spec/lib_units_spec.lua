@@ -1,5 +1,5 @@
 package.path = "lua/?.lua;" .. package.path
-local units = require "clua.units"
+local units = require("clua.units")
 
 describe("clua.units", function()
   it("parses sizes", function()

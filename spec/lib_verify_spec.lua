@@ -1,5 +1,5 @@
 package.path = "lua/?.lua;" .. package.path
-local verify = require "clua.verify"
+local verify = require("clua.verify")
 
 local has_cl, cl = pcall(require, "cl")
 

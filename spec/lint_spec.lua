@@ -4,7 +4,7 @@
 -- .ci/hostgraph must catch a cycle planted in a copy of host/.
 -- Lint does not depend on the interpreter, so it runs once: with the plain
 -- binary, not again under AddressSanitizer (.ci/test sets ASAN_OPTIONS).
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local under_asan = (os.getenv("ASAN_OPTIONS") or "") ~= ""
 local run = under_asan and pending or it

@@ -6,7 +6,7 @@
 -- Once per make test: in the plain binary's run (neither the build nor
 -- lua5.4 runs the clua binary under test, so the ASan run would only repeat
 -- it).
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local sh = shell.run
 
@@ -37,14 +37,14 @@ describe("the LuaRocks module", function()
 
     -- lua5.4 finds cl.so and the clua.* modules in the rock tree
     out, code = sh(env .. [[lua5.4 -e '
-      local cl = require "cl"
+      local cl = require("cl")
       assert(package.searchpath("cl", package.cpath):find(os.getenv("HOME"), 1, true))
       print(cl.device())
       local ctx = cl.context()
       local q = ctx:queue()
       local k = ctx:program_file("template.cl"):build():kernel("triad")
       print("root", cl.root)
-      local units = require "clua.units"
+      local units = require("clua.units")
       print("size", units.format_size(1 << 20))']])
     assert.are.equal(0, code, out)
     assert.matches("cl.device: ", out, 1, true)

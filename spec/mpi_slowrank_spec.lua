@@ -6,8 +6,8 @@
 -- more (many scheduler slices, so that a run cannot dodge the load): rank 1 is
 -- flagged, rank 0 never; without the load nothing is flagged. Once per make
 -- test, in the plain binary's run, with build/mpi/clua.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 local sh, q = shell.run, shell.quote
 
 local CLUA = os.getenv("CLUA") or "build/clua"

@@ -3,8 +3,8 @@
 -- host (PoCL in CI: both ranks on the CPU device). Once per make test, in
 -- the plain binary's run, with build/mpi/clua (make test builds it where
 -- libopenmpi-dev is). Every clua without MPI says so at require "mpi".
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 local sh, q = shell.run, shell.quote
 
 local CLUA = os.getenv("CLUA") or "build/clua"
@@ -38,7 +38,7 @@ describe("the mpi module under mpirun -n 2", function()
   it("gives each rank its rank, the size, its local rank, the host; gathers to rank 0 and broadcasts from it",
     function()
       local path = script([[
-local mpi = require "mpi"
+local mpi = require("mpi")
 local r = mpi.rank()
 local g = mpi.gather(("<%d:%s>"):format(r, ("x"):rep(r * 3)))
 local b = mpi.bcast(r == 0 and "from rank 0\0with a NUL" or nil)
@@ -59,7 +59,7 @@ print("gather error: " .. tostring(err))
 
   it("ends every rank when one raises an error, rather than leaving the others at a barrier", function()
     local path = script([[
-local mpi = require "mpi"
+local mpi = require("mpi")
 if mpi.rank() == 1 then error("rank 1 gives up") end
 mpi.barrier()
 print("rank 0 passed the barrier")
@@ -145,7 +145,7 @@ describe("the cluster report card with a device per rank (POCL_DEVICES)", functi
     pending(skip)
     return
   end
-  local cl = require "cl"
+  local cl = require("cl")
   if not cl.device().info.platform:match("Portable") then
     pending("the default device is not PoCL's")
     return

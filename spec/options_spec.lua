@@ -4,7 +4,7 @@
 -- false})` was a blocking write with no word). An explicit nil in place of an
 -- optional argument before the options keeps them (`ctx:queue(nil, opts)`).
 package.path = "lua/?.lua;" .. package.path
-local cl = require "cl"
+local cl = require("cl")
 
 local function err_of(f, ...)
   local ok, e = pcall(f, ...)
@@ -102,15 +102,15 @@ describe("cl options", function()
 end)
 
 describe("clua.* options", function()
-  local options = require "clua.options"
-  local report = require "clua.report"
-  local plot = require "clua.plot"
-  local timeline = require "clua.timeline"
-  local timing = require "clua.timing"
-  local verify = require "clua.verify"
-  local device = require "clua.device"
-  local occupancy = require "clua.occupancy"
-  local recipe = require "clua.recipe"
+  local options = require("clua.options")
+  local report = require("clua.report")
+  local plot = require("clua.plot")
+  local timeline = require("clua.timeline")
+  local timing = require("clua.timing")
+  local verify = require("clua.verify")
+  local device = require("clua.device")
+  local occupancy = require("clua.occupancy")
+  local recipe = require("clua.recipe")
 
   it("options.check raises at the caller's caller, naming the call, the key and the valid names", function()
     local function f(opts) return options.check(opts, "demo.f", { "a", "b" }) end

@@ -3,7 +3,7 @@
 -- which repetition, how many measurements so far and the time, rewritten in
 -- place with \r and cleared before the output and at the end; with stderr
 -- no terminal, nothing of it. The card says which recipe of how many it runs.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local REPO = io.popen("pwd"):read("l")
@@ -12,7 +12,7 @@ if not CLUA:match("^/") then CLUA = REPO .. "/" .. CLUA end
 -- A recipe of 20 repetitions of 100 ms each (a wait, timed by the host
 -- clock), then its table (R:emit).
 local SLOW = [[
-local recipe = require "clua.recipe"
+local recipe = require("clua.recipe")
 local R = recipe.new{ name = "slow", description = "Waits." }
 R:main(function(R)
   local function wait() local t = cl.now() + 1e8; while cl.now() < t do end end

@@ -1,8 +1,8 @@
 -- recipes/atomics.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: a row per memory, contention and type, every counter verified
 -- exactly; CLUA_CORRUPT=atomics makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("atomics", { env_first = true })
 

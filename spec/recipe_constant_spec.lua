@@ -2,8 +2,8 @@
 -- subprocess: program-scope __constant, __constant and __global argument rows
 -- for every index pattern, and
 -- CLUA_CORRUPT=constant makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("constant", { env_first = true })
 local slurp = support.slurp

@@ -1,7 +1,7 @@
 -- recipes/divergence.lua --quick as a subprocess: its rows, and a corrupted
 -- result caught (CLUA_CORRUPT) with no table printed.
 local RECIPE = "divergence"
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run = support.runner(RECIPE, { env_first = true, code_first = true })
 

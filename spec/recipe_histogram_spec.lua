@@ -3,8 +3,8 @@
 -- exactly; CLUA_CORRUPT=histogram makes it exit non-zero with no table; in
 -- assignment mode a student's kernel is ranked, and one that writes a bin
 -- past those it owns, or past hist, fails naming it.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("histogram", { env_first = true })
 local TITLE = "Histogram of 16384 keys"

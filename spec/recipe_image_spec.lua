@@ -1,9 +1,9 @@
 -- recipes/image.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: both memories for every pattern, the three filtering variants,
 -- and CLUA_CORRUPT=image makes it exit non-zero with no table.
-local json = require "dkjson"
-local cl = require "cl"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local cl = require("cl")
+local support = require("spec.support.recipe")
 
 local run = support.runner("image", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

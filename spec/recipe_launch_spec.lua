@@ -2,8 +2,8 @@
 -- subprocess: its table has the rows it should, the C program's figure (or
 -- "not built") beside clua's, and CLUA_CORRUPT=launch makes it exit non-zero
 -- with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("launch", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

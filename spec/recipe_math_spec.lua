@@ -1,7 +1,7 @@
 -- recipes/math.lua --quick as a subprocess: its rows (speed beside accuracy),
 -- and a corrupted result caught (CLUA_CORRUPT) with no table printed.
 local RECIPE = "math"
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run = support.runner(RECIPE, { env_first = true, code_first = true })
 
@@ -38,7 +38,7 @@ describe("recipe math", function()
     assert.equal("exact", d.bound)
     assert.equal(0, d["max error"])
     assert.equal(0, s["max error"])
-    local cl = require "cl"
+    local cl = require("cl")
     if cl.device().info.double_support then
       assert.is_true(rows["poly | cubic, double constants (1.0) | default"]["max error"] <= 1)
     end

@@ -1,5 +1,5 @@
 -- recipes/matmul.lua --quick on the default device (PoCL in CI).
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run = support.runner("matmul")
 local load_json, table_of = support.load_json, support.table_of

@@ -4,8 +4,8 @@
 -- each verified before it prints;
 -- CLUA_CORRUPT=memory makes it exit non-zero with no table; a bad option is
 -- refused.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("memory", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

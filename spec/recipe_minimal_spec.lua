@@ -3,9 +3,9 @@
 -- beside it, and says every place it looked when the kernel is not there;
 -- the full template's triad assignment text and --kernel show in a copy's
 -- --help only when the copy keeps them.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
+local support = require("spec.support.recipe")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local REPO = io.popen("pwd"):read("l")

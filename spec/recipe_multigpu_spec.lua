@@ -2,7 +2,7 @@
 -- device): each device alone, all at once, the device-to-device matrix by
 -- q:migrate; every transfer checked; CLUA_CORRUPT=multigpu exits non-zero
 -- with no table.
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run = support.runner("multigpu")
 
@@ -50,8 +50,8 @@ end)
 -- 2, 4 or 8 GPUs, which CI has none of). Only where the default device is
 -- PoCL's.
 describe("recipe multigpu on three devices (POCL_DEVICES)", function()
-  local json = require "dkjson"
-  local cl = require "cl"
+  local json = require("dkjson")
+  local cl = require("cl")
   local pocl = cl.device().info.platform:match("Portable") ~= nil
   local env = 'POCL_DEVICES="pthread pthread pthread"'
   local tables, out, trace

@@ -2,8 +2,8 @@
 -- corrupted result caught (CLUA_CORRUPT) with no table printed.
 local RECIPE = "occupancy"
 package.path = "lua/?.lua;" .. package.path
-local report = require "clua.report"
-local support = require "spec.support.recipe"
+local report = require("clua.report")
+local support = require("spec.support.recipe")
 
 local run = support.runner(RECIPE, { env_first = true, code_first = true })
 

@@ -1,8 +1,8 @@
 -- recipes/offset.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: one row per offset 0..32 with a bandwidth, and a plot;
 -- CLUA_CORRUPT=offset makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("offset", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

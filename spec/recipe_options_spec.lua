@@ -4,7 +4,7 @@
 -- device run with CLUA_DEVICE naming no device, so that a recipe that touched
 -- the device before refusing would fail there instead; the device's limit on
 -- --size reads the device's facts alone.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local CLUA = os.getenv("CLUA") or "build/clua"
 local REPO = io.popen("pwd"):read("l")

@@ -1,6 +1,6 @@
 -- recipes/overlap.lua --quick on the default device (PoCL in CI).
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("overlap")
 

@@ -1,8 +1,8 @@
 -- recipes/particles.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: the Euler step in five layouts, with kernel and transfer times;
 -- CLUA_CORRUPT=particles makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("particles", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

@@ -1,7 +1,7 @@
 -- recipes/peak.lua --quick on the default device (PoCL in CI): compute peak
 -- by type and vector width, each figure verified by the exact sum the chains
 -- must reach; CLUA_CORRUPT=peak makes it exit non-zero with no table.
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run = support.runner("peak")
 

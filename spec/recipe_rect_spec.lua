@@ -2,8 +2,8 @@
 -- subprocess: the slides' 7x7-in-8x8 example, pitched transfers beside
 -- contiguous ones, row kernels with and without padding; CLUA_CORRUPT=rect
 -- makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("rect", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

@@ -1,8 +1,8 @@
 -- recipes/reduction.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: the ladder's rows, the copy reference, errors within their
 -- bounds, and CLUA_CORRUPT=reduction makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("reduction", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

@@ -1,6 +1,6 @@
 -- recipes/report.lua --quick: one page and one JSON from a set of recipes.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("report", { merge = true })
 local read = support.read

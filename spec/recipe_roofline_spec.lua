@@ -2,7 +2,7 @@
 -- intensity sweep for float, double and int under the roofs measured in the
 -- same run; every point verified; CLUA_CORRUPT=roofline exits non-zero with
 -- no table.
-local support = require "spec.support.recipe"
+local support = require("spec.support.recipe")
 
 local run = support.runner("roofline")
 

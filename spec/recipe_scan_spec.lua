@@ -1,8 +1,8 @@
 -- recipes/scan.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: the work-group and large-array rows without and with padding,
 -- and CLUA_CORRUPT=scan makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("scan", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

@@ -1,8 +1,8 @@
 -- recipes/stencil.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: every variant for every grid, checked in full and on rows, and
 -- CLUA_CORRUPT=stencil makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("stencil", { env_first = true })
 local slurp = support.slurp

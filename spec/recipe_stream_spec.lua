@@ -2,8 +2,8 @@
 -- subprocess: BabelStream's five kernels in float and double, verified by
 -- replaying the recurrence; CLUA_CORRUPT=stream makes it exit non-zero with no
 -- table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("stream", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

@@ -1,8 +1,8 @@
 -- recipes/stride.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: one row per stride 1..32 then powers of two, with a bandwidth, a
 -- model and a plot; CLUA_CORRUPT=stride makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("stride", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

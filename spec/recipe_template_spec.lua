@@ -1,8 +1,8 @@
 -- recipes/template.lua --quick on the default device (PoCL in CI): the table
 -- and plot, CLUA_CORRUPT, and a student's triad (--kernel) ranked beside the
 -- template's own kernels.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("template", { env_first = true })
 local slurp = support.slurp

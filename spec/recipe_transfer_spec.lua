@@ -1,8 +1,8 @@
 -- recipes/transfer.lua --quick on the default device (PoCL in CI), run as a
 -- subprocess: its tables have the rows they should, and CLUA_CORRUPT=transfer
 -- makes it exit non-zero with no table.
-local json = require "dkjson"
-local support = require "spec.support.recipe"
+local json = require("dkjson")
+local support = require("spec.support.recipe")
 
 local run = support.runner("transfer", { env_first = true })
 local slurp, by_id = support.slurp, support.by_id

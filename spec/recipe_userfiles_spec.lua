@@ -7,11 +7,11 @@
 local clua = os.getenv("CLUA") or "build/clua"
 
 local SCRIPT = [[
-local recipe = require "clua.recipe"
+local recipe = require("clua.recipe")
 local R = recipe.new{ name = "vsize", description = "A student's recipe." }
 R:main(function(R)
   local k = R:kernel(KERNEL_FILE, "twice")
-  local cl = require "cl"
+  local cl = require("cl")
   local host = cl.array("float", 64):ramp(0, 1)
   local din, dout = R:input("in", host), R:output("out", "float", 64)
   k:args(din, dout)
@@ -28,8 +28,8 @@ local KERNEL = "__kernel void twice(__global const float *in, __global float *ou
 -- A teacher's recipe in assignment mode: the student's triad (--kernel) on
 -- guarded buffers, launched, then checked (the guard reads its zones back).
 local TRIAD = [[
-local recipe = require "clua.recipe"
-local cl = require "cl"
+local recipe = require("clua.recipe")
+local cl = require("cl")
 local R = recipe.new{ name = "mytriad", description = "A teacher's triad.", student = "a triad",
   student_name = "triad" }
 R:main(function(R)

@@ -4,7 +4,7 @@
 -- 256) raise the error a driver's refusal raises, so that the recipes' "left
 -- out: the driver refused it" paths run on PoCL, which refuses nothing below
 -- its maximum.
-local cl = require "cl"
+local cl = require("cl")
 
 local limit = math.tointeger(tonumber(os.getenv("CLUA_REFUSE_ABOVE") or "256"))
 local methods = getmetatable(cl.context():queue()).methods

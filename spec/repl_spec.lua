@@ -4,7 +4,7 @@
 -- methods after `:`; history kept in $HOME/.clua_history and recalled with
 -- the up arrow in the next session; and, with stdin not a terminal, plain
 -- lines with no escape sequences.
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local clua = os.getenv("CLUA") or "build/clua"
 

@@ -5,11 +5,11 @@
 -- numbers are written with "." whatever os.setlocale says. Every recipe's
 -- JSON is validated where csv_spec runs them all, the card's in
 -- recipe_report_spec, the gradebook's in grade_spec.
-local json = require "dkjson"
-local report = require "clua.report"
-local support = require "spec.support.recipe"
-local shell = require "spec.support.shell"
-local schema = require "spec.support.schema"
+local json = require("dkjson")
+local report = require("clua.report")
+local support = require("spec.support.recipe")
+local shell = require("spec.support.shell")
+local schema = require("spec.support.schema")
 
 -- spec/support/schema_check.py on the files: its output and whether it
 -- passed; a bundle without python3-jsonschema skips the check.
@@ -158,7 +158,7 @@ describe("the JSON schema", function()
     local lua = [[
       assert(os.setlocale("de_DE.UTF-8", "numeric"), "no de_DE.UTF-8")
       assert(tostring(1.5) == "1,5", "the locale has a decimal comma")
-      local report = require "clua.report"
+      local report = require("clua.report")
       local t = report.new{ title = "x", columns = { { name = "n", key = true },
         { name = "t", unit = "ms", format = "%.2f" }, { name = "g" } }, rows = { { 1, 1.5, 2.25e-3 } } }
       io.write(report.json({ t }), "\n=====\n", report.csv(t), "=====\n", report.text(t), "=====\n",

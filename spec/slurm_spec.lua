@@ -8,8 +8,8 @@
 -- PoCL's two CPU devices (POCL_DEVICES="pthread pthread"). Once per make test,
 -- in the plain binary's run, as root (slurmd starts a job's tasks as the
 -- user who submitted it), where slurm-wlm and build/mpi/clua are.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 local sh, q = shell.run, shell.quote
 
 local CLUA = os.getenv("CLUA") or "build/clua"
@@ -53,7 +53,7 @@ describe("the cluster report card under Slurm (contrib/slurm/clua-cluster.sbatch
     pending(skip)
     return
   end
-  local cl = require "cl"
+  local cl = require("cl")
   local pocl = cl.device().info.platform:match("Portable") ~= nil
 
   local dir, env, broken

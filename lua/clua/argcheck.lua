@@ -6,7 +6,7 @@
 -- converter; `argcheck.install` gives a parser's options theirs and makes
 -- every message name the option: `--reps 0: must be a whole number >= 1`.
 -- @module clua.argcheck
-local units = require "clua.units"
+local units = require("clua.units")
 
 local argcheck = {}
 

@@ -8,8 +8,8 @@
 -- fails with the element's index), and its time ranked beside the recipe's
 -- own kernels (`R:rank`). The methods below are the recipe's.
 -- @module clua.assign
-local guard = require "clua.guard"
-local optcheck = require "clua.options"
+local guard = require("clua.guard")
+local optcheck = require("clua.options")
 
 local assign = {}
 

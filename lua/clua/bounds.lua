@@ -6,7 +6,7 @@
 -- the clock's `SLACK`) is refused, and a working set that fits the device's
 -- caches is a cache figure, held against the cache cap instead.
 -- @module clua.bounds
-local units = require "clua.units"
+local units = require("clua.units")
 
 local bounds = {}
 

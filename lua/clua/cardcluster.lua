@@ -5,14 +5,14 @@
 -- @module clua.cardcluster
 local cardcluster = {}
 
-local cl = require "cl"
-local json = require "dkjson"
-local cluster = require "clua.cluster"
-local devicemod = require "clua.device"
-local escape = require "clua.escape"
-local files = require "clua.files"
-local recipe = require "clua.recipe"
-local cardpage = require "clua.cardpage"
+local cl = require("cl")
+local json = require("dkjson")
+local cluster = require("clua.cluster")
+local devicemod = require("clua.device")
+local escape = require("clua.escape")
+local files = require("clua.files")
+local recipe = require("clua.recipe")
+local cardpage = require("clua.cardpage")
 
 local text = cardpage.text
 

@@ -8,16 +8,16 @@
 -- @module clua.cardpage
 local cardpage = {}
 
-local cl = require "cl"
-local escape = require "clua.escape"
-local files = require "clua.files"
-local glance = require "clua.glance"
-local recipe = require "clua.recipe"
-local render = require "clua.render"
-local roofline = require "clua.roofline"
-local saved = require "clua.saved"
-local schema = require "clua.schema"
-local tablemodel = require "clua.tablemodel"
+local cl = require("cl")
+local escape = require("clua.escape")
+local files = require("clua.files")
+local glance = require("clua.glance")
+local recipe = require("clua.recipe")
+local render = require("clua.render")
+local roofline = require("clua.roofline")
+local saved = require("clua.saved")
+local schema = require("clua.schema")
+local tablemodel = require("clua.tablemodel")
 
 
 --- Text from outside on one line, escaped for Markdown.

@@ -6,11 +6,11 @@
 -- @module clua.cardrun
 local cardrun = {}
 
-local cl = require "cl"
-local files = require "clua.files"
-local proc = require "clua.proc"
-local escape = require "clua.escape"
-local saved = require "clua.saved"
+local cl = require("cl")
+local files = require("clua.files")
+local proc = require("clua.proc")
+local escape = require("clua.escape")
+local saved = require("clua.saved")
 
 local sh = proc.quote
 

@@ -13,7 +13,7 @@
 --     local p = ch:point(64 * 1024, 512, "chase over 64 KiB")
 --     print(p.ns, p.cycles)   -- ns a dependent load, and clock cycles
 -- @module clua.chase
-local cl = require "cl"
+local cl = require("cl")
 
 local chase = {}
 

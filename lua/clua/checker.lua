@@ -6,10 +6,10 @@
 -- check FILE [ARGS...]` (recipes/check.lua) and the grader (clua.gradecheck)
 -- use it.
 -- @module clua.checker
-local paths = require "clua.paths"
-local proc = require "clua.proc"
-local files = require "clua.files"
-local checkrule = require "clua.checkrule"
+local paths = require("clua.paths")
+local proc = require("clua.proc")
+local files = require("clua.files")
+local checkrule = require("clua.checkrule")
 
 local checker = {}
 

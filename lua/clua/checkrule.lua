@@ -6,7 +6,7 @@
 -- rules there as it starts; the checker reads them back and sets aside the
 -- findings they name, counted.
 -- @module clua.checkrule
-local files = require "clua.files"
+local files = require("clua.files")
 
 local checkrule = {}
 

@@ -8,10 +8,10 @@
 -- physical bound (clua.bounds), a cache figure marked as one. What is run
 -- is clua.contract's; how it is timed, clua.timed's.
 -- @module clua.checks
-local cl = require "cl"
-local units = require "clua.units"
-local bounds = require "clua.bounds"
-local contract = require "clua.contract"
+local cl = require("cl")
+local units = require("clua.units")
+local bounds = require("clua.bounds")
+local contract = require("clua.contract")
 
 local checks = {}
 local esize = contract.element_size

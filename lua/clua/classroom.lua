@@ -6,7 +6,7 @@
 -- "Points SCORE/MAX" to Classroom; the workflow hands it the JSON
 -- base64-encoded (contrib/github-classroom/, docs/assignments.md).
 -- @module clua.classroom
-local json = require "dkjson"
+local json = require("dkjson")
 
 local classroom = {}
 

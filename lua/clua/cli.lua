@@ -3,9 +3,9 @@
 -- recipe's own, and assignment mode's (--kernel) where the recipe declares a
 -- contract for a student's kernel. Parsing errors print the usage and exit 2.
 -- @module clua.cli
-local argparse = require "argparse"
-local units = require "clua.units"
-local argcheck = require "clua.argcheck"
+local argparse = require("argparse")
+local units = require("clua.units")
+local argcheck = require("clua.argcheck")
 
 local cli = {}
 

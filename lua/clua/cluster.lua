@@ -25,11 +25,11 @@
 -- kept busy by another program, `--quick --reps 10` flagged the idle GPU on
 -- 45 figures (its clocks fell between kernels) and the busy one on 35.
 -- @module clua.cluster
-local noise = require "clua.noise"
-local report = require "clua.report"
-local roofline = require "clua.roofline"
-local stats = require "clua.stats"
-local units = require "clua.units"
+local noise = require("clua.noise")
+local report = require("clua.report")
+local roofline = require("clua.roofline")
+local stats = require("clua.stats")
+local units = require("clua.units")
 
 local cluster = {}
 

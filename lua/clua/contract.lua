@@ -5,8 +5,8 @@
 -- that what a kernel leaves unwritten shows. What is checked afterwards is
 -- clua.checks's; how it is timed, clua.timed's.
 -- @module clua.contract
-local cl = require "cl"
-local units = require "clua.units"
+local cl = require("cl")
+local units = require("clua.units")
 
 local contract = {}
 

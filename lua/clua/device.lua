@@ -2,8 +2,8 @@
 -- bandwidths (memory from NVML's memory clock and bus width, PCIe per direction
 -- from NVML's generation and width), or "unknown" with the reason.
 -- @module clua.device
-local units = require "clua.units"
-local options = require "clua.options"
+local units = require("clua.units")
+local options = require("clua.options")
 
 local device = {}
 

@@ -7,7 +7,7 @@
 -- Markdown text, inline code or an indented code block, so that whatever a
 -- course system renders it with, nothing in it acts as HTML.
 -- @module clua.feedback
-local escape = require "clua.escape"
+local escape = require("clua.escape")
 
 local feedback = {}
 

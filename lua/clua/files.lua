@@ -56,7 +56,7 @@ end
 -- @string who the command to name (`"report"`)
 -- @string dir the folder
 function files.mkdir_or_exit(who, dir)
-  local escape = require "clua.escape"
+  local escape = require("clua.escape")
   local p = io.popen("mkdir -p -- '" .. dir:gsub("'", "'\\''") .. "' 2>&1")
   local said = p:read("a")
   if p:close() then return end

@@ -13,8 +13,8 @@
 -- against the cache's roof where the card measured one (recipes/memory.lua's
 -- read bandwidth), never against the memory's.
 -- @module clua.glance
-local tablemodel = require "clua.tablemodel"
-local units = require "clua.units"
+local tablemodel = require("clua.tablemodel")
+local units = require("clua.units")
 
 local glance = {}
 

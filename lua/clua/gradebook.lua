@@ -15,8 +15,8 @@
 -- flagged, not ranked), did not build (the compiler's log), timed out, or
 -- crashed.
 -- @module clua.gradebook
-local tablemodel = require "clua.tablemodel"
-local escape = require "clua.escape"
+local tablemodel = require("clua.tablemodel")
+local escape = require("clua.escape")
 
 local gradebook = {}
 

@@ -9,10 +9,10 @@
 -- log in a folder the box writes and the grader reads after it.
 -- `clua grade --no-check` leaves the check out. docs/assignments.md.
 -- @module clua.gradecheck
-local checker = require "clua.checker"
-local gradebook = require "clua.gradebook"
-local paths = require "clua.paths"
-local files = require "clua.files"
+local checker = require("clua.checker")
+local gradebook = require("clua.gradebook")
+local paths = require("clua.paths")
+local files = require("clua.files")
 
 local gradecheck = {}
 

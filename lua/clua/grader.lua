@@ -11,31 +11,31 @@
 -- (clua.sandbox, clua.outcap), and the recipe's own kernels run once before
 -- anything is graded. docs/assignments.md.
 -- @module clua.grader
-local argparse = require "argparse"
-local report = require "clua.report"
-local gradebook = require "clua.gradebook"
-local rubricmod = require "clua.rubric"
-local similarity = require "clua.similarity"
-local feedback = require "clua.feedback"
-local lms = require "clua.lms"
-local classhint = require "clua.classhint"
-local gradescope = require "clua.gradescope"
-local classroom = require "clua.classroom"
-local cli = require "clua.cli"
-local recipe = require "clua.recipe"
-local proc = require "clua.proc"
-local files = require "clua.files"
-local gradetime = require "clua.gradetime"
-local paths = require "clua.paths"
-local submissions = require "clua.submissions"
-local includes = require "clua.includes"
-local sandbox = require "clua.sandbox"
-local runner = require "clua.runner"
-local pool = require "clua.pool"
-local outcap = require "clua.outcap"
-local gradecheck = require "clua.gradecheck"
-local escape = require "clua.escape"
-local cl = require "cl"
+local argparse = require("argparse")
+local report = require("clua.report")
+local gradebook = require("clua.gradebook")
+local rubricmod = require("clua.rubric")
+local similarity = require("clua.similarity")
+local feedback = require("clua.feedback")
+local lms = require("clua.lms")
+local classhint = require("clua.classhint")
+local gradescope = require("clua.gradescope")
+local classroom = require("clua.classroom")
+local cli = require("clua.cli")
+local recipe = require("clua.recipe")
+local proc = require("clua.proc")
+local files = require("clua.files")
+local gradetime = require("clua.gradetime")
+local paths = require("clua.paths")
+local submissions = require("clua.submissions")
+local includes = require("clua.includes")
+local sandbox = require("clua.sandbox")
+local runner = require("clua.runner")
+local pool = require("clua.pool")
+local outcap = require("clua.outcap")
+local gradecheck = require("clua.gradecheck")
+local escape = require("clua.escape")
+local cl = require("cl")
 
 local grader = {}
 

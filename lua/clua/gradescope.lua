@@ -7,7 +7,7 @@
 -- leaderboard entry for the time of a correct kernel (ascending: faster
 -- ranks higher).
 -- @module clua.gradescope
-local json = require "dkjson"
+local json = require("dkjson")
 
 local gradescope = {}
 

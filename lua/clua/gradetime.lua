@@ -14,7 +14,7 @@
 -- two identical kernels rank within noise of each other (clua.gradebook's
 -- rank: a difference within the spread is a tie). docs/assignments.md.
 -- @module clua.gradetime
-local stats = require "clua.stats"
+local stats = require("clua.stats")
 
 local gradetime = {}
 

@@ -10,7 +10,7 @@
 -- grader's check) there are no zones: a read or write past the end is then
 -- that device's finding, which a zone would hide.
 -- @module clua.guard
-local cl = require "cl"
+local cl = require("cl")
 
 local guard = {}
 

@@ -24,15 +24,15 @@
 -- how it is timed (clua.timed), what is checked (clua.checks). The methods
 -- below are the recipe's (`R:measure`, ...).
 -- @module clua.harness
-local units = require "clua.units"
-local verify = require "clua.verify"
-local noise = require "clua.noise"
-local assign = require "clua.assign"
-local figures = require "clua.figures"
-local optcheck = require "clua.options"
-local contract = require "clua.contract"
-local checks = require "clua.checks"
-local timed = require "clua.timed"
+local units = require("clua.units")
+local verify = require("clua.verify")
+local noise = require("clua.noise")
+local assign = require("clua.assign")
+local figures = require("clua.figures")
+local optcheck = require("clua.options")
+local contract = require("clua.contract")
+local checks = require("clua.checks")
+local timed = require("clua.timed")
 
 local harness = {}
 

@@ -14,16 +14,16 @@
 -- `html.card` the report card's (recipes/report.lua, also from its saved
 -- JSON: `report --from-json docs/report-NAME.json`).
 -- @module clua.html
-local report = require "clua.report"
-local noise = require "clua.noise"
-local device = require "clua.device"
-local roofline = require "clua.roofline"
-local glance = require "clua.glance"
-local escape = require "clua.escape"
-local svgsafe = require "clua.svgsafe"
-local jsonin = require "clua.jsonin"
-local files = require "clua.files"
-local proc = require "clua.proc"
+local report = require("clua.report")
+local noise = require("clua.noise")
+local device = require("clua.device")
+local roofline = require("clua.roofline")
+local glance = require("clua.glance")
+local escape = require("clua.escape")
+local svgsafe = require("clua.svgsafe")
+local jsonin = require("clua.jsonin")
+local files = require("clua.files")
+local proc = require("clua.proc")
 
 local html = {}
 

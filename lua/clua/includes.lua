@@ -8,7 +8,7 @@
 -- The sandbox (clua.sandbox) hides the grader's files anyway; this check says
 -- why, as a build failure the student can read.
 -- @module clua.includes
-local paths = require "clua.paths"
+local paths = require("clua.paths")
 
 local includes = {}
 

@@ -6,7 +6,7 @@
 -- fault ("recipes[3].seconds: a number expected, found a string") where a
 -- renderer would otherwise fail deep inside with a traceback.
 -- @module clua.jsonin
-local json = require "dkjson"
+local json = require("dkjson")
 
 local jsonin = {}
 

@@ -14,7 +14,7 @@
 -- level, and a step of 25 % between two steady plateaus is a level of its own,
 -- where a fixed knee (1.5x) would miss it.
 -- @module clua.levels
-local stats = require "clua.stats"
+local stats = require("clua.stats")
 
 local levels = {}
 

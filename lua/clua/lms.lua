@@ -20,7 +20,7 @@
 -- gets a ' first, so that no spreadsheet or course system reads it as a
 -- formula, and is valid UTF-8.
 -- @module clua.lms
-local escape = require "clua.escape"
+local escape = require("clua.escape")
 
 local lms = {}
 

@@ -20,7 +20,7 @@ local SUM_TOL = 1e-5
 -- accumulated in double), `how` (what is compared, for a note); when not
 -- `full`, also `row_sums`, `col_sums` and a `scratch` array for the check.
 function matrix.product_reference(A, B, m, k, n, seed)
-  local cl = require "cl"
+  local cl = require("cl")
   local ref = { m = m, k = k, n = n, tol = math.max(1e-5, 8 * math.sqrt(k) * 2^-24) }
   local rows = {}
   if m * n * k <= FULL then

@@ -5,9 +5,9 @@
 -- the notes that describe the levels (latency, capacity, transitions, the
 -- rule that found them).
 -- @module clua.memstudy
-local bounds = require "clua.bounds"
-local levels = require "clua.levels"
-local stats = require "clua.stats"
+local bounds = require("clua.bounds")
+local levels = require("clua.levels")
+local stats = require("clua.stats")
 local fs = require("clua.units").format_size
 
 local memstudy = {}

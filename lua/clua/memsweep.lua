@@ -4,8 +4,8 @@
 -- device allows), the work-group size, and the working-set column and plot
 -- every sweep shares. What the sweeps find is clua.memstudy's.
 -- @module clua.memsweep
-local plot = require "clua.plot"
-local units = require "clua.units"
+local plot = require("clua.plot")
+local units = require("clua.units")
 
 local memsweep = {}
 

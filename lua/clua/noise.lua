@@ -8,7 +8,7 @@
 -- copy engine to overlap with), a difference of a few tens of percent between
 -- two rows may be nothing but that noise.
 -- @module clua.noise
-local stats = require "clua.stats"
+local stats = require("clua.stats")
 
 local noise = {}
 

@@ -14,7 +14,7 @@
 --
 -- Pure Lua: devices and kernels may be cl objects or plain tables (for specs).
 -- @module clua.occupancy
-local options = require "clua.options"
+local options = require("clua.options")
 
 local occupancy = {}
 

@@ -4,10 +4,10 @@
 -- device, and the --csv, --json, --svg and --trace files. The methods below
 -- are the recipe's (`R:emit(t)`, `R:plot(p)`, ...).
 -- @module clua.output
-local report = require "clua.report"
-local noise = require "clua.noise"
-local roofline = require "clua.roofline"
-local devicemod = require "clua.device"
+local report = require("clua.report")
+local noise = require("clua.noise")
+local roofline = require("clua.roofline")
+local devicemod = require("clua.device")
 
 local output = {}
 

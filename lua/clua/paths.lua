@@ -4,7 +4,7 @@
 -- it holds, a program found on PATH. The grader uses it for every path a
 -- student's submission names (clua.submissions) and for its own folders.
 -- @module clua.paths
-local lfs = require "lfs"
+local lfs = require("lfs")
 
 local paths = {}
 

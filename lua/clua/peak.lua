@@ -6,7 +6,7 @@
 -- recipes/peak.lua (every type and width) and recipes/roofline.lua (the
 -- compute roof).
 -- @module clua.peak
-local cl = require "cl"
+local cl = require("cl")
 
 local peak = {}
 

@@ -1,9 +1,9 @@
 --- clua.plot: a sweep (x against one or more series) as a terminal chart that
 -- fits 80 columns and as an SVG file with labelled axes, units and a legend.
 -- @module clua.plot
-local units = require "clua.units"
-local options = require "clua.options"
-local svg = require "clua.svg"
+local units = require("clua.units")
+local options = require("clua.options")
+local svg = require("clua.svg")
 local esc = svg.esc
 
 local plot = {}

@@ -6,15 +6,15 @@
 -- clua.assign (assignment mode: `R:with_student`, `R:rank`) and clua.output
 -- (`R:emit`, `R:plot`, `R:timeline`, the output files).
 -- @module clua.recipe
-local units = require "clua.units"
-local timing = require "clua.timing"
-local tablemodel = require "clua.tablemodel"
-local devicemod = require "clua.device"
-local optcheck = require "clua.options"
-local cli = require "clua.cli"
-local output = require "clua.output"
-local assign = require "clua.assign"
-local checkrule = require "clua.checkrule"
+local units = require("clua.units")
+local timing = require("clua.timing")
+local tablemodel = require("clua.tablemodel")
+local devicemod = require("clua.device")
+local optcheck = require("clua.options")
+local cli = require("clua.cli")
+local output = require("clua.output")
+local assign = require("clua.assign")
+local checkrule = require("clua.checkrule")
 
 local recipe = {}
 

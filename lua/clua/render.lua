@@ -4,10 +4,10 @@
 -- as report.text, report.csv, report.csv_meta, report.markdown and
 -- report.json; the web page of the same tables is clua.html.
 -- @module clua.render
-local json = require "dkjson"
-local escape = require "clua.escape"
-local options = require "clua.options"
-local tablemodel = require "clua.tablemodel"
+local json = require("dkjson")
+local escape = require("clua.escape")
+local options = require("clua.options")
+local tablemodel = require("clua.tablemodel")
 
 local render = {}
 local value, cell, is_numeric = tablemodel.value, tablemodel.cell, tablemodel.is_numeric

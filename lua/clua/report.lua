@@ -14,10 +14,10 @@
 -- not the device report card (the command `clua report`,
 -- recipes/report.lua) nor its web page (clua.html).
 -- @module clua.report
-local tablemodel = require "clua.tablemodel"
-local render = require "clua.render"
-local schema = require "clua.schema"
-local saved = require "clua.saved"
+local tablemodel = require("clua.tablemodel")
+local render = require("clua.render")
+local schema = require("clua.schema")
+local saved = require("clua.saved")
 
 return {
   new = tablemodel.new, from_data = tablemodel.from_data, without_empty = tablemodel.without_empty,

@@ -13,8 +13,8 @@
 -- bound by definition, shown against the bandwidth roof, and in the plot's
 -- table only, as a log axis has no 0).
 -- @module clua.roofline
-local tablemodel = require "clua.tablemodel"
-local plot = require "clua.plot"
+local tablemodel = require("clua.tablemodel")
+local plot = require("clua.plot")
 
 local roofline = {}
 

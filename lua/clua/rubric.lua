@@ -15,7 +15,7 @@
 -- The penalty `out_of_bounds` is also taken from a kernel that changed its input.
 -- A score is never below 0; each score comes with the lines that made it.
 -- @module clua.rubric
-local units = require "clua.units"
+local units = require("clua.units")
 
 local rubric = {}
 

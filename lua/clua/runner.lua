@@ -11,11 +11,11 @@
 -- Runs go through clua.pool, so that a grader's tasks may run side by side,
 -- each with a lane of its own (`runner:lane`: its own folders).
 -- @module clua.runner
-local paths = require "clua.paths"
-local sandbox = require "clua.sandbox"
-local outcap = require "clua.outcap"
-local files = require "clua.files"
-local pool = require "clua.pool"
+local paths = require("clua.paths")
+local sandbox = require("clua.sandbox")
+local outcap = require("clua.outcap")
+local files = require("clua.files")
+local pool = require("clua.pool")
 
 local runner = {}
 local Runner = {}

@@ -11,8 +11,8 @@
 -- CUDA_*, OCLGRIND_*, LUA_PATH, ...) and those a run is given (`env`). The
 -- grader probes it once (`sandbox.probe`) before grading.
 -- @module clua.sandbox
-local lfs = require "lfs"
-local paths = require "clua.paths"
+local lfs = require("lfs")
+local paths = require("clua.paths")
 
 local sandbox = {}
 

@@ -4,10 +4,10 @@
 -- have a spread. clua.report re-exports these as report.decode, report.load
 -- and report.compare.
 -- @module clua.saved
-local options = require "clua.options"
-local jsonin = require "clua.jsonin"
-local schema = require "clua.schema"
-local tablemodel = require "clua.tablemodel"
+local options = require("clua.options")
+local jsonin = require("clua.jsonin")
+local schema = require("clua.schema")
+local tablemodel = require("clua.tablemodel")
 
 local saved = {}
 local is_numeric = tablemodel.is_numeric

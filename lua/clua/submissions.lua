@@ -9,8 +9,8 @@
 -- not UTF-8, over 1 MiB, without a kernel, or including a file that is not the
 -- submission's (clua.includes).
 -- @module clua.submissions
-local paths = require "clua.paths"
-local includes = require "clua.includes"
+local paths = require("clua.paths")
+local includes = require("clua.includes")
 
 local submissions = {}
 

@@ -10,7 +10,7 @@
 -- so is every event attribute (on...), every href and every value that
 -- points elsewhere (url(...), javascript:).
 -- @module clua.svgsafe
-local escape = require "clua.escape"
+local escape = require("clua.escape")
 
 local svgsafe = {}
 

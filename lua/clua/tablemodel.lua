@@ -9,8 +9,8 @@
 -- command `clua report`, recipes/report.lua) and the card's web page
 -- (clua.html). Here a table is a table.
 -- @module clua.tablemodel
-local units = require "clua.units"
-local options = require "clua.options"
+local units = require("clua.units")
+local options = require("clua.options")
 
 local tablemodel = {}
 

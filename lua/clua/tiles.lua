@@ -4,7 +4,7 @@
 -- tiles divide. A kernel's reported work_group_size is no guide (NVIDIA's
 -- driver reports 256 and runs 1024), so a tile is tried once on the device.
 -- @module clua.tiles
-local cl = require "cl"
+local cl = require("cl")
 
 local tiles = {}
 

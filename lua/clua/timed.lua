@@ -5,7 +5,7 @@
 -- where the events cannot be believed (an event of 0 ns; a figure above its
 -- bound, clua.checks). What is run is clua.contract's.
 -- @module clua.timed
-local figures = require "clua.figures"
+local figures = require("clua.figures")
 
 local timed = {}
 

@@ -2,10 +2,10 @@
 -- terminal Gantt chart and written as Chrome trace JSON (opens in Perfetto,
 -- ui.perfetto.dev, or chrome://tracing).
 -- @module clua.timeline
-local json = require "dkjson"
-local units = require "clua.units"
-local options = require "clua.options"
-local svg = require "clua.svg"
+local json = require("dkjson")
+local units = require("clua.units")
+local options = require("clua.options")
+local svg = require("clua.svg")
 local esc = svg.esc
 
 local timeline = {}

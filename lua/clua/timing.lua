@@ -2,8 +2,8 @@
 -- the host clock. The timed loop only calls the step (and, for host timing,
 -- waits); events are read after the loop.
 -- @module clua.timing
-local stats = require "clua.stats"
-local options = require "clua.options"
+local stats = require("clua.stats")
+local options = require("clua.options")
 
 local timing = {}
 

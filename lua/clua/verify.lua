@@ -1,7 +1,7 @@
 --- clua.verify: compare a device result with a CPU reference before any figure
 -- is printed. A mismatch raises an error that names the worst element.
 -- @module clua.verify
-local options = require "clua.options"
+local options = require("clua.options")
 local verify = {}
 
 local float_types = { float = true, double = true, float2 = true, float4 = true, double2 = true }

@@ -23,7 +23,7 @@
 -- which no runtime check can stop), and blocking while a user event is
 -- incomplete (nothing could complete it: user events are completed or failed
 -- before any call that may block).
-local cl = require "cl"
+local cl = require("cl")
 
 local function env_int(name)
   return math.tointeger(tonumber(os.getenv(name) or ""))

@@ -12,9 +12,9 @@
 -- other than "#..."), points at the first roofline point and reads the tip,
 -- and writes all that as JSON into the DOM; chromium's --dump-dom gives it
 -- back. Its console lines (--enable-logging=stderr) are kept as well.
-local json = require "dkjson"
-local files = require "clua.files"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local files = require("clua.files")
+local shell = require("spec.support.shell")
 
 local M = {}
 

@@ -5,7 +5,7 @@
 -- says exactly the rules the experiment declares (what Oclgrind cannot check
 -- in its kernels, clua.checkrule). Not a spec (no _spec in the name).
 package.path = "lua/?.lua;" .. package.path
-local checker = require "clua.checker"
+local checker = require("clua.checker")
 
 local M = {}
 

@@ -7,8 +7,8 @@
 --   local run = support.runner("aat")          -- run(args, env) -> out, code, err
 --
 -- The interpreter is $CLUA (make test sets it per binary), else build/clua.
-local json = require "dkjson"
-local shell = require "spec.support.shell"
+local json = require("dkjson")
+local shell = require("spec.support.shell")
 
 local M = {}
 
@@ -86,7 +86,7 @@ end
 -- unless it exits 0); returns its tables by id (read by clua.report) and its
 -- stdout.
 function M.tables(name)
-  local report = require "clua.report"
+  local report = require("clua.report")
   local path = os.tmpname()
   local out, code, err = M.run(name, "--json " .. path, "")
   assert(code == 0, "the recipe failed: " .. err)

@@ -9,7 +9,7 @@
 -- it): without it, ok is false and out says so. A bundle (make bundle-test:
 -- no .ci/setup) may run on a machine without it: there the check is
 -- skipped (ok nil).
-local shell = require "spec.support.shell"
+local shell = require("spec.support.shell")
 
 local M = {}
 
