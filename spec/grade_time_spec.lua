@@ -7,7 +7,12 @@
 -- each run says what it timed. Graded with --jobs 2 (the default on a 2-core
 -- machine): the runs that decide the verdicts run side by side, and every
 -- timing run is one of the timing rounds after them, with nothing beside it.
--- (--no-check: the checker's verdicts are spec/grade_check_spec.lua's.)
+-- --rounds 5: on PoCL on a shared 2-core machine one process of a kernel may
+-- run it up to 2x slower than the next (a whole run's medians 250 µs in one,
+-- 500 µs in another), whichever kernel it is; with 3 rounds the two identical
+-- kernels' medians came out beyond their spread in 3 of 26 gradings here,
+-- with 5 in none of 14. (--no-check: the checker's verdicts are
+-- spec/grade_check_spec.lua's.)
 local json = require("dkjson")
 local shell = require("spec.support.shell")
 
@@ -26,7 +31,7 @@ describe("clua grade's timing", function()
     local t0 = os.time()
     local out
     out, code = shell.run(("%s recipes/grade.lua --recipe reduction --submissions %s --timeout 5 --wall 60 "
-      .. "--recipe-options \"--quick --size 256KiB\" --rounds 3 --no-check --jobs 2 --out %s/gb 2> %s/stderr"):format(clua, class,
+      .. "--recipe-options \"--quick --size 256KiB\" --rounds 5 --no-check --jobs 2 --out %s/gb 2> %s/stderr"):format(clua, class,
       dir, dir))
     seconds = os.time() - t0
     err = (shell.slurp(dir .. "/stderr") or "") .. out
@@ -37,10 +42,10 @@ describe("clua grade's timing", function()
 
   teardown(function() os.execute("rm -rf " .. dir) end)
 
-  it("grades the class in three rounds within a modest time", function()
+  it("grades the class in five rounds within a modest time", function()
     assert.are.equal(0, code, err)
     assert.matches("5 submissions: 3 correct, 1 wrong, 1 did not build", err, 1, true)
-    assert.matches("timing round 3/3", err, 1, true)
+    assert.matches("timing round 5/5", err, 1, true)
     assert.is_true(seconds < 200, seconds .. " s")
   end)
 
@@ -66,11 +71,11 @@ describe("clua grade's timing", function()
       local t = r["speed-up"] * r.time -- the reference's time
       ref = ref or t
       assert.is_true(math.abs(t - ref) <= 1e-9 * ref, s)
-      assert.matches("(median of 3 runs)", r.reason, 1, true)
+      assert.matches("(median of 5 runs)", r.reason, 1, true)
     end
     assert.falsy(rows.r01_fast.against:find("copy", 1, true))
     local notes = table.concat(doc.tables[1].notes, "\n")
-    assert.matches("interleaved in the same grading run with 3 whole runs of the recipe", notes, 1, true)
+    assert.matches("interleaved in the same grading run with 5 whole runs of the recipe", notes, 1, true)
     local valid, ok = require("spec.support.schema").check({ dir .. "/gb.json" })
     assert.is_true(ok ~= false, valid)
   end)
@@ -78,9 +83,9 @@ describe("clua grade's timing", function()
   it("times the correct ones again under --grading time, and never the others", function()
     local logs = dir .. "/gb-logs/"
     for _, s in ipairs({ "r01_fast", "r08_copy", "r02_slow" }) do
-      for k = 1, 3 do assert.truthy(shell.slurp(("%s%s-round%d.json"):format(logs, s, k)), s .. " round " .. k) end
+      for k = 1, 5 do assert.truthy(shell.slurp(("%s%s-round%d.json"):format(logs, s, k)), s .. " round " .. k) end
     end
-    for k = 1, 3 do assert.truthy(shell.slurp(("%sr01_fast-references%d.json"):format(logs, k)), "references " .. k) end
+    for k = 1, 5 do assert.truthy(shell.slurp(("%sr01_fast-references%d.json"):format(logs, k)), "references " .. k) end
     for _, s in ipairs({ "r03_tail", "r07_broken" }) do assert.is_nil(shell.slurp(logs .. s .. "-round1.log"), s) end
     -- each run's tables say what was timed
     local check = json.decode(shell.slurp(logs .. "r01_fast.json"))
