@@ -7,6 +7,15 @@ local shell = require("spec.support.shell")
 local clua = os.getenv("CLUA") or "build/clua"
 
 describe("bench", function()
+  -- Its subject is the plain build's cost against C's, figures an
+  -- instrumented binary does not have; the ASan pass runs the same launches
+  -- and waits through the other specs. (On an H200 the ASan run of this file
+  -- did not end in 380 s; the plain one took 305 s.)
+  if (os.getenv("CLUA") or ""):find("/asan/", 1, true) then
+    pending("measures the plain binary against C: run in the plain binary's run")
+    return
+  end
+
   setup(function()
     -- a bundle (make bundle-test) has no host/ to build from: its C programs come built in build/bench
     local src = io.open("host/check.h")
