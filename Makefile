@@ -3,8 +3,9 @@
 #   make                    build/clua (Lua 5.4 static, OpenCL through the ICD loader)
 #   make asan               build/asan/clua (AddressSanitizer + UndefinedBehaviorSanitizer)
 #   make run                set-up, build, run recipes/overlap.lua on the default device
-#   make test               set-up, build both, every spec under busted with each binary;
-#                           ends with one line "N passed, N failed"
+#   make test               set-up, build both, every spec under busted with each binary
+#                           (TEST_JOBS=2 spec files at a time, .ci/test); ends with one line
+#                           "N passed, N failed"
 #   make install PREFIX=…   PREFIX/bin/clua, PREFIX/share/clua/{lua,kernels,recipes},
 #                           the Slurm job script of the cluster card
 #                           PREFIX/share/clua/slurm/clua-cluster.sbatch (contrib/slurm/),

@@ -43,6 +43,11 @@ local function mislabelled(t)
 end
 
 describe("every recipe's CSV", function()
+  if (os.getenv("CLUA") or ""):find("/asan/", 1, true) then
+    pending("in the plain binary's run: "
+      .. "reads every recipe's CSV: Lua's formatting of runs the recipe specs make under ASan")
+    return
+  end
   local dir
   local validate = {} -- each recipe's JSON and sidecars, for the schema check at the end
 

@@ -38,6 +38,11 @@ local function verdicts(dir, stem)
 end
 
 describe("clua grade --jobs", function()
+  if (os.getenv("CLUA") or ""):find("/asan/", 1, true) then
+    pending("in the plain binary's run: "
+      .. "grades classes side by side: the grader is Lua, its runs the recipe's, which the recipe and hostile_grade specs run under ASan")
+    return
+  end
   local dir
   setup(function()
     dir = os.tmpname()

@@ -27,6 +27,11 @@ end
 local function sh(cmd) assert(os.execute(cmd), cmd) end
 
 describe("clua grade's workflow", function()
+  if (os.getenv("CLUA") or ""):find("/asan/", 1, true) then
+    pending("in the plain binary's run: "
+      .. "grades whole classes through every export: the grader is Lua, its runs the recipe's, which the recipe and hostile_grade specs run under ASan")
+    return
+  end
   local dir
 
   setup(function()

@@ -11,6 +11,11 @@ local has_chromium = browser.chromium() ~= nil
 local it_browser = has_chromium and it or pending
 
 describe("the report card in chromium", function()
+  if (os.getenv("CLUA") or ""):find("/asan/", 1, true) then
+    pending("in the plain binary's run: "
+      .. "renders a card in chromium: the card's runs are the recipe specs' under ASan")
+    return
+  end
   local dir = os.tmpname()
   os.remove(dir)
   os.execute("mkdir -p " .. dir)
